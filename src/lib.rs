@@ -1,14 +1,17 @@
-pub fn add(left: u64, right: u64) -> u64 {
-    left + right
-}
+//! servitor: a rules-DSL interpreter that runs the enemy in solo play of miniatures games.
+//!
+//! Start reading at [`package::load`], which turns a package folder into a [`Ruleset`];
+//! then [`tables`] (rolling and exact odds) and [`script`] (procedures in Rhai).
+//! The code map with the invariants is `src/README.md`.
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+pub mod diagnostic;
+pub mod dice;
+pub mod package;
+pub mod ruleset;
+pub mod script;
+pub mod source;
+pub mod syntax;
+pub mod tables;
 
-    #[test]
-    fn it_works() {
-        let result = add(2, 2);
-        assert_eq!(result, 4);
-    }
-}
+pub use package::{LoadError, Loaded, load};
+pub use ruleset::Ruleset;

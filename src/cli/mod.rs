@@ -1,0 +1,142 @@
+//! Command-line parsing (clap) and dispatch. One file per command; `render` draws results.
+
+mod check;
+mod odds;
+mod render;
+mod roll;
+mod run;
+mod tables;
+
+use clap::{Args, Parser, Subcommand};
+use servitor::{LoadError, Loaded};
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "servitor", version, about = "Runs the enemy in solo play of sci-fi miniatures games.")]
+#[command(after_help = "A <PACKAGE> is a folder path, or a bare name looked up under rulesets/.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Validate a package: every diagnostic with file:line:col
+    Check(check::CheckArgs),
+    /// List tables, dice, records, pools, constants and procedures
+    Tables(tables::TablesArgs),
+    /// Roll a table once (or --times N): dice, row, result, follow-ups, sources
+    Roll(roll::RollArgs),
+    /// Exact outcome distribution of a table, as fractions
+    Odds(odds::OddsArgs),
+    /// Run a scripted procedure and print each step
+    Run(run::RunArgs),
+}
+
+/// Which results are ruled out, as given on the command line.
+#[derive(Args, Clone, Default)]
+pub struct AvailabilityArgs {
+    /// Results that cannot be used now (comma-separated), e.g. --unavailable purple,black
+    #[arg(long, value_delimiter = ',', value_name = "RESULT")]
+    pub unavailable: Vec<String>,
+    /// Only these results can be used now (comma-separated)
+    #[arg(long, value_delimiter = ',', value_name = "RESULT")]
+    pub available: Vec<String>,
+    /// Roll the table N times in one series (duplicates policy applies)
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub times: usize,
+}
+
+impl AvailabilityArgs {
+    pub fn availability(&self) -> servitor::tables::Availability {
+        servitor::tables::Availability {
+            unavailable: self.unavailable.iter().cloned().collect(),
+            available: (!self.available.is_empty()).then(|| self.available.iter().cloned().collect()),
+        }
+    }
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check(args) => check::run(args),
+        Command::Tables(args) => tables::run(args),
+        Command::Roll(args) => roll::run(args),
+        Command::Odds(args) => odds::run(args),
+        Command::Run(args) => run::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprint!("{message}");
+            if !message.ends_with('\n') {
+                eprintln!();
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Whether to colour what goes to stderr.
+pub fn color() -> bool {
+    std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
+}
+
+/// Loads a package, printing its warnings; a failure becomes the message to print.
+pub fn load(package: &str) -> Result<Loaded, String> {
+    match servitor::load(package) {
+        Ok(loaded) => {
+            if !loaded.warnings.diagnostics.is_empty() {
+                eprint!("{}", loaded.warnings.render(&loaded.ruleset.sources, color()));
+            }
+            Ok(loaded)
+        }
+        Err(error) => Err(load_failure(&error)),
+    }
+}
+
+pub fn load_failure(error: &LoadError) -> String {
+    let mut text = error.render(color());
+    if let LoadError::Invalid { report, .. } = error {
+        let n = report.error_count();
+        text.push_str(&format!("error: {n} problem{} found\n", if n == 1 { "" } else { "s" }));
+    }
+    text
+}
+
+/// The seed given, or a fresh one (printed, so the roll can be replayed).
+pub fn seed_or_fresh(seed: Option<u64>) -> u64 {
+    seed.unwrap_or_else(|| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        // Keep fresh seeds short enough to retype.
+        nanos % 1_000_000
+    })
+}
+
+pub fn find_table<'r>(ruleset: &'r servitor::Ruleset, id: &str) -> Result<&'r servitor::tables::Table, String> {
+    ruleset.tables.get(id).ok_or_else(|| {
+        let hint = servitor::diagnostic::did_you_mean(id, ruleset.tables.keys().map(String::as_str))
+            .map(|h| format!("\n  help: {h}"))
+            .unwrap_or_default();
+        format!("error: no table `{id}` in {}{hint}\n  tables: {}", ruleset.name(), ruleset.tables.keys().cloned().collect::<Vec<_>>().join(", "))
+    })
+}
+
+pub fn check_results(table: &servitor::tables::Table, args: &AvailabilityArgs) -> Result<(), String> {
+    let results = table.results();
+    for name in args.unavailable.iter().chain(&args.available) {
+        if !results.contains(&name.as_str()) {
+            let hint = servitor::diagnostic::did_you_mean(name, results.iter().copied())
+                .map(|h| format!("\n  help: {h}"))
+                .unwrap_or_default();
+            return Err(format!("error: table `{}` has no result `{name}`{hint}\n  results: {}", table.id, results.join(", ")));
+        }
+    }
+    if args.times == 0 || args.times > 1000 {
+        return Err("error: --times takes 1 to 1000".into());
+    }
+    Ok(())
+}

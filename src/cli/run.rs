@@ -1,0 +1,49 @@
+//! `servitor run <package> <procedure> [--arg name=value …]`: run a scripted procedure.
+
+use clap::Args;
+use servitor::script::{RunError, run_procedure};
+use std::sync::Arc;
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// Package folder or bare name
+    package: String,
+    /// Procedure id
+    procedure: String,
+    /// An argument for the procedure, as name=value (repeatable)
+    #[arg(long = "arg", value_name = "NAME=VALUE", value_parser = parse_arg)]
+    args: Vec<(String, String)>,
+    /// Seed for the dice; the same seed gives the same run
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Print JSON instead of text
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_arg(text: &str) -> Result<(String, String), String> {
+    text.split_once('=')
+        .map(|(k, v)| (k.trim().to_string(), v.to_string()))
+        .ok_or_else(|| format!("expected NAME=VALUE, got `{text}`"))
+}
+
+pub fn run(args: RunArgs) -> Result<(), String> {
+    let loaded = super::load(&args.package)?;
+    let ruleset = Arc::new(loaded.ruleset);
+    let seed = super::seed_or_fresh(args.seed);
+    match run_procedure(&ruleset, &args.procedure, &args.args, seed) {
+        Ok(output) => {
+            if args.json {
+                println!("{}", serde_json::to_string(&output).map_err(|e| e.to_string())?);
+            } else {
+                print!("{}", super::render::run_output(&ruleset, &output));
+            }
+            Ok(())
+        }
+        Err(RunError::Usage(message)) => Err(format!("error: {message}")),
+        Err(RunError::Script(diagnostic)) => {
+            let report = servitor::diagnostic::Report { diagnostics: vec![*diagnostic] };
+            Err(report.render(&ruleset.sources, super::color()))
+        }
+    }
+}

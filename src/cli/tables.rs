@@ -1,0 +1,76 @@
+//! `servitor tables <package>`: everything a package declares, by kind.
+
+use clap::Args;
+use servitor::Ruleset;
+
+#[derive(Args)]
+pub struct TablesArgs {
+    /// Package folder or bare name
+    package: String,
+    /// Print JSON grouped by kind
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: TablesArgs) -> Result<(), String> {
+    let loaded = super::load(&args.package)?;
+    let r = &loaded.ruleset;
+    if args.json {
+        println!("{}", json(r));
+    } else {
+        print!("{}", super::render::listing(r));
+    }
+    Ok(())
+}
+
+fn json(r: &Ruleset) -> serde_json::Value {
+    use serde_json::json;
+    let tables: Vec<_> = r
+        .tables
+        .values()
+        .map(|t| {
+            json!({
+                "id": t.id, "title": t.label, "dice": t.dice.to_string(),
+                "unavailable": t.unavailable.to_string(), "duplicates": t.duplicates.to_string(),
+                "results": t.results(), "source": t.source,
+            })
+        })
+        .collect();
+    let dice: Vec<_> = r
+        .dice
+        .values()
+        .map(|d| json!({ "id": d.id, "title": d.label, "faces": d.faces.iter().map(|f| f.to_string()).collect::<Vec<_>>(), "source": d.source }))
+        .collect();
+    let records: serde_json::Map<String, serde_json::Value> = r
+        .records
+        .iter()
+        .map(|(kind, recs)| {
+            let list: Vec<_> = recs
+                .values()
+                .map(|rec| json!({ "id": rec.id, "title": rec.label, "fields": rec.fields, "source": rec.source, "provisional": rec.provisional }))
+                .collect();
+            (kind.clone(), serde_json::Value::Array(list))
+        })
+        .collect();
+    let pools: Vec<_> = r
+        .pools
+        .values()
+        .map(|p| json!({ "id": p.id, "kind": p.kind, "title": p.label, "entries": p.entries, "source": p.source }))
+        .collect();
+    let consts: serde_json::Map<String, serde_json::Value> =
+        r.consts.values().map(|c| (c.id.clone(), serde_json::to_value(&c.value).unwrap_or_default())).collect();
+    let procedures: Vec<_> = r
+        .procedures
+        .values()
+        .map(|p| {
+            let args: Vec<_> = p.args.iter().map(|a| json!({ "name": a.name, "default": a.default, "help": a.help })).collect();
+            json!({ "id": p.id, "title": p.label, "args": args, "source": p.source })
+        })
+        .collect();
+    json!({
+        "package": r.name(),
+        "extends": r.packages.iter().rev().skip(1).map(|p| p.name.clone()).collect::<Vec<_>>(),
+        "tables": tables, "dice": dice, "records": records, "pools": pools,
+        "constants": consts, "procedures": procedures,
+    })
+}

@@ -1,0 +1,336 @@
+//! Dice: expressions (`2d6+4`, `d66`, `2 red + 1 white`), dice defined by their faces,
+//! rolling through the seeded [`Rng`], and exact distributions as fractions.
+
+mod rng;
+
+pub use rng::Rng;
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+/// One face of a die defined by its faces: a number, a symbol, or a symbol carrying a
+/// number (`arrow(90)`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Face {
+    pub name: Option<String>,
+    pub value: Option<i64>,
+}
+
+impl fmt::Display for Face {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.name, self.value) {
+            (Some(n), Some(v)) => write!(f, "{n}({v})"),
+            (Some(n), None) => f.write_str(n),
+            (None, Some(v)) => write!(f, "{v}"),
+            (None, None) => f.write_str("?"),
+        }
+    }
+}
+
+/// What kind of die a dice term rolls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DieKind {
+    /// A fair die numbered 1..=sides.
+    Numbered(u32),
+    /// `d3`: a d6 halved, rounding up.
+    Halved,
+    /// `d66`: two d6, the first read as tens and the second as units.
+    Tens,
+    /// A die declared with `die`, by its faces.
+    Custom { id: String, faces: Arc<[Face]> },
+}
+
+impl DieKind {
+    pub fn name(&self) -> String {
+        match self {
+            DieKind::Numbered(s) => format!("d{s}"),
+            DieKind::Halved => "d3".into(),
+            DieKind::Tens => "d66".into(),
+            DieKind::Custom { id, .. } => id.clone(),
+        }
+    }
+
+    /// Each possible value with its weight (faces of equal probability).
+    fn values(&self) -> Vec<i64> {
+        match self {
+            DieKind::Numbered(s) => (1..=*s as i64).collect(),
+            DieKind::Halved => vec![1, 1, 2, 2, 3, 3],
+            DieKind::Tens => (1..=6).flat_map(|t| (1..=6).map(move |u| 10 * t + u)).collect(),
+            DieKind::Custom { faces, .. } => faces.iter().map(|f| f.value.unwrap_or(0)).collect(),
+        }
+    }
+
+    fn roll(&self, rng: &mut Rng) -> RolledDie {
+        let die = self.name();
+        match self {
+            DieKind::Numbered(s) => {
+                let value = rng.below(*s as u64) as i64 + 1;
+                RolledDie { die, value, face: None, raw: Vec::new() }
+            }
+            DieKind::Halved => {
+                let d6 = rng.below(6) as i64 + 1;
+                RolledDie { die, value: (d6 + 1) / 2, face: None, raw: vec![d6] }
+            }
+            DieKind::Tens => {
+                let tens = rng.below(6) as i64 + 1;
+                let units = rng.below(6) as i64 + 1;
+                RolledDie { die, value: tens * 10 + units, face: None, raw: vec![tens, units] }
+            }
+            DieKind::Custom { faces, .. } => {
+                let face = &faces[rng.below(faces.len() as u64) as usize];
+                RolledDie { die, value: face.value.unwrap_or(0), face: face.name.clone(), raw: Vec::new() }
+            }
+        }
+    }
+}
+
+/// `count` dice of one kind, or a constant modifier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    Dice { count: u32, kind: DieKind },
+    Modifier(i64),
+}
+
+/// A sum of dice and modifiers, each added or subtracted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiceExpr {
+    pub parts: Vec<(bool, Part)>,
+}
+
+/// One die as it landed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RolledDie {
+    pub die: String,
+    pub value: i64,
+    /// The face's symbol, for dice with named faces.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub face: Option<String>,
+    /// The physical dice behind a `d3` (one d6) or a `d66` (two d6).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub raw: Vec<i64>,
+}
+
+/// A rolled dice expression.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DiceRoll {
+    pub expr: String,
+    pub dice: Vec<RolledDie>,
+    pub modifier: i64,
+    pub total: i64,
+}
+
+impl fmt::Display for DiceRoll {
+    /// `2d6: 3 + 5 = 8`, `d66: 3,5 → 35`, `d3: 5 → 3`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.expr)?;
+        let faces: Vec<String> = self.dice.iter().map(describe_die).collect();
+        f.write_str(&faces.join(" + "))?;
+        if self.modifier != 0 {
+            let sign = if self.modifier < 0 { '-' } else { '+' };
+            write!(f, " {sign} {}", self.modifier.abs())?;
+        }
+        if self.dice.len() > 1 || self.modifier != 0 {
+            write!(f, " = {}", self.total)?;
+        }
+        Ok(())
+    }
+}
+
+fn describe_die(d: &RolledDie) -> String {
+    let mut s = match &d.face {
+        Some(face) => format!("{face}"),
+        None => d.value.to_string(),
+    };
+    if d.face.is_some() && d.value != 0 {
+        s = format!("{s}({})", d.value);
+    }
+    if !d.raw.is_empty() {
+        let raw: Vec<String> = d.raw.iter().map(i64::to_string).collect();
+        s = format!("[{}→{}]", raw.join(","), s);
+    }
+    s
+}
+
+impl DiceExpr {
+    pub fn constant(n: i64) -> Self {
+        DiceExpr { parts: vec![(false, Part::Modifier(n))] }
+    }
+
+    /// True when the expression rolls at least one die.
+    pub fn has_dice(&self) -> bool {
+        self.parts.iter().any(|(_, p)| matches!(p, Part::Dice { .. }))
+    }
+
+    /// Custom dice with a face that has no number cannot give a total.
+    pub fn symbolic_faces(&self) -> Option<&str> {
+        self.parts.iter().find_map(|(_, p)| match p {
+            Part::Dice { kind: DieKind::Custom { id, faces }, .. } if faces.iter().any(|f| f.value.is_none()) => {
+                Some(id.as_str())
+            }
+            _ => None,
+        })
+    }
+
+    pub fn roll(&self, rng: &mut Rng) -> DiceRoll {
+        let mut dice = Vec::new();
+        let mut modifier = 0;
+        let mut total = 0;
+        for (negative, part) in &self.parts {
+            let sign = if *negative { -1 } else { 1 };
+            match part {
+                Part::Modifier(n) => {
+                    modifier += sign * n;
+                    total += sign * n;
+                }
+                Part::Dice { count, kind } => {
+                    for _ in 0..*count {
+                        let die = kind.roll(rng);
+                        total += sign * die.value;
+                        dice.push(die);
+                    }
+                }
+            }
+        }
+        DiceRoll { expr: self.to_string(), dice, modifier, total }
+    }
+
+    /// The exact distribution of the total.
+    pub fn distribution(&self) -> Distribution {
+        let mut dist = Distribution::certain(0);
+        for (negative, part) in &self.parts {
+            let sign = if *negative { -1 } else { 1 };
+            match part {
+                Part::Modifier(n) => dist = dist.shift(sign * n),
+                Part::Dice { count, kind } => {
+                    let one = Distribution::uniform(kind.values().into_iter().map(|v| sign * v));
+                    for _ in 0..*count {
+                        dist = dist.add(&one);
+                    }
+                }
+            }
+        }
+        dist
+    }
+
+    /// Smallest and largest possible totals.
+    pub fn bounds(&self) -> (i64, i64) {
+        let dist = self.distribution();
+        let lo = dist.weights.keys().next().copied().unwrap_or(0);
+        let hi = dist.weights.keys().next_back().copied().unwrap_or(0);
+        (lo, hi)
+    }
+}
+
+impl fmt::Display for DiceExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (negative, part)) in self.parts.iter().enumerate() {
+            let spaced = matches!(part, Part::Dice { kind: DieKind::Custom { .. }, .. });
+            let joiner_spaced = spaced
+                || self.parts.get(i.wrapping_sub(1)).is_some_and(
+                    |(_, p)| matches!(p, Part::Dice { kind: DieKind::Custom { .. }, .. }),
+                );
+            match (i, negative) {
+                (0, true) => f.write_str("-")?,
+                (0, false) => {}
+                (_, neg) => {
+                    let op = if *neg { "-" } else { "+" };
+                    if joiner_spaced {
+                        write!(f, " {op} ")?
+                    } else {
+                        f.write_str(op)?
+                    }
+                }
+            }
+            match part {
+                Part::Modifier(n) => write!(f, "{n}")?,
+                Part::Dice { count, kind: DieKind::Custom { id, .. } } => write!(f, "{count} {id}")?,
+                Part::Dice { count: 1, kind } => write!(f, "{}", kind.name())?,
+                Part::Dice { count, kind } => write!(f, "{count}{}", kind.name())?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Exact probabilities of integer totals, as fractions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Distribution {
+    pub weights: BTreeMap<i64, BigRational>,
+}
+
+impl Distribution {
+    pub fn certain(value: i64) -> Self {
+        Distribution { weights: BTreeMap::from([(value, BigRational::from_integer(1.into()))]) }
+    }
+
+    pub fn uniform(values: impl IntoIterator<Item = i64>) -> Self {
+        let values: Vec<i64> = values.into_iter().collect();
+        let each = BigRational::new(BigInt::from(1), BigInt::from(values.len().max(1)));
+        let mut weights = BTreeMap::new();
+        for v in values {
+            *weights.entry(v).or_insert_with(zero) += &each;
+        }
+        Distribution { weights }
+    }
+
+    fn shift(self, by: i64) -> Self {
+        Distribution { weights: self.weights.into_iter().map(|(v, p)| (v + by, p)).collect() }
+    }
+
+    fn add(&self, other: &Distribution) -> Self {
+        let mut weights = BTreeMap::new();
+        for (a, pa) in &self.weights {
+            for (b, pb) in &other.weights {
+                *weights.entry(a + b).or_insert_with(zero) += pa * pb;
+            }
+        }
+        Distribution { weights }
+    }
+}
+
+pub fn zero() -> BigRational {
+    BigRational::from_integer(0.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn numbered(count: u32, sides: u32) -> (bool, Part) {
+        (false, Part::Dice { count, kind: DieKind::Numbered(sides) })
+    }
+
+    #[test]
+    fn two_d6_plus_four() {
+        let expr = DiceExpr { parts: vec![numbered(2, 6), (false, Part::Modifier(4))] };
+        assert_eq!(expr.to_string(), "2d6+4");
+        assert_eq!(expr.bounds(), (6, 16));
+        let p = &expr.distribution().weights[&11];
+        assert_eq!(p.to_string(), "1/6");
+    }
+
+    #[test]
+    fn d66_has_36_results() {
+        let expr = DiceExpr { parts: vec![(false, Part::Dice { count: 1, kind: DieKind::Tens })] };
+        let dist = expr.distribution();
+        assert_eq!(dist.weights.len(), 36);
+        assert!(dist.weights.values().all(|p| p.to_string() == "1/36"));
+        assert!(dist.weights.contains_key(&11) && dist.weights.contains_key(&66));
+    }
+
+    #[test]
+    fn d3_is_a_halved_d6() {
+        let expr = DiceExpr { parts: vec![(false, Part::Dice { count: 1, kind: DieKind::Halved })] };
+        let dist = expr.distribution();
+        assert_eq!(dist.weights.keys().copied().collect::<Vec<_>>(), vec![1, 2, 3]);
+        let mut rng = Rng::seeded(3);
+        for _ in 0..100 {
+            let roll = expr.roll(&mut rng);
+            assert_eq!(roll.total, (roll.dice[0].raw[0] + 1) / 2);
+        }
+    }
+}

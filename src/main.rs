@@ -1,0 +1,7 @@
+//! The `servitor` command line; the commands live in [`cli`].
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}

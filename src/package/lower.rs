@@ -1,0 +1,848 @@
+//! Resolving merged items into the [`Ruleset`] model, checking as it goes: known kinds and
+//! entries, value types, dice, table coverage (every roll lands in exactly one row),
+//! references between items, and procedures bound to script functions.
+
+use super::entry_span;
+use super::merge::{Merged, MergedItem};
+use crate::dice::{DiceExpr, DieKind, Face, Part};
+use crate::diagnostic::{Diagnostic, Report, did_you_mean};
+use crate::ruleset::*;
+use crate::script::Script;
+use crate::source::{SourceMap, Span};
+use crate::syntax::ast::{self, Entry, Term, ValueKind};
+use crate::tables::{FollowUp, Policy, Row, Table};
+use indexmap::IndexMap;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// Item kinds the engine itself understands; records add the kinds their schemas declare.
+const BUILTIN_KINDS: [&str; 6] = ["die", "table", "pool", "deck", "schema", "procedure"];
+/// Entries every record may carry besides its schema's fields.
+const RECORD_META: [&str; 4] = ["source", "text", "provisional", "label"];
+
+pub fn lower(
+    merged: Merged,
+    packages: Vec<PackageInfo>,
+    scripts: Vec<Script>,
+    sources: &mut SourceMap,
+    report: &mut Report,
+) -> Ruleset {
+    let mut cx = Lower { report, dice: IndexMap::new() };
+    let mut ruleset = Ruleset {
+        packages,
+        dice: IndexMap::new(),
+        tables: IndexMap::new(),
+        consts: IndexMap::new(),
+        pools: IndexMap::new(),
+        schemas: IndexMap::new(),
+        records: IndexMap::new(),
+        procedures: IndexMap::new(),
+        scripts,
+        sources: SourceMap::default(),
+    };
+    let items: Vec<&MergedItem> = merged.items.values().collect();
+    for item in items.iter().filter(|i| i.kind.text == "die") {
+        if let Some(die) = cx.die(item) {
+            cx.dice.insert(die.id.clone(), die);
+        }
+    }
+    for item in items.iter().filter(|i| i.kind.text == "schema") {
+        if let Some(schema) = cx.schema(item) {
+            ruleset.schemas.insert(schema.kind.clone(), schema);
+        }
+    }
+    for item in &items {
+        match item.kind.text.as_str() {
+            "die" | "schema" => {}
+            "table" => {
+                if let Some(t) = cx.table(item) {
+                    ruleset.tables.insert(t.id.clone(), t);
+                }
+            }
+            "pool" | "deck" => {
+                if let Some(p) = cx.pool(item) {
+                    ruleset.pools.insert(p.id.clone(), p);
+                }
+            }
+            "procedure" => {
+                if let Some(p) = cx.procedure(item, &ruleset.scripts, sources) {
+                    ruleset.procedures.insert(p.id.clone(), p);
+                }
+            }
+            kind => match ruleset.schemas.get(kind) {
+                Some(schema) => {
+                    if let Some(r) = cx.record(item, schema) {
+                        ruleset.records.entry(kind.to_string()).or_default().insert(r.id.clone(), r);
+                    }
+                }
+                None => {
+                    let mut kinds: Vec<&str> = BUILTIN_KINDS.to_vec();
+                    kinds.extend(ruleset.schemas.keys().map(String::as_str));
+                    let help = did_you_mean(kind, kinds.iter().copied()).unwrap_or_else(|| {
+                        format!("known kinds: {}; declare a new one with `schema {kind} {{ … }}`", kinds.join(", "))
+                    });
+                    cx.report.push(
+                        Diagnostic::error(item.kind.span, format!("unknown item kind `{kind}`"), "unknown kind")
+                            .with_help(help),
+                    );
+                }
+            },
+        }
+    }
+    for c in merged.consts.values() {
+        if let Some(value) = cx.untyped(&c.value) {
+            ruleset.consts.insert(c.id.text.clone(), Const { id: c.id.text.clone(), value, span: c.span });
+        }
+    }
+    ruleset.dice = std::mem::take(&mut cx.dice);
+    check_follow_ups(&ruleset, cx.report);
+    check_references(&ruleset, cx.report);
+    ruleset
+}
+
+struct Lower<'r> {
+    report: &'r mut Report,
+    dice: IndexMap<String, Die>,
+}
+
+/// The properties of one item, checked against the entries its kind allows.
+struct Props<'e> {
+    found: Vec<&'e ast::Property>,
+}
+
+impl<'e> Props<'e> {
+    fn get(&self, key: &str) -> Option<&'e ast::Property> {
+        self.found.iter().copied().find(|p| p.key.text == key)
+    }
+
+    fn all(&self, key: &'e str) -> impl Iterator<Item = &'e ast::Property> + '_ {
+        self.found.iter().copied().filter(move |p| p.key.text == key)
+    }
+}
+
+impl Lower<'_> {
+    fn err(&mut self, d: Diagnostic) {
+        self.report.push(d);
+    }
+
+    /// Checks entry names: unknown ones get "did you mean", repeated ones an error. Rows and
+    /// `remove` entries are errors unless `rows` is set.
+    fn props<'e>(&mut self, entries: &'e [Entry], what: &str, known: &[&str], repeatable: &[&str], rows: bool) -> Props<'e> {
+        let mut found: Vec<&ast::Property> = Vec::new();
+        for entry in entries {
+            match entry {
+                Entry::Property(p) => {
+                    let key = p.key.text.as_str();
+                    if !known.contains(&key) {
+                        let help = did_you_mean(key, known.iter().copied())
+                            .unwrap_or_else(|| format!("{what} takes: {}", known.join(", ")));
+                        self.err(
+                            Diagnostic::error(p.key.span, format!("unknown entry `{key}` in {what}"), "unknown entry")
+                                .with_help(help),
+                        );
+                    } else if let Some(first) = found.iter().find(|f| f.key.text == key).filter(|_| !repeatable.contains(&key)) {
+                        let first = first.span;
+                        self.err(
+                            Diagnostic::error(p.span, format!("`{key}` is given twice"), "again here")
+                                .with_note(first, "first given here")
+                                .with_help("keep one of them"),
+                        );
+                    } else {
+                        found.push(p);
+                    }
+                }
+                Entry::Row(r) if !rows => self.err(
+                    Diagnostic::error(r.span, format!("{what} has no rows"), "a row")
+                        .with_help("rows (`2-5 => result`) belong in a `table`"),
+                ),
+                Entry::Row(_) => {}
+                Entry::Remove(_, span) => self.err(
+                    Diagnostic::error(*span, "`remove` only works inside an `override`", "not in an override")
+                        .with_help("to drop an entry of an inherited item, write `override <kind> <id> { remove … }`"),
+                ),
+            }
+        }
+        Props { found }
+    }
+
+    fn one<'v>(&mut self, prop: &'v ast::Property, expected: &str) -> Option<&'v ast::Value> {
+        match prop.values.as_slice() {
+            [v] => Some(v),
+            [] => {
+                self.err(
+                    Diagnostic::error(prop.span, format!("`{}` needs a value", prop.key.text), "no value")
+                        .with_help(format!("write `{} <{expected}>`", prop.key.text)),
+                );
+                None
+            }
+            [_, second, ..] => {
+                self.err(
+                    Diagnostic::error(second.span, format!("`{}` takes one value", prop.key.text), "one too many")
+                        .with_help(format!("`{}` expects {expected}", prop.key.text)),
+                );
+                None
+            }
+        }
+    }
+
+    fn text(&mut self, prop: Option<&ast::Property>) -> Option<String> {
+        let prop = prop?;
+        let value = self.one(prop, "\"text\"")?;
+        match value.as_text() {
+            Some(t) => Some(t.to_string()),
+            None => {
+                self.err(
+                    Diagnostic::error(value.span, format!("`{}` takes a text in quotes", prop.key.text), value.describe())
+                        .with_help(format!("write `{} \"…\"`", prop.key.text)),
+                );
+                None
+            }
+        }
+    }
+
+    fn name(&mut self, prop: &ast::Property) -> Option<(String, Span)> {
+        let value = self.one(prop, "name")?;
+        match value.as_name() {
+            Some(n) => Some((n.to_string(), value.span)),
+            None => {
+                self.err(Diagnostic::error(value.span, format!("`{}` takes a name", prop.key.text), value.describe()));
+                None
+            }
+        }
+    }
+
+    fn label(&mut self, item: &MergedItem, props: &Props) -> Option<String> {
+        self.text(props.get("label")).or_else(|| item.label.as_ref().map(|l| l.text.clone()))
+    }
+
+    /// A dice expression; custom dice must be declared.
+    fn dice(&mut self, value: &ast::Value) -> Option<DiceExpr> {
+        let Some(expr) = value.as_expr() else {
+            self.err(
+                Diagnostic::error(value.span, format!("expected a dice expression, found {}", value.describe()), "not dice")
+                    .with_help("for example `2d6+4`, `d66`, `2 red + 1 white`"),
+            );
+            return None;
+        };
+        match dice_from_ast(expr, &self.dice) {
+            Ok(d) => Some(d),
+            Err(diagnostics) => {
+                self.report.diagnostics.extend(diagnostics);
+                None
+            }
+        }
+    }
+
+    /// Any value, typed by its own shape.
+    fn untyped(&mut self, value: &ast::Value) -> Option<Value> {
+        Some(match &value.kind {
+            ValueKind::Text(t) => Value::Text(t.clone()),
+            ValueKind::List(items) => Value::List(items.iter().map(|v| self.untyped(v)).collect::<Option<_>>()?),
+            ValueKind::Block(block) => {
+                let mut map = IndexMap::new();
+                for entry in &block.entries {
+                    let Entry::Property(p) = entry else {
+                        self.err(Diagnostic::error(entry_span(entry), "expected `name value` here", "not a field"));
+                        return None;
+                    };
+                    let v = match p.values.as_slice() {
+                        [] => Value::Flag(true),
+                        [one] => self.untyped(one)?,
+                        many => Value::List(many.iter().map(|v| self.untyped(v)).collect::<Option<_>>()?),
+                    };
+                    map.insert(p.key.text.clone(), v);
+                }
+                Value::Map(map)
+            }
+            ValueKind::Expr(expr) => match expr.terms.as_slice() {
+                [t] if !matches!(t.term, Term::Die { .. } | Term::Pool { .. }) => match &t.term {
+                    Term::Number(n) => Value::Number(if t.negative { -n } else { *n }),
+                    Term::Name(n) if n == "yes" || n == "true" => Value::Flag(true),
+                    Term::Name(n) if n == "no" || n == "false" => Value::Flag(false),
+                    Term::Name(n) => Value::Name(n.clone()),
+                    Term::Tagged { name, number } => Value::Text(format!("{name}({number})")),
+                    _ => unreachable!(),
+                },
+                _ => {
+                    let expr = self.dice(value)?;
+                    Value::Dice(DiceText { text: expr.to_string(), expr })
+                }
+            },
+        })
+    }
+
+    /// A value checked against a field type; references are checked later, once every item exists.
+    fn typed(&mut self, value: &ast::Value, ty: &FieldType, field: &str) -> Option<Value> {
+        let mismatch = |this: &mut Self, what: &str| {
+            this.err(
+                Diagnostic::error(value.span, format!("`{field}` expects {what}, found {}", value.describe()), "wrong type")
+                    .with_help(format!("`{field}` is declared `{ty}` in the schema")),
+            );
+            None
+        };
+        match ty {
+            FieldType::Number => value.as_number().map(Value::Number).or_else(|| mismatch(self, "a number")),
+            FieldType::Text => value.as_text().map(|t| Value::Text(t.into())).or_else(|| mismatch(self, "a text")),
+            FieldType::Name | FieldType::Ref(_) => {
+                value.as_name().map(|n| Value::Name(n.into())).or_else(|| mismatch(self, "a name"))
+            }
+            FieldType::Flag => match value.as_name() {
+                Some("yes" | "true") => Some(Value::Flag(true)),
+                Some("no" | "false") => Some(Value::Flag(false)),
+                _ => mismatch(self, "`yes` or `no`"),
+            },
+            FieldType::Dice => {
+                let expr = self.dice(value)?;
+                Some(Value::Dice(DiceText { text: expr.to_string(), expr }))
+            }
+            FieldType::List(inner) => match &value.kind {
+                ValueKind::List(items) => {
+                    let items: Option<Vec<Value>> = items.iter().map(|v| self.typed(v, inner, field)).collect();
+                    items.map(Value::List)
+                }
+                _ => mismatch(self, "a list `[ … ]`"),
+            },
+        }
+    }
+
+    fn die(&mut self, item: &MergedItem) -> Option<Die> {
+        let props = self.props(&item.entries, "a die", &["faces", "source", "text", "label"], &[], false);
+        let label = self.label(item, &props);
+        let source = self.text(props.get("source"));
+        let Some(faces_prop) = props.get("faces") else {
+            self.err(
+                Diagnostic::error(item.id.span, format!("die `{}` has no faces", item.id.text), "no `faces`")
+                    .with_help("add `faces [1, 2, 3, 4, 5, 6]`"),
+            );
+            return None;
+        };
+        let value = self.one(faces_prop, "[faces]")?;
+        let ValueKind::List(items) = &value.kind else {
+            self.err(Diagnostic::error(value.span, "`faces` takes a list `[ … ]`", value.describe()));
+            return None;
+        };
+        let mut faces = Vec::new();
+        for v in items {
+            let face = match v.as_expr().map(|e| e.terms.as_slice()) {
+                Some([t]) => match &t.term {
+                    Term::Number(n) => Some(Face { name: None, value: Some(if t.negative { -n } else { *n }) }),
+                    Term::Name(n) if !t.negative => Some(Face { name: Some(n.clone()), value: None }),
+                    Term::Tagged { name, number } => Some(Face { name: Some(name.clone()), value: Some(*number) }),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match face {
+                Some(f) => faces.push(f),
+                None => self.err(
+                    Diagnostic::error(v.span, "a face is a number, a name or `name(number)`", "not a face")
+                        .with_help("for example `faces [hit, hit, arrow(0), arrow(90), arrow(180), arrow(270)]`"),
+                ),
+            }
+        }
+        if faces.is_empty() {
+            self.err(Diagnostic::error(value.span, "a die needs at least one face", "no faces"));
+            return None;
+        }
+        Some(Die { id: item.id.text.clone(), label, faces: Arc::from(faces), source, span: item.span })
+    }
+
+    fn schema(&mut self, item: &MergedItem) -> Option<Schema> {
+        let mut fields = IndexMap::new();
+        for entry in &item.entries {
+            let Entry::Property(p) = entry else {
+                self.err(Diagnostic::error(entry_span(entry), "a schema lists fields: `name type`", "not a field"));
+                continue;
+            };
+            if RECORD_META.contains(&p.key.text.as_str()) {
+                if p.key.text == "source" || p.key.text == "text" || p.key.text == "label" {
+                    continue;
+                }
+                self.err(Diagnostic::error(p.key.span, format!("`{}` is built into every record", p.key.text), "reserved"));
+                continue;
+            }
+            let words: Vec<&str> = p.values.iter().filter_map(|v| v.as_name()).collect();
+            if words.len() != p.values.len() || words.is_empty() {
+                self.err(
+                    Diagnostic::error(p.span, format!("field `{}` needs a type", p.key.text), "expected a type")
+                        .with_help("types: number, text, name, dice, flag, list <type>, or an item kind; add `optional` if it may be left out"),
+                );
+                continue;
+            }
+            let optional = words.last() == Some(&"optional");
+            let type_words = if optional { &words[..words.len() - 1] } else { &words[..] };
+            let Some(ty) = parse_type(type_words) else {
+                self.err(
+                    Diagnostic::error(p.values[0].span, format!("`{}` is not a field type", type_words.join(" ")), "unknown type")
+                        .with_help(
+                            did_you_mean(type_words.first().copied().unwrap_or(""), ["number", "text", "name", "dice", "flag", "list"])
+                                .unwrap_or_else(|| "types: number, text, name, dice, flag, list <type>, or an item kind".into()),
+                        ),
+                );
+                continue;
+            };
+            fields.insert(p.key.text.clone(), FieldDef { name: p.key.text.clone(), ty, optional, span: p.span });
+        }
+        let label = item.label.as_ref().map(|l| l.text.clone());
+        Some(Schema { kind: item.id.text.clone(), label, fields, span: item.span })
+    }
+
+    fn record(&mut self, item: &MergedItem, schema: &Schema) -> Option<Record> {
+        let mut known: Vec<&str> = schema.fields.keys().map(String::as_str).collect();
+        known.extend(RECORD_META);
+        let what = format!("a {}", schema.kind);
+        let props = self.props(&item.entries, &what, &known, &[], false);
+        let mut fields = IndexMap::new();
+        for (name, def) in &schema.fields {
+            match props.get(name) {
+                Some(p) => {
+                    let value = match p.values.as_slice() {
+                        [v] => self.typed(v, &def.ty, name),
+                        [] if def.ty == FieldType::Flag => Some(Value::Flag(true)),
+                        _ => self.one(p, &def.ty.to_string()).and(None),
+                    };
+                    if let Some(v) = value {
+                        fields.insert(name.clone(), v);
+                    }
+                }
+                None if !def.optional => self.err(
+                    Diagnostic::error(item.id.span, format!("{} `{}` has no `{name}`", schema.kind, item.id.text), "missing field")
+                        .with_note(def.span, "declared here")
+                        .with_help(format!("add `{name} <{}>`, or mark the field `optional` in the schema", def.ty)),
+                ),
+                None => {}
+            }
+        }
+        Some(Record {
+            kind: schema.kind.clone(),
+            id: item.id.text.clone(),
+            label: self.label(item, &props),
+            fields,
+            source: self.text(props.get("source")),
+            text: self.text(props.get("text")),
+            provisional: self.text(props.get("provisional")),
+            span: item.span,
+        })
+    }
+
+    fn pool(&mut self, item: &MergedItem) -> Option<Pool> {
+        let mut entries = IndexMap::new();
+        let mut meta: Vec<&ast::Property> = Vec::new();
+        for entry in &item.entries {
+            let Entry::Property(p) = entry else {
+                self.err(Diagnostic::error(entry_span(entry), format!("a {} lists `name count` entries", item.kind.text), "not an entry"));
+                continue;
+            };
+            if ["source", "text", "provisional", "label"].contains(&p.key.text.as_str()) {
+                meta.push(p);
+                continue;
+            }
+            let Some(value) = self.one(p, "count") else { continue };
+            match value.as_number() {
+                Some(n) if n >= 0 => {
+                    if entries.insert(p.key.text.clone(), n).is_some() {
+                        self.err(Diagnostic::error(p.span, format!("`{}` is listed twice", p.key.text), "again here"));
+                    }
+                }
+                _ => self.err(
+                    Diagnostic::error(value.span, format!("`{}` needs a count (0 or more)", p.key.text), value.describe())
+                        .with_help(format!("write `{} 3`", p.key.text)),
+                ),
+            }
+        }
+        let props = Props { found: meta };
+        Some(Pool {
+            id: item.id.text.clone(),
+            kind: item.kind.text.clone(),
+            label: self.label(item, &props),
+            entries,
+            source: self.text(props.get("source")),
+            text: self.text(props.get("text")),
+            provisional: self.text(props.get("provisional")),
+            span: item.span,
+        })
+    }
+
+    fn table(&mut self, item: &MergedItem) -> Option<Table> {
+        let known = ["dice", "unavailable", "duplicates", "source", "text", "label"];
+        let props = self.props(&item.entries, "a table", &known, &[], true);
+        let label = self.label(item, &props);
+        let source = self.text(props.get("source"));
+        let text = self.text(props.get("text"));
+        let unavailable = self.policy(props.get("unavailable"), Policy::Ignore, false);
+        let duplicates = self.policy(props.get("duplicates"), Policy::Allow, true);
+        let Some(dice_prop) = props.get("dice") else {
+            self.err(
+                Diagnostic::error(item.id.span, format!("table `{}` does not say what to roll", item.id.text), "no `dice`")
+                    .with_help("add `dice 2d6` (or any dice expression)"),
+            );
+            return None;
+        };
+        let dice_value = self.one(dice_prop, "dice")?;
+        let dice = self.dice(dice_value)?;
+        if let Some(die) = dice.symbolic_faces() {
+            self.err(
+                Diagnostic::error(dice_value.span, format!("die `{die}` has faces without numbers"), "cannot give a total")
+                    .with_help("a table needs a total: give every face a number, e.g. `arrow(90)`"),
+            );
+            return None;
+        }
+        let mut rows: Vec<Row> = item.entries.iter().filter_map(|e| match e {
+            Entry::Row(r) => Some(r),
+            _ => None,
+        }).filter_map(|r| self.row(r)).collect();
+        rows.sort_by_key(|r| r.lo);
+        let table = Table { id: item.id.text.clone(), label, dice, unavailable, duplicates, rows, source, text, span: item.span };
+        self.coverage(&table, dice_value.span);
+        Some(table)
+    }
+
+    fn policy(&mut self, prop: Option<&ast::Property>, default: Policy, allow: bool) -> Policy {
+        let Some(prop) = prop else { return default };
+        let Some((name, span)) = self.name(prop) else { return default };
+        let names: Vec<&str> = Policy::NAMES.iter().copied().filter(|n| allow || *n != "allow").collect();
+        match Policy::parse(&name).filter(|p| allow || *p != Policy::Allow) {
+            Some(p) => p,
+            None => {
+                self.err(
+                    Diagnostic::error(span, format!("`{name}` is not a policy for `{}`", prop.key.text), "unknown policy")
+                        .with_help(did_you_mean(&name, names.iter().copied()).unwrap_or_else(|| format!("one of: {}", names.join(", ")))),
+                );
+                default
+            }
+        }
+    }
+
+    fn row(&mut self, row: &ast::Row) -> Option<Row> {
+        let entries: &[Entry] = row.body.as_ref().map_or(&[], |b| &b.entries);
+        let known = ["text", "amount", "then", "fields", "source", "label"];
+        let props = self.props(entries, "a row", &known, &["then"], false);
+        let amount = match props.get("amount") {
+            Some(p) => Some(self.one(p, "dice").and_then(|v| self.dice(v))?),
+            None => None,
+        };
+        let mut then = Vec::new();
+        for p in props.all("then") {
+            let table = p.values.first().and_then(|v| v.as_name());
+            let times = match p.values.as_slice() {
+                [_] => Some(None),
+                [_, word, count] if word.as_name() == Some("times") => self.dice(count).map(Some),
+                _ => None,
+            };
+            match (table, times) {
+                (Some(table), Some(times)) => then.push(FollowUp { table: table.to_string(), times, span: p.values[0].span }),
+                _ => self.err(
+                    Diagnostic::error(p.span, "`then` takes a table and an optional count", "not understood")
+                        .with_help("write `then other-table` or `then other-table times 1d6`"),
+                ),
+            }
+        }
+        let fields = match props.get("fields") {
+            Some(p) => match self.one(p, "{ … }").map(|v| (v.span, self.untyped(v))) {
+                Some((_, Some(Value::Map(m)))) => m,
+                Some((span, Some(_))) => {
+                    self.err(Diagnostic::error(span, "`fields` takes a block `{ name value; … }`", "not a block"));
+                    IndexMap::new()
+                }
+                _ => IndexMap::new(),
+            },
+            None => IndexMap::new(),
+        };
+        Some(Row {
+            lo: row.key.lo,
+            hi: row.key.hi,
+            result: row.result.text.clone(),
+            label: self.text(props.get("label")).or_else(|| row.label.as_ref().map(|l| l.text.clone())),
+            text: self.text(props.get("text")),
+            amount,
+            then,
+            fields,
+            source: self.text(props.get("source")),
+            span: row.span,
+        })
+    }
+
+    /// Every possible total must land in exactly one row, and every row must be reachable.
+    fn coverage(&mut self, table: &Table, dice_span: Span) {
+        let totals: Vec<i64> = table.dice.distribution().weights.into_keys().collect();
+        let (lo, hi) = (totals.first().copied().unwrap_or(0), totals.last().copied().unwrap_or(0));
+        let range = if lo == hi { lo.to_string() } else { format!("{lo}-{hi}") };
+        let mut gaps = Vec::new();
+        let mut reported = BTreeSet::new();
+        for &t in &totals {
+            let hits: Vec<usize> = (0..table.rows.len()).filter(|&i| table.rows[i].contains(t)).collect();
+            match hits.as_slice() {
+                [] => gaps.push(t),
+                [_] => {}
+                [first, rest @ ..] => {
+                    for &other in rest {
+                        if reported.insert((*first, other)) {
+                            let (a, b) = (&table.rows[*first], &table.rows[other]);
+                            self.err(
+                                Diagnostic::error(b.span, format!("rows {} and {} both cover {t}", a.key_text(), b.key_text()), "overlaps an earlier row")
+                                    .with_note(a.span, "this row covers it too")
+                                    .with_help("every roll must land in exactly one row: narrow one of the ranges"),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        if !gaps.is_empty() {
+            let runs = runs_of(&gaps, &totals);
+            let plural = if gaps.len() == 1 { "" } else { "s" };
+            self.err(
+                Diagnostic::error(dice_span, format!("table `{}` has no row for the roll{plural} {runs}", table.id), format!("{} rolls {range}", table.dice))
+                    .with_note(table.span, "in this table")
+                    .with_help(format!("add rows for {runs}, or widen a neighbouring row's range")),
+            );
+        }
+        for row in &table.rows {
+            if !totals.iter().any(|&t| row.contains(t)) {
+                self.err(
+                    Diagnostic::error(row.span, format!("row {} can never come up", row.key_text()), format!("{} rolls {range}", table.dice))
+                        .with_help("remove the row or change the table's `dice`"),
+                );
+            }
+        }
+    }
+
+    fn procedure(&mut self, item: &MergedItem, scripts: &[Script], sources: &SourceMap) -> Option<Procedure> {
+        let known = ["function", "arg", "source", "text", "label"];
+        let props = self.props(&item.entries, "a procedure", &known, &["arg"], false);
+        let label = self.label(item, &props);
+        let source = self.text(props.get("source"));
+        let text = self.text(props.get("text"));
+        let mut args = Vec::new();
+        for p in props.all("arg") {
+            let name = p.values.first().and_then(|v| v.as_name());
+            let default = p.values.get(1);
+            let help = p.values.get(2).and_then(|v| v.as_text());
+            match (name, default, p.values.len() <= 3) {
+                (Some(name), Some(default), true) => {
+                    if let Some(value) = self.untyped(default) {
+                        args.push(ProcArg { name: name.to_string(), default: value, help: help.map(str::to_string) });
+                    }
+                }
+                _ => self.err(
+                    Diagnostic::error(p.span, "`arg` takes a name, a default value and an optional help text", "not understood")
+                        .with_help("write `arg boards-left 4 \"board sections not yet scanned\"`"),
+                ),
+            }
+        }
+        let Some(function_prop) = props.get("function") else {
+            self.err(
+                Diagnostic::error(item.id.span, format!("procedure `{}` names no script function", item.id.text), "no `function`")
+                    .with_help("add `function my_function` naming a `fn my_function(args)` in one of the package's scripts"),
+            );
+            return None;
+        };
+        let (function, span) = self.name(function_prop)?;
+        // A later script (a variant's) wins over an earlier one (its base's).
+        let found = scripts.iter().enumerate().rev().find_map(|(i, s)| {
+            s.functions.iter().find(|(name, _)| *name == function).map(|(_, arity)| (i, *arity))
+        });
+        match found {
+            Some((script, 1)) => Some(Procedure {
+                id: item.id.text.clone(),
+                label,
+                function,
+                script,
+                args,
+                source,
+                text,
+                span: item.span,
+            }),
+            Some((script, arity)) => {
+                let file = sources.get(scripts[script].file).name.clone();
+                self.err(
+                    Diagnostic::error(span, format!("`{function}` in {file} takes {arity} parameters; a procedure takes one"), "wrong arity")
+                        .with_help(format!("declare it as `fn {function}(args)`; `args` is a map of the procedure's args")),
+                );
+                None
+            }
+            None => {
+                let names: Vec<&str> = scripts.iter().flat_map(|s| s.functions.iter().map(|(n, _)| n.as_str())).collect();
+                let help = did_you_mean(&function, names.iter().copied()).unwrap_or_else(|| {
+                    if scripts.is_empty() {
+                        "this package has no scripts: add `script \"scripts/….rhai\"` to package.rules".into()
+                    } else {
+                        format!("define `fn {function}(args) {{ … }}` in one of the package's scripts")
+                    }
+                });
+                self.err(Diagnostic::error(span, format!("no script function `{function}`"), "not found").with_help(help));
+                None
+            }
+        }
+    }
+}
+
+/// Builds a dice expression from its syntax; custom dice are looked up in `dice`.
+pub fn dice_from_ast(expr: &ast::Expr, dice: &IndexMap<String, Die>) -> Result<DiceExpr, Vec<Diagnostic>> {
+    let mut parts = Vec::new();
+    let mut errors = Vec::new();
+    for t in &expr.terms {
+        let part = match &t.term {
+            Term::Number(n) => Ok(Part::Modifier(*n)),
+            Term::Die { count, sides } => numbered(*count, *sides, t.span),
+            Term::Pool { count, die } => custom(dice, *count, die, t.span),
+            Term::Name(die) => custom(dice, 1, die, t.span),
+            Term::Tagged { .. } => Err(Diagnostic::error(t.span, "a tagged value is not a die", "not a die")),
+        };
+        match part {
+            Ok(p) => parts.push((t.negative, p)),
+            Err(d) => errors.push(d),
+        }
+    }
+    if errors.is_empty() { Ok(DiceExpr { parts }) } else { Err(errors) }
+}
+
+fn numbered(count: u32, sides: u32, span: Span) -> Result<Part, Diagnostic> {
+    if count == 0 || sides == 0 {
+        return Err(Diagnostic::error(span, "a die needs at least one die and one side", "nothing to roll")
+            .with_help("write `d6`, `2d6`, …"));
+    }
+    if count > 1000 {
+        return Err(Diagnostic::error(span, "more than 1000 dice in one term", "too many dice"));
+    }
+    let kind = match sides {
+        3 => DieKind::Halved,
+        66 => DieKind::Tens,
+        s => DieKind::Numbered(s),
+    };
+    Ok(Part::Dice { count, kind })
+}
+
+fn custom(dice: &IndexMap<String, Die>, count: u32, id: &str, span: Span) -> Result<Part, Diagnostic> {
+    match dice.get(id) {
+        Some(die) => Ok(Part::Dice { count, kind: DieKind::Custom { id: id.to_string(), faces: die.faces.clone() } }),
+        None => {
+            let help = did_you_mean(id, dice.keys().map(String::as_str))
+                .unwrap_or_else(|| format!("declare it with `die {id} {{ faces [ … ] }}`"));
+            Err(Diagnostic::error(span, format!("unknown die `{id}`"), "not a declared die").with_help(help))
+        }
+    }
+}
+
+fn parse_type(words: &[&str]) -> Option<FieldType> {
+    match words {
+        ["number"] => Some(FieldType::Number),
+        ["text"] => Some(FieldType::Text),
+        ["name"] => Some(FieldType::Name),
+        ["dice"] => Some(FieldType::Dice),
+        ["flag"] => Some(FieldType::Flag),
+        ["list", rest @ ..] if !rest.is_empty() => parse_type(rest).map(|t| FieldType::List(Box::new(t))),
+        [kind] if *kind != "list" && *kind != "optional" => Some(FieldType::Ref(kind.to_string())),
+        _ => None,
+    }
+}
+
+/// "7, 9-10": gaps grouped into runs of consecutive possible totals.
+fn runs_of(gaps: &[i64], totals: &[i64]) -> String {
+    let mut runs: Vec<(i64, i64)> = Vec::new();
+    let position = |t: i64| totals.iter().position(|&x| x == t).unwrap_or(0);
+    for &g in gaps {
+        match runs.last_mut() {
+            Some((_, hi)) if position(*hi) + 1 == position(g) => *hi = g,
+            _ => runs.push((g, g)),
+        }
+    }
+    runs.iter().map(|(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") }).collect::<Vec<_>>().join(", ")
+}
+
+/// `then` must name a table, and follow-ups may not loop back.
+fn check_follow_ups(ruleset: &Ruleset, report: &mut Report) {
+    for table in ruleset.tables.values() {
+        for row in &table.rows {
+            for then in &row.then {
+                if !ruleset.tables.contains_key(&then.table) {
+                    report.push(
+                        Diagnostic::error(then.span, format!("no table `{}`", then.table), "not a table")
+                            .with_help_opt(did_you_mean(&then.table, ruleset.tables.keys().map(String::as_str))),
+                    );
+                }
+            }
+        }
+    }
+    // Depth-first search for a cycle of follow-ups.
+    fn visit<'a>(ruleset: &'a Ruleset, id: &'a str, path: &mut Vec<&'a str>, done: &mut BTreeSet<&'a str>) -> Option<(Vec<&'a str>, Span)> {
+        if done.contains(id) {
+            return None;
+        }
+        let table = ruleset.tables.get(id)?;
+        path.push(id);
+        for then in table.rows.iter().flat_map(|r| &r.then) {
+            if let Some(at) = path.iter().position(|p| *p == then.table) {
+                let mut cycle = path[at..].to_vec();
+                cycle.push(&then.table);
+                return Some((cycle, then.span));
+            }
+            if let Some(found) = visit(ruleset, &then.table, path, done) {
+                return Some(found);
+            }
+        }
+        path.pop();
+        done.insert(id);
+        None
+    }
+    let mut done = BTreeSet::new();
+    for id in ruleset.tables.keys() {
+        if let Some((cycle, span)) = visit(ruleset, id, &mut Vec::new(), &mut done) {
+            report.push(
+                Diagnostic::error(span, format!("follow-up rolls go round in a circle: {}", cycle.join(" → ")), "loops back")
+                    .with_help("a table may not lead back to itself through `then`"),
+            );
+            break;
+        }
+    }
+}
+
+/// Record fields typed as another item kind must name an existing item of that kind.
+fn check_references(ruleset: &Ruleset, report: &mut Report) {
+    for records in ruleset.records.values() {
+        for record in records.values() {
+            let Some(schema) = ruleset.schemas.get(&record.kind) else { continue };
+            for (name, value) in &record.fields {
+                let Some(def) = schema.fields.get(name) else { continue };
+                check_ref(ruleset, record, value, &def.ty, report);
+            }
+        }
+    }
+}
+
+fn check_ref(ruleset: &Ruleset, record: &Record, value: &Value, ty: &FieldType, report: &mut Report) {
+    match (ty, value) {
+        (FieldType::List(inner), Value::List(items)) => {
+            for item in items {
+                check_ref(ruleset, record, item, inner, report);
+            }
+        }
+        (FieldType::Ref(kind), Value::Name(name)) => {
+            let ids: Vec<&str> = match kind.as_str() {
+                "table" => ruleset.tables.keys().map(String::as_str).collect(),
+                "die" => ruleset.dice.keys().map(String::as_str).collect(),
+                "pool" | "deck" => ruleset.pools.keys().map(String::as_str).collect(),
+                "procedure" => ruleset.procedures.keys().map(String::as_str).collect(),
+                k => match ruleset.records.get(k) {
+                    Some(r) => r.keys().map(String::as_str).collect(),
+                    None if ruleset.schemas.contains_key(k) => Vec::new(),
+                    None => {
+                        let span = ruleset.schemas.get(&record.kind).and_then(|s| s.fields.values().find(|f| f.ty == *ty || matches!(&f.ty, FieldType::List(t) if **t == *ty))).map_or(record.span, |f| f.span);
+                        report.push(
+                            Diagnostic::error(span, format!("`{k}` is not a kind of item"), "unknown kind")
+                                .with_help("use number, text, name, dice, flag, list <type>, or the kind of a declared schema"),
+                        );
+                        return;
+                    }
+                },
+            };
+            if !ids.contains(&name.as_str()) {
+                report.push(
+                    Diagnostic::error(record.span, format!("{} `{}` refers to {kind} `{name}`, which does not exist", record.kind, record.id), format!("unknown {kind}"))
+                        .with_help(did_you_mean(name, ids.iter().copied()).unwrap_or_else(|| format!("declare `{kind} {name} {{ … }}` or fix the name"))),
+                );
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,308 @@
+//! Loading packages: read a folder and the packages it `extends`, merge each layer's
+//! items over its base (`override` / `remove`), then resolve and check the result into a
+//! [`Ruleset`]. Every problem found on the way is collected into one [`Report`].
+
+mod locate;
+mod lower;
+mod merge;
+
+pub use locate::{MANIFEST, known_packages, looks_like_path, roots};
+
+use crate::diagnostic::{Diagnostic, Report, did_you_mean};
+use crate::ruleset::{PackageInfo, Ruleset};
+use crate::script::{self, Script};
+use crate::source::{FileId, SourceMap, Span};
+use crate::syntax::{self, ast};
+use merge::Merged;
+use std::path::{Path, PathBuf};
+
+/// Why a package could not be loaded.
+#[derive(Debug)]
+pub enum LoadError {
+    /// Nothing to point at: the package named on the command line does not exist.
+    NotFound { name: String, looked_in: Vec<PathBuf>, hint: Option<String> },
+    /// Diagnostics in the package's files.
+    Invalid { sources: SourceMap, report: Report },
+}
+
+impl LoadError {
+    /// The error as the user sees it.
+    pub fn render(&self, color: bool) -> String {
+        match self {
+            LoadError::NotFound { name, looked_in, hint } => {
+                let mut s = format!("error: no package `{name}` (a folder with a {MANIFEST})\n");
+                for dir in looked_in {
+                    s.push_str(&format!("  looked in {}\n", dir.display()));
+                }
+                if let Some(h) = hint {
+                    s.push_str(&format!("  help: {h}\n"));
+                }
+                s
+            }
+            LoadError::Invalid { sources, report } => report.render(sources, color),
+        }
+    }
+}
+
+/// A loaded ruleset and the warnings found while loading it.
+pub struct Loaded {
+    pub ruleset: Ruleset,
+    pub warnings: Report,
+}
+
+/// Loads a package given as a path or a bare name (looked up under [`roots`]).
+pub fn load(arg: &str) -> Result<Loaded, LoadError> {
+    let roots = roots();
+    let folder = locate::find(arg, None, &roots).map_err(|looked_in| LoadError::NotFound {
+        name: arg.to_string(),
+        looked_in,
+        hint: did_you_mean(arg, known_packages(&roots).iter().map(String::as_str)),
+    })?;
+    let mut loader = Loader { sources: SourceMap::default(), report: Report::default(), roots, stack: Vec::new() };
+    let layers = loader.load_layers(&folder, None);
+    let Loader { mut sources, mut report, .. } = loader;
+    let Some((merged, packages, scripts)) = layers else {
+        return Err(LoadError::Invalid { sources, report });
+    };
+    let ruleset = lower::lower(merged, packages, scripts, &mut sources, &mut report);
+    if report.has_errors() {
+        return Err(LoadError::Invalid { sources, report });
+    }
+    let mut ruleset = ruleset;
+    ruleset.sources = sources;
+    Ok(Loaded { ruleset, warnings: report })
+}
+
+struct Loader {
+    sources: SourceMap,
+    report: Report,
+    roots: Vec<PathBuf>,
+    /// Folders being loaded, to catch `extends` cycles.
+    stack: Vec<PathBuf>,
+}
+
+type Layers = (Merged, Vec<PackageInfo>, Vec<Script>);
+
+/// The manifest's settings.
+struct Manifest {
+    info: PackageInfo,
+    extends: Option<(String, Span)>,
+    includes: Vec<(String, Span)>,
+    scripts: Vec<(String, Span)>,
+}
+
+impl Loader {
+    /// Loads `folder` and its bases; returns the merged items of the whole chain.
+    fn load_layers(&mut self, folder: &Path, via: Option<Span>) -> Option<Layers> {
+        let canonical = folder.canonicalize().unwrap_or_else(|_| folder.to_path_buf());
+        if let Some(start) = self.stack.iter().position(|f| *f == canonical) {
+            let chain: Vec<String> = self.stack[start..]
+                .iter()
+                .chain([&canonical])
+                .map(|p| p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into()))
+                .collect();
+            let span = via.expect("a cycle is always reached through an extends");
+            self.report.push(
+                Diagnostic::error(span, format!("`extends` goes round in a circle: {}", chain.join(" → ")), "cycle")
+                    .with_help("a package cannot extend itself, directly or through others"),
+            );
+            return None;
+        }
+        self.stack.push(canonical);
+        let result = self.load_one(folder);
+        self.stack.pop();
+        result
+    }
+
+    fn load_one(&mut self, folder: &Path) -> Option<Layers> {
+        let manifest_path = folder.join(MANIFEST);
+        let file = self.read(&manifest_path, None)?;
+        let (tree, diagnostics) = syntax::parse(file, &self.sources.get(file).text.clone());
+        let failed = !diagnostics.is_empty();
+        self.report.diagnostics.extend(diagnostics);
+        let mut items = tree.items;
+        let manifest = self.manifest(file, folder, &mut items)?;
+
+        let (mut merged, mut packages, mut scripts) = match &manifest.extends {
+            Some((name, span)) => {
+                let base = match locate::find(name, Some(folder), &self.roots) {
+                    Ok(base) => base,
+                    Err(looked_in) => {
+                        let places: Vec<String> = looked_in.iter().map(|p| p.display().to_string()).collect();
+                        let help = did_you_mean(name, known_packages(&self.roots).iter().map(String::as_str))
+                            .unwrap_or_else(|| format!("looked in {}", places.join(", ")));
+                        self.report.push(
+                            Diagnostic::error(*span, format!("no package `{name}` to extend"), "not found")
+                                .with_help(help),
+                        );
+                        return None;
+                    }
+                };
+                self.load_layers(&base, Some(*span))?
+            }
+            None => (Merged::default(), Vec::new(), Vec::new()),
+        };
+
+        for (path, span) in &manifest.includes {
+            let Some(included) = self.read(&folder.join(path), Some(*span)) else { continue };
+            let (tree, diagnostics) = syntax::parse(included, &self.sources.get(included).text.clone());
+            self.report.diagnostics.extend(diagnostics);
+            for item in tree.items {
+                if let ast::Item::Define(def) = &item
+                    && def.kind.text == "package"
+                {
+                    self.report.push(
+                        Diagnostic::error(def.kind.span, "a `package` item belongs in package.rules", "not here")
+                            .with_help("included files hold tables, records and the like; move this to the manifest"),
+                    );
+                    continue;
+                }
+                items.push(item);
+            }
+        }
+        for (path, span) in &manifest.scripts {
+            let Some(file) = self.read(&folder.join(path), Some(*span)) else { continue };
+            match script::compile(file, &self.sources) {
+                Ok(s) => scripts.push(s),
+                Err(d) => self.report.push(d),
+            }
+        }
+        merged.apply(&manifest.info.name, items, &mut self.report);
+        packages.push(manifest.info);
+        if failed { None } else { Some((merged, packages, scripts)) }
+    }
+
+    /// Reads a file into the source map; a missing file is an error at `via`.
+    fn read(&mut self, path: &Path, via: Option<Span>) -> Option<FileId> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Some(self.sources.add(display_name(path), path, text)),
+            Err(error) => {
+                let message = format!("cannot read {}: {error}", display_name(path));
+                match via {
+                    Some(span) => self.report.push(Diagnostic::error(span, message, "named here")),
+                    None => {
+                        let file = self.sources.add(display_name(path), path, String::new());
+                        self.report.push(Diagnostic::error(Span::new(file, 0, 0), message, "unreadable"));
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// Takes the `package` item out of the manifest's items and reads its settings.
+    fn manifest(&mut self, file: FileId, folder: &Path, items: &mut Vec<ast::Item>) -> Option<Manifest> {
+        let position = items.iter().position(|i| matches!(i, ast::Item::Define(d) if d.kind.text == "package"));
+        let Some(position) = position else {
+            let end = self.sources.get(file).text.len();
+            let folder_name = folder.file_name().map_or("my-package".into(), |n| n.to_string_lossy());
+            self.report.push(
+                Diagnostic::error(Span::new(file, 0, end.min(1)), "this manifest has no `package` item", "expected here")
+                    .with_help(format!("start the file with `package {folder_name} \"Title\" {{ version \"0.1.0\" }}`")),
+            );
+            return None;
+        };
+        let ast::Item::Define(def) = items.remove(position) else { unreachable!() };
+        if let Some(ast::Item::Define(second)) =
+            items.iter().find(|i| matches!(i, ast::Item::Define(d) if d.kind.text == "package"))
+        {
+            self.report.push(
+                Diagnostic::error(second.span, "a manifest holds one `package` item", "second package item")
+                    .with_note(def.span, "first one here"),
+            );
+        }
+        let mut manifest = Manifest {
+            info: PackageInfo {
+                name: def.id.text.clone(),
+                title: def.label.as_ref().map(|l| l.text.clone()),
+                version: None,
+                source: None,
+                folder: folder.to_path_buf(),
+            },
+            extends: None,
+            includes: Vec::new(),
+            scripts: Vec::new(),
+        };
+        const KEYS: [&str; 6] = ["version", "extends", "include", "script", "source", "text"];
+        for entry in &def.body.entries {
+            let ast::Entry::Property(prop) = entry else {
+                self.report.push(Diagnostic::error(entry_span(entry), "a manifest holds settings, not rows", "not here"));
+                continue;
+            };
+            let key = prop.key.text.as_str();
+            if !KEYS.contains(&key) {
+                self.report.push(
+                    Diagnostic::error(prop.key.span, format!("unknown package setting `{key}`"), "unknown")
+                        .with_help(
+                            did_you_mean(key, KEYS)
+                                .unwrap_or_else(|| format!("a package takes: {}", KEYS.join(", "))),
+                        ),
+                );
+                continue;
+            }
+            let value = match prop.values.as_slice() {
+                [v] => v,
+                _ => {
+                    self.report.push(
+                        Diagnostic::error(prop.span, format!("`{key}` takes one value"), "expected one value")
+                            .with_help(format!("for example `{key} \"…\"`")),
+                    );
+                    continue;
+                }
+            };
+            let text = value.as_text().map(str::to_string);
+            let name = value.as_name().map(str::to_string);
+            let wanted = match key {
+                "extends" => text.or(name).map(|t| manifest.extends = Some((t, value.span))),
+                "include" => text.map(|t| manifest.includes.push((t, value.span))),
+                "script" => text.map(|t| manifest.scripts.push((t, value.span))),
+                "version" => text.map(|t| manifest.info.version = Some(t)),
+                "source" => text.map(|t| manifest.info.source = Some(t)),
+                _ => text.map(|_| ()),
+            };
+            if wanted.is_none() {
+                self.report.push(
+                    Diagnostic::error(value.span, format!("`{key}` takes a text in quotes"), value.describe())
+                        .with_help(format!("write `{key} \"…\"`")),
+                );
+            }
+        }
+        if def.is_override {
+            self.report.push(Diagnostic::error(def.span, "a package cannot be overridden", "here"));
+        }
+        Some(manifest)
+    }
+}
+
+pub(crate) fn entry_span(entry: &ast::Entry) -> Span {
+    match entry {
+        ast::Entry::Property(p) => p.span,
+        ast::Entry::Row(r) => r.span,
+        ast::Entry::Remove(_, span) => *span,
+    }
+}
+
+/// The path as users wrote it, relative to the working folder when possible.
+fn display_name(path: &Path) -> String {
+    let cwd = std::env::current_dir().ok();
+    let shown = cwd.as_deref().and_then(|c| path.strip_prefix(c).ok()).unwrap_or(path);
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shown = shown.strip_prefix(manifest_dir).unwrap_or(shown);
+    shown.display().to_string().replace('\\', "/")
+}
+
+pub use lower::dice_from_ast;
+
+impl Ruleset {
+    /// Reads a dice expression given as text, with this ruleset's custom dice.
+    pub fn parse_dice(&self, text: &str) -> Result<crate::dice::DiceExpr, String> {
+        let expr = syntax::parse_dice_text(text)?;
+        dice_from_ast(&expr, &self.dice).map_err(|errors| {
+            let messages: Vec<String> = errors.iter().map(|d| {
+                let help = d.help.as_deref().map(|h| format!(" ({h})")).unwrap_or_default();
+                format!("{}{help}", d.message)
+            }).collect();
+            format!("cannot roll `{text}`: {}", messages.join("; "))
+        })
+    }
+}

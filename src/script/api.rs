@@ -1,0 +1,276 @@
+//! The functions scripts may call: dice, tables, package data, the seeded RNG and the log.
+//! Each is a thin wrapper over the engine layers; each roll is logged as a step.
+
+use super::run::Step;
+use crate::dice::{DiceExpr, DiceRoll, Rng};
+use crate::diagnostic::did_you_mean;
+use crate::ruleset::{Record, Ruleset, Value};
+use crate::tables::Availability;
+use crate::tables::roll::{TableRoll, roll_series};
+use rhai::{Array, Dynamic, Engine, EvalAltResult, INT, ImmutableString, Map};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+
+/// What a run changes: its RNG and its log.
+pub struct RunState {
+    pub rng: Rng,
+    pub steps: Vec<Step>,
+    /// Dice texts already parsed in this run.
+    pub dice_cache: HashMap<String, DiceExpr>,
+}
+
+type Shared = Arc<Mutex<RunState>>;
+type Res<T> = Result<T, Box<EvalAltResult>>;
+
+fn fail<T>(message: String) -> Res<T> {
+    Err(message.into())
+}
+
+fn lock(state: &Shared) -> std::sync::MutexGuard<'_, RunState> {
+    // A panic while holding the lock cannot happen in these short sections; recover anyway.
+    state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared) {
+    let (r, s) = (ruleset.clone(), state.clone());
+    engine.register_fn("roll", move |text: &str| -> Res<INT> { Ok(roll(&r, &s, text)?.total) });
+    let (r, s) = (ruleset.clone(), state.clone());
+    engine.register_fn("roll_dice", move |text: &str| -> Res<Map> { Ok(dice_map(&roll(&r, &s, text)?)) });
+
+    let (r, s) = (ruleset.clone(), state.clone());
+    engine.register_fn("roll_table", move |id: &str| -> Res<Map> {
+        Ok(table_map(&roll_table(&r, &s, id, 1, &Map::new())?.remove(0)))
+    });
+    let (r, s) = (ruleset.clone(), state.clone());
+    engine.register_fn("roll_table", move |id: &str, ctx: Map| -> Res<Map> {
+        Ok(table_map(&roll_table(&r, &s, id, 1, &ctx)?.remove(0)))
+    });
+    let (r, s) = (ruleset.clone(), state.clone());
+    engine.register_fn("roll_table_times", move |id: &str, n: INT, ctx: Map| -> Res<Array> {
+        let rolls = roll_table(&r, &s, id, n, &ctx)?;
+        Ok(rolls.iter().map(|t| Dynamic::from_map(table_map(t))).collect())
+    });
+    let (r, s) = (ruleset.clone(), state.clone());
+    engine.register_fn("roll_table_times", move |id: &str, n: INT| -> Res<Array> {
+        let rolls = roll_table(&r, &s, id, n, &Map::new())?;
+        Ok(rolls.iter().map(|t| Dynamic::from_map(table_map(t))).collect())
+    });
+    let r = ruleset.clone();
+    engine.register_fn("table_results", move |id: &str| -> Res<Array> {
+        let table = find_table(&r, id)?;
+        Ok(table.results().into_iter().map(|r| Dynamic::from(r.to_string())).collect())
+    });
+
+    let r = ruleset.clone();
+    engine.register_fn("record", move |kind: &str, id: &str| -> Res<Map> {
+        let records = find_kind(&r, kind)?;
+        match records.get(id) {
+            Some(record) => Ok(record_map(record)),
+            None => fail(format!(
+                "no {kind} `{id}`{}",
+                hint(did_you_mean(id, records.keys().map(String::as_str)))
+            )),
+        }
+    });
+    let r = ruleset.clone();
+    engine.register_fn("records", move |kind: &str| -> Res<Array> {
+        Ok(find_kind(&r, kind)?.values().map(|rec| Dynamic::from_map(record_map(rec))).collect())
+    });
+    let r = ruleset.clone();
+    engine.register_fn("constant", move |id: &str| -> Res<Dynamic> {
+        match r.consts.get(id) {
+            Some(c) => Ok(to_dynamic(&c.value)),
+            None => fail(format!(
+                "no const `{id}`{}",
+                hint(did_you_mean(id, r.consts.keys().map(String::as_str)))
+            )),
+        }
+    });
+    let r = ruleset.clone();
+    engine.register_fn("pool", move |id: &str| -> Res<Map> {
+        match r.pools.get(id) {
+            Some(p) => Ok(p.entries.iter().map(|(k, v)| (k.as_str().into(), Dynamic::from_int(*v))).collect()),
+            None => fail(format!("no pool or deck `{id}`{}", hint(did_you_mean(id, r.pools.keys().map(String::as_str))))),
+        }
+    });
+
+    let s = state.clone();
+    engine.register_fn("random", move |lo: INT, hi: INT| -> Res<INT> {
+        if hi < lo {
+            return fail(format!("random({lo}, {hi}): the upper bound is below the lower"));
+        }
+        let mut st = lock(&s);
+        let value = st.rng.range(lo, hi);
+        let roll = DiceRoll {
+            expr: format!("random {lo}-{hi}"),
+            dice: vec![crate::dice::RolledDie { die: format!("{lo}-{hi}"), value, face: None, raw: Vec::new() }],
+            modifier: 0,
+            total: value,
+        };
+        st.steps.push(Step::Roll { roll, why: None });
+        Ok(value)
+    });
+    let s = state.clone();
+    engine.register_fn("pick", move |items: Array| -> Res<Dynamic> {
+        if items.is_empty() {
+            return fail("pick([]): nothing to pick from".into());
+        }
+        let i = lock(&s).rng.below(items.len() as u64) as usize;
+        Ok(items[i].clone())
+    });
+    let s = state.clone();
+    engine.register_fn("shuffle", move |items: Array| -> Array {
+        let mut items = items;
+        lock(&s).rng.shuffle(&mut items);
+        items
+    });
+    let s = state.clone();
+    engine.register_fn("step", move |text: &str| {
+        lock(&s).steps.push(Step::Note { text: text.to_string(), source: None });
+    });
+    let s = state.clone();
+    engine.register_fn("step", move |text: &str, source: &str| {
+        lock(&s).steps.push(Step::Note { text: text.to_string(), source: Some(source.to_string()) });
+    });
+}
+
+fn hint(h: Option<String>) -> String {
+    h.map(|h| format!("; {h}")).unwrap_or_default()
+}
+
+fn roll(ruleset: &Ruleset, state: &Shared, text: &str) -> Res<DiceRoll> {
+    let mut st = lock(state);
+    let expr = match st.dice_cache.get(text) {
+        Some(e) => e.clone(),
+        None => {
+            let e = ruleset.parse_dice(text).map_err(Box::<EvalAltResult>::from)?;
+            st.dice_cache.insert(text.to_string(), e.clone());
+            e
+        }
+    };
+    let roll = expr.roll(&mut st.rng);
+    st.steps.push(Step::Roll { roll: roll.clone(), why: None });
+    Ok(roll)
+}
+
+fn find_table<'r>(ruleset: &'r Ruleset, id: &str) -> Res<&'r crate::tables::Table> {
+    ruleset.tables.get(id).map_or_else(
+        || fail(format!("no table `{id}`{}", hint(did_you_mean(id, ruleset.tables.keys().map(String::as_str))))),
+        Ok,
+    )
+}
+
+fn find_kind<'r>(ruleset: &'r Ruleset, kind: &str) -> Res<&'r indexmap::IndexMap<String, Record>> {
+    static EMPTY: std::sync::OnceLock<indexmap::IndexMap<String, Record>> = std::sync::OnceLock::new();
+    match ruleset.records.get(kind) {
+        Some(r) => Ok(r),
+        None if ruleset.schemas.contains_key(kind) => Ok(EMPTY.get_or_init(Default::default)),
+        None => fail(format!(
+            "no record kind `{kind}`{}",
+            hint(did_you_mean(kind, ruleset.schemas.keys().map(String::as_str)))
+        )),
+    }
+}
+
+/// Reads `#{ unavailable: [..], available: [..] }`.
+fn availability(ctx: &Map) -> Res<Availability> {
+    let names = |key: &str| -> Res<Option<BTreeSet<String>>> {
+        match ctx.get(key) {
+            None => Ok(None),
+            Some(v) if v.is_unit() => Ok(None),
+            Some(v) => match v.clone().try_cast::<Array>() {
+                Some(items) => Ok(Some(items.iter().map(|d| d.to_string()).collect())),
+                None => fail(format!("`{key}` must be an array of result names")),
+            },
+        }
+    };
+    for key in ctx.keys() {
+        if key != "unavailable" && key != "available" {
+            return fail(format!("unknown roll option `{key}`: use `unavailable` or `available`"));
+        }
+    }
+    Ok(Availability { unavailable: names("unavailable")?.unwrap_or_default(), available: names("available")? })
+}
+
+fn roll_table(ruleset: &Ruleset, state: &Shared, id: &str, times: INT, ctx: &Map) -> Res<Vec<TableRoll>> {
+    let table = find_table(ruleset, id)?;
+    if !(1..=1000).contains(&times) {
+        return fail(format!("roll_table_times: {times} rolls; give 1 to 1000"));
+    }
+    let avail = availability(ctx)?;
+    let mut st = lock(state);
+    let rolls = roll_series(&ruleset.tables, table, times as usize, &avail, &mut st.rng);
+    st.steps.extend(rolls.iter().map(|r| Step::Table(Box::new(r.clone()))));
+    Ok(rolls)
+}
+
+fn dice_map(roll: &DiceRoll) -> Map {
+    let mut map = Map::new();
+    map.insert("total".into(), Dynamic::from_int(roll.total));
+    let dice: Array = roll
+        .dice
+        .iter()
+        .map(|d| {
+            let mut m = Map::new();
+            m.insert("die".into(), d.die.clone().into());
+            m.insert("value".into(), Dynamic::from_int(d.value));
+            m.insert("face".into(), d.face.clone().map_or(Dynamic::UNIT, Dynamic::from));
+            Dynamic::from_map(m)
+        })
+        .collect();
+    map.insert("dice".into(), dice.into());
+    map
+}
+
+fn table_map(roll: &TableRoll) -> Map {
+    let mut map = Map::new();
+    let text = |s: &Option<String>| s.clone().map_or(Dynamic::UNIT, Dynamic::from);
+    map.insert("table".into(), roll.table.clone().into());
+    map.insert("roll".into(), Dynamic::from_int(roll.rolls.last().map_or(0, |r| r.total)));
+    map.insert("notes".into(), roll.notes.iter().cloned().map(Dynamic::from).collect::<Array>().into());
+    match &roll.outcome {
+        None => {
+            map.insert("result".into(), Dynamic::UNIT);
+            map.insert("label".into(), Dynamic::UNIT);
+            map.insert("amount".into(), Dynamic::UNIT);
+            map.insert("fields".into(), Map::new().into());
+            map.insert("follow".into(), Array::new().into());
+            map.insert("row".into(), Dynamic::UNIT);
+            map.insert("text".into(), Dynamic::UNIT);
+            map.insert("source".into(), text(&roll.source));
+        }
+        Some(o) => {
+            map.insert("result".into(), o.result.clone().into());
+            map.insert("label".into(), text(&o.label));
+            map.insert("row".into(), o.row.clone().into());
+            map.insert("text".into(), text(&o.text));
+            map.insert("amount".into(), o.amount.as_ref().map_or(Dynamic::UNIT, |a| Dynamic::from_int(a.total)));
+            let fields: Map = o.fields.iter().map(|(k, v)| (k.as_str().into(), to_dynamic(v))).collect();
+            map.insert("fields".into(), fields.into());
+            let follow: Array = o.follow.iter().map(|f| Dynamic::from_map(table_map(f))).collect();
+            map.insert("follow".into(), follow.into());
+            map.insert("source".into(), text(&o.source.clone().or_else(|| roll.source.clone())));
+        }
+    }
+    map
+}
+
+fn record_map(record: &Record) -> Map {
+    let mut map: Map = record.fields.iter().map(|(k, v)| (k.as_str().into(), to_dynamic(v))).collect();
+    map.insert("id".into(), record.id.clone().into());
+    map.insert("label".into(), record.label.clone().map_or(Dynamic::UNIT, Dynamic::from));
+    map.insert("source".into(), record.source.clone().map_or(Dynamic::UNIT, Dynamic::from));
+    map
+}
+
+/// A package value as a Rhai value: names and texts become strings, dice their text.
+pub fn to_dynamic(value: &Value) -> Dynamic {
+    match value {
+        Value::Number(n) => Dynamic::from_int(*n),
+        Value::Flag(b) => Dynamic::from_bool(*b),
+        Value::Text(t) | Value::Name(t) => Dynamic::from(ImmutableString::from(t.as_str())),
+        Value::Dice(d) => Dynamic::from(ImmutableString::from(d.text.as_str())),
+        Value::List(items) => items.iter().map(to_dynamic).collect::<Array>().into(),
+        Value::Map(m) => Dynamic::from_map(m.iter().map(|(k, v)| (k.as_str().into(), to_dynamic(v))).collect()),
+    }
+}

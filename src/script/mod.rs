@@ -1,0 +1,49 @@
+//! The Rhai host: compiles a package's scripts once at load (syntax errors become
+//! diagnostics with file:line:col) and runs procedures against the engine API in [`api`].
+
+mod api;
+mod run;
+mod sandbox;
+
+pub use run::{RunError, RunOutput, Step, run_procedure};
+
+use crate::diagnostic::Diagnostic;
+use crate::source::{FileId, SourceMap, Span};
+
+/// A compiled script of a package.
+#[derive(Debug, Clone)]
+pub struct Script {
+    pub file: FileId,
+    pub ast: rhai::AST,
+    /// Script functions: name and number of parameters.
+    pub functions: Vec<(String, usize)>,
+}
+
+/// Compiles one script file; a syntax error points at its line and column.
+pub fn compile(file: FileId, sources: &SourceMap) -> Result<Script, Diagnostic> {
+    let text = &sources.get(file).text;
+    let engine = sandbox::engine();
+    match engine.compile(text.as_ref()) {
+        Ok(ast) => {
+            let functions = ast.iter_functions().map(|f| (f.name.to_string(), f.params.len())).collect();
+            Ok(Script { file, ast, functions })
+        }
+        Err(error) => {
+            let span = span_at(sources, file, error.position());
+            Err(Diagnostic::error(span, format!("script syntax error: {}", error.err_type()), "here")
+                .with_help("see the Rhai book for the syntax; the servitor API is in grammar/README.md"))
+        }
+    }
+}
+
+/// A Rhai position as a one-character span of `file`: the one place where Rhai's
+/// line/column positions become byte offsets.
+pub fn span_at(sources: &SourceMap, file: FileId, pos: rhai::Position) -> Span {
+    let source = sources.get(file);
+    let start = match (pos.line(), pos.position()) {
+        (Some(line), col) => source.offset_of(line, col.unwrap_or(1)),
+        _ => 0,
+    };
+    let len = source.text[start..].chars().next().map_or(0, char::len_utf8);
+    Span::new(file, start, start + len)
+}

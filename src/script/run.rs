@@ -1,0 +1,184 @@
+//! Running a procedure: typed args in, a log of steps and a result out. Every roll goes
+//! through the run's one seeded RNG; a script error becomes a diagnostic at its line.
+
+use super::api::{self, RunState};
+use super::{sandbox, span_at};
+use crate::dice::{DiceRoll, Rng};
+use crate::diagnostic::{Diagnostic, did_you_mean};
+use crate::ruleset::{Procedure, Ruleset, Value};
+use crate::tables::roll::TableRoll;
+use indexmap::IndexMap;
+use rhai::{CallFnOptions, Dynamic, EvalAltResult, Position, Scope};
+use serde::Serialize;
+use std::sync::{Arc, Mutex};
+
+/// One line of a procedure's log.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "step", rename_all = "lowercase")]
+pub enum Step {
+    /// A dice roll that is not a table roll.
+    Roll {
+        #[serde(flatten)]
+        roll: DiceRoll,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        why: Option<String>,
+    },
+    /// A roll on a table, with its row, result and follow-ups.
+    Table(Box<TableRoll>),
+    /// A decision or remark the script logs.
+    Note {
+        text: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        source: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RunOutput {
+    pub procedure: String,
+    pub seed: u64,
+    pub args: IndexMap<String, Value>,
+    pub steps: Vec<Step>,
+    pub result: serde_json::Value,
+}
+
+/// Why a procedure could not run.
+#[derive(Debug)]
+pub enum RunError {
+    /// The command line was wrong (unknown procedure or arg, badly typed value).
+    Usage(String),
+    /// The script failed: a diagnostic at its line.
+    Script(Box<Diagnostic>),
+}
+
+/// Runs procedure `id` with `args` given as `name=value` texts.
+pub fn run_procedure(
+    ruleset: &Arc<Ruleset>,
+    id: &str,
+    args: &[(String, String)],
+    seed: u64,
+) -> Result<RunOutput, RunError> {
+    let Some(procedure) = ruleset.procedures.get(id) else {
+        let help = did_you_mean(id, ruleset.procedures.keys().map(String::as_str))
+            .map(|h| format!("; {h}"))
+            .unwrap_or_default();
+        let list: Vec<&str> = ruleset.procedures.keys().map(String::as_str).collect();
+        return Err(RunError::Usage(format!(
+            "no procedure `{id}` in {}{help}\nprocedures: {}",
+            ruleset.name(),
+            if list.is_empty() { "(none)".to_string() } else { list.join(", ") }
+        )));
+    };
+    let values = typed_args(procedure, args).map_err(RunError::Usage)?;
+    let state = Arc::new(Mutex::new(RunState { rng: Rng::seeded(seed), steps: Vec::new(), dice_cache: Default::default() }));
+    let mut engine = sandbox::engine();
+    api::register(&mut engine, ruleset, &state);
+
+    let script = &ruleset.scripts[procedure.script];
+    let mut scope = Scope::new();
+    let arg_map: rhai::Map = values.iter().map(|(k, v)| (k.as_str().into(), api::to_dynamic(v))).collect();
+    let options = CallFnOptions::new().eval_ast(false);
+    let outcome = engine.call_fn_with_options::<Dynamic>(options, &mut scope, &script.ast, &procedure.function, (arg_map,));
+    let steps = std::mem::take(&mut state.lock().expect("run state lock").steps);
+    match outcome {
+        Ok(value) => Ok(RunOutput {
+            procedure: id.to_string(),
+            seed,
+            args: values,
+            steps,
+            result: rhai::serde::from_dynamic(&value).unwrap_or(serde_json::Value::Null),
+        }),
+        Err(error) => Err(RunError::Script(Box::new(script_error(*error, ruleset, procedure)))),
+    }
+}
+
+/// Applies `name=value` texts over the procedure's declared defaults, typed by each default.
+fn typed_args(procedure: &Procedure, given: &[(String, String)]) -> Result<IndexMap<String, Value>, String> {
+    let mut values: IndexMap<String, Value> =
+        procedure.args.iter().map(|a| (a.name.clone(), a.default.clone())).collect();
+    for (name, text) in given {
+        let Some(default) = values.get(name) else {
+            let names: Vec<&str> = procedure.args.iter().map(|a| a.name.as_str()).collect();
+            let help = did_you_mean(name, names.iter().copied()).map(|h| format!("; {h}")).unwrap_or_default();
+            return Err(format!(
+                "procedure `{}` has no arg `{name}`{help}\nargs: {}",
+                procedure.id,
+                if names.is_empty() { "(none)".into() } else { names.join(", ") }
+            ));
+        };
+        let value = parse_arg(default, text)
+            .ok_or_else(|| format!("arg `{name}` expects {}, got `{text}`", describe(default)))?;
+        values.insert(name.clone(), value);
+    }
+    Ok(values)
+}
+
+fn describe(v: &Value) -> &'static str {
+    match v {
+        Value::Number(_) => "a whole number",
+        Value::Flag(_) => "yes or no",
+        Value::List(_) => "a comma-separated list",
+        Value::Dice(_) => "a dice expression",
+        _ => "a word",
+    }
+}
+
+fn parse_arg(default: &Value, text: &str) -> Option<Value> {
+    let text = text.trim();
+    Some(match default {
+        Value::Number(_) => Value::Number(text.parse().ok()?),
+        Value::Flag(_) => match text {
+            "yes" | "true" | "1" => Value::Flag(true),
+            "no" | "false" | "0" => Value::Flag(false),
+            _ => return None,
+        },
+        Value::List(_) => Value::List(
+            text.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|s| s.parse().map(Value::Number).unwrap_or_else(|_| Value::Name(s.to_string())))
+                .collect(),
+        ),
+        Value::Text(_) => Value::Text(text.to_string()),
+        _ => Value::Name(text.to_string()),
+    })
+}
+
+/// A Rhai error as a diagnostic at the script line where it happened.
+fn script_error(error: EvalAltResult, ruleset: &Ruleset, procedure: &Procedure) -> Diagnostic {
+    let mut error = error;
+    let mut outer_pos = Position::NONE;
+    // Errors inside nested function calls are wrapped; the innermost one says what went wrong.
+    while let EvalAltResult::ErrorInFunctionCall(_, _, inner, pos) = error {
+        if !pos.is_none() {
+            outer_pos = pos;
+        }
+        error = *inner;
+    }
+    let mut pos = error.take_position();
+    if pos.is_none() {
+        pos = outer_pos;
+    }
+    let file = ruleset.scripts[procedure.script].file;
+    let span = span_at(&ruleset.sources, file, pos);
+    let help = match &error {
+        EvalAltResult::ErrorTooManyOperations(_) => Some(format!(
+            "scripts may run at most {} operations: look for a loop that never ends",
+            sandbox::MAX_OPERATIONS
+        )),
+        EvalAltResult::ErrorStackOverflow(_) => {
+            Some(format!("calls may nest at most {} deep: look for endless recursion", sandbox::MAX_CALL_LEVELS))
+        }
+        EvalAltResult::ErrorDataTooLarge(..) => Some("strings, arrays and maps have size limits in scripts".into()),
+        EvalAltResult::ErrorFunctionNotFound(name, _) if name.starts_with("eval") => {
+            Some("`eval` is switched off: scripts are untrusted".into())
+        }
+        _ => None,
+    };
+    let message = match &error {
+        EvalAltResult::ErrorRuntime(value, _) => value.to_string(),
+        other => other.to_string(),
+    };
+    Diagnostic::error(span, format!("procedure `{}` failed: {message}", procedure.id), "while running this")
+        .with_help_opt(help)
+}

@@ -1,0 +1,199 @@
+//! The syntax tree of one rules file. Plain data with byte spans; no pest types.
+
+use crate::source::Span;
+
+/// A name with the place it was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Name {
+    pub text: String,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct File {
+    pub items: Vec<Item>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Item {
+    /// `[override] <kind> <id> ["Label"] { … }`
+    Define(ItemDef),
+    /// `remove <kind> <id>`
+    Remove { kind: Name, id: Name, span: Span },
+    /// `[override] const <id> = <value>`
+    Const { is_override: bool, id: Name, value: Value, span: Span },
+}
+
+#[derive(Debug, Clone)]
+pub struct ItemDef {
+    pub is_override: bool,
+    pub kind: Name,
+    pub id: Name,
+    pub label: Option<Text>,
+    pub body: Block,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct Text {
+    pub text: String,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct Block {
+    pub entries: Vec<Entry>,
+    pub span: Span,
+}
+
+impl Block {
+    pub fn properties(&self) -> impl Iterator<Item = &Property> {
+        self.entries.iter().filter_map(|e| match e {
+            Entry::Property(p) => Some(p),
+            _ => None,
+        })
+    }
+
+    pub fn rows(&self) -> impl Iterator<Item = &Row> {
+        self.entries.iter().filter_map(|e| match e {
+            Entry::Row(r) => Some(r),
+            _ => None,
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum Entry {
+    Property(Property),
+    Row(Row),
+    Remove(RemoveTarget, Span),
+}
+
+#[derive(Debug, Clone)]
+pub enum RemoveTarget {
+    Rows(RowKey),
+    Entry(Name),
+}
+
+/// `key value value …`
+#[derive(Debug, Clone)]
+pub struct Property {
+    pub key: Name,
+    pub values: Vec<Value>,
+    pub span: Span,
+}
+
+/// `<key> => <result> ["Label"] [{ … }]`
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub key: RowKey,
+    pub result: Name,
+    pub label: Option<Text>,
+    pub body: Option<Block>,
+    pub span: Span,
+}
+
+/// An inclusive range of roll totals; a single value has `lo == hi`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowKey {
+    pub lo: i64,
+    pub hi: i64,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct Value {
+    pub kind: ValueKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub enum ValueKind {
+    Text(String),
+    List(Vec<Value>),
+    Block(Block),
+    Expr(Expr),
+}
+
+/// Terms joined by `+` / `-`: a dice expression, a number, a name or a tagged value.
+#[derive(Debug, Clone)]
+pub struct Expr {
+    pub terms: Vec<SignedTerm>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SignedTerm {
+    pub negative: bool,
+    pub term: Term,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Term {
+    /// `NdS`; `count` is 1 when omitted.
+    Die { count: u32, sides: u32 },
+    /// `N name`: N dice of a die defined by its faces.
+    Pool { count: u32, die: String },
+    /// `name(n)`
+    Tagged { name: String, number: i64 },
+    Number(i64),
+    Name(String),
+}
+
+impl Value {
+    /// The single term of a one-term expression, with its sign applied to numbers.
+    fn single_term(&self) -> Option<&SignedTerm> {
+        match &self.kind {
+            ValueKind::Expr(e) if e.terms.len() == 1 => e.terms.first(),
+            _ => None,
+        }
+    }
+
+    pub fn as_number(&self) -> Option<i64> {
+        let t = self.single_term()?;
+        match t.term {
+            Term::Number(n) => Some(if t.negative { -n } else { n }),
+            _ => None,
+        }
+    }
+
+    pub fn as_name(&self) -> Option<&str> {
+        let t = self.single_term()?;
+        match &t.term {
+            Term::Name(n) if !t.negative => Some(n),
+            _ => None,
+        }
+    }
+
+    pub fn as_text(&self) -> Option<&str> {
+        match &self.kind {
+            ValueKind::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    pub fn as_expr(&self) -> Option<&Expr> {
+        match &self.kind {
+            ValueKind::Expr(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// What kind of value this is, for "expected …, found …" messages.
+    pub fn describe(&self) -> &'static str {
+        match &self.kind {
+            ValueKind::Text(_) => "a text",
+            ValueKind::List(_) => "a list",
+            ValueKind::Block(_) => "a block",
+            ValueKind::Expr(e) => match e.terms.as_slice() {
+                [t] => match t.term {
+                    Term::Number(_) => "a number",
+                    Term::Name(_) => "a name",
+                    Term::Tagged { .. } => "a tagged value",
+                    _ => "a dice expression",
+                },
+                _ => "an expression",
+            },
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! Rolling a table through the seeded RNG: dice, row, policies, amount and follow-ups.
+
+use super::{Availability, Resolution, Table};
+use crate::dice::{DiceRoll, Rng};
+use crate::ruleset::Value;
+use indexmap::IndexMap;
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+/// Rerolls stop after this many tries; reachable only when the usable rows are all but
+/// impossible to roll.
+const MAX_REROLLS: usize = 10_000;
+
+/// Everything that happened in one roll on a table, for display, logs and scripts.
+#[derive(Debug, Clone, Serialize)]
+pub struct TableRoll {
+    pub table: String,
+    pub title: String,
+    /// The first roll, then any rerolls.
+    pub rolls: Vec<DiceRoll>,
+    /// Shifts, rerolls and ignores, in words.
+    pub notes: Vec<String>,
+    /// `None` when the roll was ignored or no usable result was left.
+    pub outcome: Option<Landed>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+/// The row a roll ended on and what it yielded.
+#[derive(Debug, Clone, Serialize)]
+pub struct Landed {
+    pub row: String,
+    pub result: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amount: Option<DiceRoll>,
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub fields: IndexMap<String, Value>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub follow: Vec<TableRoll>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+impl TableRoll {
+    /// The result name, or "ignored" / "nothing".
+    pub fn result_name(&self) -> &str {
+        self.outcome.as_ref().map_or("ignored", |o| o.result.as_str())
+    }
+}
+
+/// Rolls `table` `times` times in one series: results already taken are handled by the
+/// table's `duplicates` policy.
+pub fn roll_series(
+    tables: &IndexMap<String, Table>,
+    table: &Table,
+    times: usize,
+    avail: &Availability,
+    rng: &mut Rng,
+) -> Vec<TableRoll> {
+    let mut taken = BTreeSet::new();
+    let mut rolls = Vec::with_capacity(times);
+    for _ in 0..times {
+        let roll = roll_once(tables, table, avail, &taken, rng, 0);
+        if let Some(outcome) = &roll.outcome {
+            taken.insert(outcome.result.clone());
+        }
+        rolls.push(roll);
+    }
+    rolls
+}
+
+/// Follow-ups deeper than this are cut off (the checker rejects cycles; this is a backstop).
+const MAX_DEPTH: usize = 16;
+
+fn roll_once(
+    tables: &IndexMap<String, Table>,
+    table: &Table,
+    avail: &Availability,
+    taken: &BTreeSet<String>,
+    rng: &mut Rng,
+    depth: usize,
+) -> TableRoll {
+    let mut rolls = Vec::new();
+    let mut notes = Vec::new();
+    let mut resolution = Resolution::NothingLeft;
+    for _ in 0..MAX_REROLLS {
+        let roll = table.dice.roll(rng);
+        let Some(row) = table.row_for(roll.total) else {
+            // The checker proves every total has a row; a table that escaped it yields nothing.
+            notes.push(format!("no row for {}", roll.total));
+            rolls.push(roll);
+            break;
+        };
+        rolls.push(roll);
+        let (resolved, path) = table.resolve(row, avail, taken);
+        let landed = &table.rows[row].result;
+        let why = if avail.allows(landed) { "already taken" } else { "unavailable" };
+        match resolved {
+            Resolution::Row(r) if r != row => {
+                let direction = if path.first() == Some(&((row + 1) % table.rows.len())) { "down" } else { "up" };
+                let through: Vec<&str> = path.iter().map(|&i| table.rows[i].result.as_str()).collect();
+                notes.push(format!("{landed} is {why}: shifted {direction} to {}", through.join(" → ")));
+            }
+            Resolution::Row(_) => {}
+            Resolution::Ignored => notes.push(format!("{landed} is {why}: the roll is ignored")),
+            Resolution::Reroll => {
+                notes.push(format!("{landed} is {why}: roll again"));
+                continue;
+            }
+            Resolution::NothingLeft => notes.push(format!("{landed} is {why} and no other result is left")),
+        }
+        resolution = resolved;
+        break;
+    }
+    let outcome = match resolution {
+        Resolution::Row(r) => Some(land(tables, table, r, avail, rng, depth)),
+        _ => None,
+    };
+    TableRoll {
+        table: table.id.clone(),
+        title: table.title().to_string(),
+        rolls,
+        notes,
+        outcome,
+        source: table.source.clone(),
+    }
+}
+
+fn land(
+    tables: &IndexMap<String, Table>,
+    table: &Table,
+    r: usize,
+    avail: &Availability,
+    rng: &mut Rng,
+    depth: usize,
+) -> Landed {
+    let row = &table.rows[r];
+    let amount = row.amount.as_ref().map(|a| a.roll(rng));
+    let mut follow = Vec::new();
+    if depth < MAX_DEPTH {
+        for then in &row.then {
+            let Some(next) = tables.get(&then.table) else { continue };
+            let times = then.times.as_ref().map_or(1, |t| t.roll(rng).total.max(0) as usize);
+            let mut taken = BTreeSet::new();
+            for _ in 0..times {
+                let roll = roll_once(tables, next, avail, &taken, rng, depth + 1);
+                if let Some(o) = &roll.outcome {
+                    taken.insert(o.result.clone());
+                }
+                follow.push(roll);
+            }
+        }
+    }
+    Landed {
+        row: row.key_text(),
+        result: row.result.clone(),
+        label: row.label.clone(),
+        text: row.text.clone(),
+        amount,
+        fields: row.fields.clone(),
+        follow,
+        source: row.source.clone(),
+    }
+}
