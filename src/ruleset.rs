@@ -185,6 +185,9 @@ pub struct Ruleset {
     pub records: IndexMap<String, IndexMap<String, Record>>,
     pub procedures: IndexMap<String, Procedure>,
     pub scripts: Vec<Script>,
+    /// All scripts merged, base first: a later script's function replaces an earlier one of
+    /// the same name, so a variant can redefine a base's helper.
+    pub program: rhai::AST,
     pub sources: SourceMap,
 }
 

@@ -37,6 +37,7 @@ pub fn lower(
         schemas: IndexMap::new(),
         records: IndexMap::new(),
         procedures: IndexMap::new(),
+        program: scripts.iter().fold(rhai::AST::empty(), |program, s| program.merge(&s.ast)),
         scripts,
         sources: SourceMap::default(),
     };

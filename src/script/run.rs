@@ -74,11 +74,10 @@ pub fn run_procedure(
     let mut engine = sandbox::engine();
     api::register(&mut engine, ruleset, &state);
 
-    let script = &ruleset.scripts[procedure.script];
     let mut scope = Scope::new();
     let arg_map: rhai::Map = values.iter().map(|(k, v)| (k.as_str().into(), api::to_dynamic(v))).collect();
     let options = CallFnOptions::new().eval_ast(false);
-    let outcome = engine.call_fn_with_options::<Dynamic>(options, &mut scope, &script.ast, &procedure.function, (arg_map,));
+    let outcome = engine.call_fn_with_options::<Dynamic>(options, &mut scope, &ruleset.program, &procedure.function, (arg_map,));
     let steps = std::mem::take(&mut state.lock().expect("run state lock").steps);
     match outcome {
         Ok(value) => Ok(RunOutput {
@@ -148,18 +147,26 @@ fn parse_arg(default: &Value, text: &str) -> Option<Value> {
 fn script_error(error: EvalAltResult, ruleset: &Ruleset, procedure: &Procedure) -> Diagnostic {
     let mut error = error;
     let mut outer_pos = Position::NONE;
-    // Errors inside nested function calls are wrapped; the innermost one says what went wrong.
-    while let EvalAltResult::ErrorInFunctionCall(_, _, inner, pos) = error {
+    let mut function = procedure.function.clone();
+    // Errors inside nested function calls are wrapped; the innermost one says what went
+    // wrong, and the innermost function tells which script file it happened in.
+    while let EvalAltResult::ErrorInFunctionCall(name, _, inner, pos) = error {
         if !pos.is_none() {
             outer_pos = pos;
         }
+        function = name;
         error = *inner;
     }
     let mut pos = error.take_position();
     if pos.is_none() {
         pos = outer_pos;
     }
-    let file = ruleset.scripts[procedure.script].file;
+    let file = ruleset
+        .scripts
+        .iter()
+        .rev()
+        .find(|s| s.functions.iter().any(|(name, _)| *name == function))
+        .map_or(ruleset.scripts[procedure.script].file, |s| s.file);
     let span = span_at(&ruleset.sources, file, pos);
     let help = match &error {
         EvalAltResult::ErrorTooManyOperations(_) => Some(format!(
