@@ -23,7 +23,8 @@ pub fn looks_like_path(arg: &str) -> bool {
     arg.contains('/') || arg.contains('\\') || arg.starts_with('.')
 }
 
-/// Finds a package folder. `beside` is the folder of the package asking (for `extends`).
+/// Finds a package's manifest: `<folder>/package.rules`, or a single `.rules` file given by
+/// path (a one-file package). `beside` is the folder of the package asking (for `extends`).
 pub fn find(arg: &str, beside: Option<&Path>, roots: &[PathBuf]) -> Result<PathBuf, Vec<PathBuf>> {
     let candidates: Vec<PathBuf> = if looks_like_path(arg) {
         vec![match beside {
@@ -36,6 +37,9 @@ pub fn find(arg: &str, beside: Option<&Path>, roots: &[PathBuf]) -> Result<PathB
     };
     for candidate in &candidates {
         if candidate.join(MANIFEST).is_file() {
+            return Ok(candidate.join(MANIFEST));
+        }
+        if candidate.is_file() && candidate.extension().is_some_and(|e| e == "rules") {
             return Ok(candidate.clone());
         }
     }

@@ -41,10 +41,10 @@ impl Merged {
         for item in items {
             match item {
                 ast::Item::Define(def) => self.define(package, def, report),
-                ast::Item::Remove { kind, id, span } => {
+                ast::Item::Remove { kind, id, .. } => {
                     let key = (kind.text.clone(), id.text.clone());
                     if self.items.shift_remove(&key).is_none() {
-                        report.push(self.missing(&kind, &id, span, "remove"));
+                        report.push(self.missing(&kind, &id, id.span, "remove"));
                     }
                 }
                 ast::Item::Const { is_override, id, value, span } => {
@@ -87,7 +87,7 @@ impl Merged {
             return;
         }
         let Some(base) = self.items.get_mut(&key) else {
-            report.push(self.missing(&def.kind, &def.id, def.span, "override"));
+            report.push(self.missing(&def.kind, &def.id, def.id.span, "override"));
             return;
         };
         if def.label.is_some() {

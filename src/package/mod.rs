@@ -53,13 +53,13 @@ pub struct Loaded {
 /// Loads a package given as a path or a bare name (looked up under [`roots`]).
 pub fn load(arg: &str) -> Result<Loaded, LoadError> {
     let roots = roots();
-    let folder = locate::find(arg, None, &roots).map_err(|looked_in| LoadError::NotFound {
+    let manifest = locate::find(arg, None, &roots).map_err(|looked_in| LoadError::NotFound {
         name: arg.to_string(),
         looked_in,
         hint: did_you_mean(arg, known_packages(&roots).iter().map(String::as_str)),
     })?;
     let mut loader = Loader { sources: SourceMap::default(), report: Report::default(), roots, stack: Vec::new() };
-    let layers = loader.load_layers(&folder, None);
+    let layers = loader.load_layers(&manifest, None);
     let Loader { mut sources, mut report, .. } = loader;
     let Some((merged, packages, scripts)) = layers else {
         return Err(LoadError::Invalid { sources, report });
@@ -92,14 +92,14 @@ struct Manifest {
 }
 
 impl Loader {
-    /// Loads `folder` and its bases; returns the merged items of the whole chain.
-    fn load_layers(&mut self, folder: &Path, via: Option<Span>) -> Option<Layers> {
-        let canonical = folder.canonicalize().unwrap_or_else(|_| folder.to_path_buf());
+    /// Loads the package of `manifest` and its bases; returns the merged items of the chain.
+    fn load_layers(&mut self, manifest: &Path, via: Option<Span>) -> Option<Layers> {
+        let canonical = manifest.canonicalize().unwrap_or_else(|_| manifest.to_path_buf());
         if let Some(start) = self.stack.iter().position(|f| *f == canonical) {
             let chain: Vec<String> = self.stack[start..]
                 .iter()
                 .chain([&canonical])
-                .map(|p| p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into()))
+                .map(|p| package_name_of(p))
                 .collect();
             let span = via.expect("a cycle is always reached through an extends");
             self.report.push(
@@ -109,19 +109,19 @@ impl Loader {
             return None;
         }
         self.stack.push(canonical);
-        let result = self.load_one(folder);
+        let result = self.load_one(manifest);
         self.stack.pop();
         result
     }
 
-    fn load_one(&mut self, folder: &Path) -> Option<Layers> {
-        let manifest_path = folder.join(MANIFEST);
-        let file = self.read(&manifest_path, None)?;
+    fn load_one(&mut self, manifest_path: &Path) -> Option<Layers> {
+        let folder = manifest_path.parent().unwrap_or(Path::new("."));
+        let file = self.read(manifest_path, None)?;
         let (tree, diagnostics) = syntax::parse(file, &self.sources.get(file).text.clone());
         let failed = !diagnostics.is_empty();
         self.report.diagnostics.extend(diagnostics);
         let mut items = tree.items;
-        let manifest = self.manifest(file, folder, &mut items)?;
+        let manifest = self.manifest(file, manifest_path, &mut items)?;
 
         let (mut merged, mut packages, mut scripts) = match &manifest.extends {
             Some((name, span)) => {
@@ -191,11 +191,12 @@ impl Loader {
     }
 
     /// Takes the `package` item out of the manifest's items and reads its settings.
-    fn manifest(&mut self, file: FileId, folder: &Path, items: &mut Vec<ast::Item>) -> Option<Manifest> {
+    fn manifest(&mut self, file: FileId, manifest_path: &Path, items: &mut Vec<ast::Item>) -> Option<Manifest> {
+        let folder = manifest_path.parent().unwrap_or(Path::new("."));
         let position = items.iter().position(|i| matches!(i, ast::Item::Define(d) if d.kind.text == "package"));
         let Some(position) = position else {
             let end = self.sources.get(file).text.len();
-            let folder_name = folder.file_name().map_or("my-package".into(), |n| n.to_string_lossy());
+            let folder_name = package_name_of(manifest_path);
             self.report.push(
                 Diagnostic::error(Span::new(file, 0, end.min(1)), "this manifest has no `package` item", "expected here")
                     .with_help(format!("start the file with `package {folder_name} \"Title\" {{ version \"0.1.0\" }}`")),
@@ -274,6 +275,14 @@ impl Loader {
     }
 }
 
+/// The name a manifest path stands for: its folder's, or a one-file package's file stem.
+fn package_name_of(manifest: &Path) -> String {
+    let named = if manifest.file_name().is_some_and(|n| n == MANIFEST) { manifest.parent() } else { Some(manifest) };
+    named
+        .and_then(|p| p.file_stem())
+        .map_or_else(|| manifest.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
 pub(crate) fn entry_span(entry: &ast::Entry) -> Span {
     match entry {
         ast::Entry::Property(p) => p.span,
@@ -288,6 +297,18 @@ fn display_name(path: &Path) -> String {
     let shown = cwd.as_deref().and_then(|c| path.strip_prefix(c).ok()).unwrap_or(path);
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let shown = shown.strip_prefix(manifest_dir).unwrap_or(shown);
+    // Drop `a/..` pairs so that paths reached through `extends "../x"` read plainly.
+    let mut parts: Vec<std::path::Component> = Vec::new();
+    for part in shown.components() {
+        match part {
+            std::path::Component::ParentDir if matches!(parts.last(), Some(std::path::Component::Normal(_))) => {
+                parts.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => parts.push(other),
+        }
+    }
+    let shown: PathBuf = parts.iter().collect();
     shown.display().to_string().replace('\\', "/")
 }
 

@@ -46,7 +46,7 @@ pub fn parse_dice_text(text: &str) -> Result<Expr, String> {
         format!("cannot read `{text}` as dice: {}", d.message)
     })?;
     let reader = Reader { file, base: 0 };
-    let expr = pairs.into_iter().next().and_then(|p| p.into_inner().next()).expect("dice_text holds an expr");
+    let expr = pairs.into_iter().next().and_then(|p| inner(p).next()).expect("dice_text holds an expr");
     reader.expr(expr).map_err(|d| d.message)
 }
 
@@ -101,6 +101,11 @@ fn describe(rule: &Rule) -> &'static str {
         Rule::die_count | Rule::die_sides | Rule::number => "a number",
         Rule::ident => "a name",
         Rule::text | Rule::text_body => "a text in quotes",
+        Rule::arrow => "`=>`",
+        Rule::equals => "`=`",
+        Rule::open_brace => "`{`",
+        Rule::close_brace => "`}`",
+        Rule::close_bracket => "`]` or `,`",
         _ => "something else",
     }
 }
@@ -138,7 +143,7 @@ fn pest_error(file: FileId, text: &str, base: usize, error: pest::error::Error<R
 }
 
 fn hint(found: &str, expected: &[Rule]) -> Option<String> {
-    if found == "end of file" && expected.iter().any(|r| matches!(r, Rule::row | Rule::property)) {
+    if found == "end of file" && expected.iter().any(|r| matches!(r, Rule::close_brace | Rule::row | Rule::property)) {
         return Some("a block `{` is never closed: add the missing `}`".into());
     }
     if found.starts_with("`\"") {
@@ -156,6 +161,13 @@ fn join_or(words: &[&str]) -> String {
         [one] => (*one).into(),
         [init @ .., last] => format!("{} or {}", init.join(", "), last),
     }
+}
+
+/// A pair's children without punctuation.
+fn inner(pair: Pair<Rule>) -> impl Iterator<Item = Pair<Rule>> {
+    pair.into_inner().filter(|p| {
+        !matches!(p.as_rule(), Rule::arrow | Rule::equals | Rule::open_brace | Rule::close_brace | Rule::close_bracket)
+    })
 }
 
 struct Reader {
@@ -178,7 +190,7 @@ impl Reader {
     fn item(&self, pair: Pair<Rule>) -> Res<Item> {
         let span = self.span(&pair);
         let rule = pair.as_rule();
-        let mut inner = pair.into_inner().peekable();
+        let mut inner = inner(pair).peekable();
         let is_override = inner.next_if(|p| p.as_rule() == Rule::override_kw).is_some();
         match rule {
             Rule::const_item => {
@@ -212,19 +224,19 @@ impl Reader {
 
     fn text(&self, pair: Pair<Rule>) -> Text {
         let span = self.span(&pair);
-        let body = pair.into_inner().next().map_or("", |p| p.as_str());
+        let body = inner(pair).next().map_or("", |p| p.as_str());
         Text { text: unescape(body), span }
     }
 
     fn block(&self, pair: Pair<Rule>) -> Res<Block> {
         let span = self.span(&pair);
         let mut entries = Vec::new();
-        for p in pair.into_inner() {
+        for p in inner(pair) {
             entries.push(match p.as_rule() {
                 Rule::row => Entry::Row(self.row(p)?),
                 Rule::remove_entry => {
                     let span = self.span(&p);
-                    let target = p.into_inner().nth(1).expect("remove has a target");
+                    let target = inner(p).nth(1).expect("remove has a target");
                     let target = match target.as_rule() {
                         Rule::row_key => RemoveTarget::Rows(self.row_key(target)?),
                         _ => RemoveTarget::Entry(self.name(target)),
@@ -239,7 +251,7 @@ impl Reader {
 
     fn row(&self, pair: Pair<Rule>) -> Res<Row> {
         let span = self.span(&pair);
-        let mut inner = pair.into_inner();
+        let mut inner = inner(pair);
         let key = self.row_key(inner.next().expect("row has a key"))?;
         let result = self.name(inner.next().expect("row has a result"));
         let mut label = None;
@@ -255,7 +267,7 @@ impl Reader {
 
     fn row_key(&self, pair: Pair<Rule>) -> Res<RowKey> {
         let span = self.span(&pair);
-        let mut numbers = pair.into_inner();
+        let mut numbers = inner(pair);
         let lo = self.number(numbers.next().expect("row key has a number"))?;
         let hi = match numbers.next() {
             Some(p) => self.number(p)?,
@@ -284,7 +296,7 @@ impl Reader {
 
     fn property(&self, pair: Pair<Rule>) -> Res<Property> {
         let span = self.span(&pair);
-        let mut inner = pair.into_inner();
+        let mut inner = inner(pair);
         let key = self.name(inner.next().expect("property has a key"));
         let values = inner.map(|p| self.value(p)).collect::<Res<Vec<_>>>()?;
         Ok(Property { key, values, span })
@@ -294,7 +306,7 @@ impl Reader {
         let span = self.span(&pair);
         let kind = match pair.as_rule() {
             Rule::text => ValueKind::Text(self.text(pair).text),
-            Rule::list => ValueKind::List(pair.into_inner().map(|p| self.value(p)).collect::<Res<_>>()?),
+            Rule::list => ValueKind::List(inner(pair).map(|p| self.value(p)).collect::<Res<_>>()?),
             Rule::block => ValueKind::Block(self.block(pair)?),
             _ => ValueKind::Expr(self.expr(pair)?),
         };
@@ -304,7 +316,7 @@ impl Reader {
     fn expr(&self, pair: Pair<Rule>) -> Res<Expr> {
         let mut terms = Vec::new();
         let mut negative = false;
-        for p in pair.into_inner() {
+        for p in inner(pair) {
             match p.as_rule() {
                 Rule::minus => negative = true,
                 Rule::op => negative = p.as_str() == "-",
@@ -322,7 +334,7 @@ impl Reader {
         let rule = pair.as_rule();
         let span = self.span(&pair);
         let text = pair.as_str();
-        let mut inner = pair.into_inner();
+        let mut inner = inner(pair);
         Ok(match rule {
             Rule::std_die => {
                 let mut count = 1;
