@@ -27,7 +27,8 @@ pub fn lower(
     sources: &mut SourceMap,
     report: &mut Report,
 ) -> Ruleset {
-    let mut cx = Lower { report, dice: IndexMap::new() };
+    let scripts_failed = report.has_errors();
+    let mut cx = Lower { report, scripts_failed, dice: IndexMap::new() };
     let mut ruleset = Ruleset {
         packages,
         dice: IndexMap::new(),
@@ -103,6 +104,8 @@ pub fn lower(
 
 struct Lower<'r> {
     report: &'r mut Report,
+    /// A script failed to compile: its functions are unknown, so "no such function" would mislead.
+    scripts_failed: bool,
     dice: IndexMap<String, Die>,
 }
 
@@ -662,6 +665,7 @@ impl Lower<'_> {
                 );
                 None
             }
+            None if self.scripts_failed => None,
             None => {
                 let names: Vec<&str> = scripts.iter().flat_map(|s| s.functions.iter().map(|(n, _)| n.as_str())).collect();
                 let help = did_you_mean(&function, names.iter().copied()).unwrap_or_else(|| {

@@ -167,7 +167,14 @@ fn script_error(error: EvalAltResult, ruleset: &Ruleset, procedure: &Procedure) 
         .rev()
         .find(|s| s.functions.iter().any(|(name, _)| *name == function))
         .map_or(ruleset.scripts[procedure.script].file, |s| s.file);
-    let span = span_at(&ruleset.sources, file, pos);
+    let mut span = span_at(&ruleset.sources, file, pos);
+    if pos.is_none() {
+        // Limit errors carry no position: point at the function that was running.
+        let text = &ruleset.sources.get(file).text;
+        if let Some(at) = text.find(&format!("fn {function}(")) {
+            span = crate::source::Span::new(file, at + 3, at + 3 + function.len());
+        }
+    }
     let help = match &error {
         EvalAltResult::ErrorTooManyOperations(_) => Some(format!(
             "scripts may run at most {} operations: look for a loop that never ends",

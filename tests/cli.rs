@@ -1,0 +1,159 @@
+//! The command line run as a user runs it: the built binary, its exact stdout and stderr.
+
+use std::process::Command;
+
+fn servitor(args: &[&str]) -> (String, String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_servitor"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs");
+    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned(), out.status.code().unwrap_or(-1))
+}
+
+fn ok(args: &[&str]) -> String {
+    let (stdout, stderr, code) = servitor(args);
+    assert_eq!(code, 0, "servitor {args:?} failed:\n{stderr}");
+    stdout
+}
+
+fn fails(args: &[&str]) -> String {
+    let (stdout, stderr, code) = servitor(args);
+    assert_eq!(code, 1, "servitor {args:?} should fail:\n{stdout}");
+    stderr
+}
+
+#[test]
+fn check_passes_on_every_bundled_package_and_example() {
+    let mut count = 0;
+    for dir in ["rulesets", "examples/variants"] {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        for entry in std::fs::read_dir(root).unwrap() {
+            let path = entry.unwrap().path();
+            let arg = format!("{dir}/{}", path.file_name().unwrap().to_string_lossy());
+            let out = ok(&["check", &arg]);
+            assert!(out.starts_with("ok: "), "{out}");
+            count += 1;
+        }
+    }
+    assert!(count >= 8);
+}
+
+#[test]
+fn check_reports_a_broken_copy_with_file_line_col() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rulesets/space-crusade-solo");
+    for entry in std::fs::read_dir(&base).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let scripts = dir.path().join("scripts");
+    std::fs::create_dir(&scripts).unwrap();
+    for entry in std::fs::read_dir(base.join("scripts")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, scripts.join(path.file_name().unwrap())).unwrap();
+    }
+    let manifest = dir.path().join("package.rules");
+    let text = std::fs::read_to_string(&manifest).unwrap().replace("extends space-crusade", "extends \"../space-crusade-not-here\"");
+    std::fs::write(&manifest, text).unwrap();
+    let reinforcements = dir.path().join("reinforcements.rules");
+    let text = std::fs::read_to_string(&reinforcements).unwrap().replacen("6-8", "6-7", 1);
+    std::fs::write(&reinforcements, text).unwrap();
+    let stderr = fails(&["check", &dir.path().display().to_string()]);
+    assert!(stderr.contains("package.rules:"), "{stderr}");
+    assert!(stderr.contains("no package `../space-crusade-not-here` to extend"), "{stderr}");
+}
+
+#[test]
+fn odds_json_is_one_object_with_reduced_fractions() {
+    let out = ok(&["odds", "space-crusade-solo", "reinforcement-type", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    insta::assert_snapshot!(serde_json::to_string_pretty(&json).unwrap());
+}
+
+#[test]
+fn odds_text_with_an_unavailable_result() {
+    insta::assert_snapshot!(ok(&["odds", "space-crusade-solo", "reinforcements", "--unavailable", "purple"]));
+}
+
+#[test]
+fn roll_shows_dice_row_result_and_source() {
+    insta::assert_snapshot!(ok(&["roll", "space-crusade-solo", "reinforcements", "--seed", "4"]));
+}
+
+#[test]
+fn roll_shows_shifts() {
+    insta::assert_snapshot!(ok(&["roll", "space-crusade-solo", "dreadnought-weapons-base", "--times", "2", "--seed", "11"]));
+}
+
+#[test]
+fn same_seed_same_output_different_seed_different_output() {
+    for args in [
+        vec!["roll", "solo-heresy", "battlefield-events", "--times", "5"],
+        vec!["run", "space-crusade-solo", "scan-board", "--arg", "blips-remaining=20"],
+        vec!["run", "solo-heresy", "spawning-phase", "--json"],
+    ] {
+        let with = |seed: &str| {
+            let mut a = args.clone();
+            a.extend(["--seed", seed]);
+            ok(&a)
+        };
+        assert_eq!(with("5"), with("5"), "{args:?}");
+        assert_ne!(with("5"), with("6"), "{args:?}");
+    }
+}
+
+#[test]
+fn run_prints_steps() {
+    insta::assert_snapshot!(ok(&["run", "space-crusade-solo", "reinforce-case-2", "--seed", "3"]));
+}
+
+#[test]
+fn run_json() {
+    let out = ok(&["run", "tests/fixtures/sandbox", "flip", "--arg", "times=2", "--seed", "1", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    insta::assert_snapshot!(serde_json::to_string_pretty(&json).unwrap());
+}
+
+#[test]
+fn tables_lists_a_package() {
+    insta::assert_snapshot!(ok(&["tables", "space-hulk-solo"]));
+}
+
+#[test]
+fn tables_json_groups_by_kind() {
+    let json: serde_json::Value = serde_json::from_str(&ok(&["tables", "solo-heresy", "--json"])).unwrap();
+    for key in ["tables", "dice", "records", "pools", "constants", "procedures"] {
+        assert!(json.get(key).is_some(), "no {key}");
+    }
+    assert_eq!(json["tables"].as_array().unwrap().iter().filter(|t| t["id"] == "battlefield-events").count(), 1);
+}
+
+#[test]
+fn the_sandbox_stops_misbehaving_scripts() {
+    let sandbox = "tests/fixtures/sandbox";
+    let mut all = String::new();
+    for procedure in ["forever", "deep", "typo", "huge"] {
+        all.push_str(&format!("$ servitor run {sandbox} {procedure}\n{}\n", fails(&["run", sandbox, procedure, "--seed", "1"])));
+    }
+    insta::assert_snapshot!(all);
+}
+
+#[test]
+fn usage_errors_say_what_exists() {
+    let mut all = String::new();
+    for args in [
+        vec!["check", "space-crusad"],
+        vec!["roll", "space-crusade-solo", "reinforcement"],
+        vec!["odds", "space-crusade-solo", "reinforcements", "--unavailable", "purpel"],
+        vec!["run", "tests/fixtures/sandbox", "flp"],
+        vec!["run", "tests/fixtures/sandbox", "flip", "--arg", "time=3"],
+        vec!["run", "tests/fixtures/sandbox", "flip", "--arg", "times=many"],
+    ] {
+        all.push_str(&format!("$ servitor {}\n{}\n", args.join(" "), fails(&args)));
+    }
+    insta::assert_snapshot!(all);
+}
