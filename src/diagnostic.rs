@@ -17,9 +17,13 @@ pub enum Severity {
     Note,
 }
 
-/// One problem found in a package or a script.
+/// One problem found in a package or a script. Boxed, so that `Result<_, Diagnostic>` stays
+/// small on the happy path; the fields are reached through `Deref`.
 #[derive(Debug, Clone)]
-pub struct Diagnostic {
+pub struct Diagnostic(Box<DiagnosticData>);
+
+#[derive(Debug, Clone)]
+pub struct DiagnosticData {
     pub severity: Severity,
     pub message: String,
     pub span: Span,
@@ -29,20 +33,35 @@ pub struct Diagnostic {
     pub notes: Vec<(Span, String)>,
 }
 
+impl std::ops::Deref for Diagnostic {
+    type Target = DiagnosticData;
+    fn deref(&self) -> &DiagnosticData {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Diagnostic {
+    fn deref_mut(&mut self) -> &mut DiagnosticData {
+        &mut self.0
+    }
+}
+
 impl Diagnostic {
     pub fn error(span: Span, message: impl Into<String>, label: impl Into<String>) -> Self {
-        Diagnostic {
+        Diagnostic(Box::new(DiagnosticData {
             severity: Severity::Error,
             message: message.into(),
             span,
             label: label.into(),
             help: None,
             notes: Vec::new(),
-        }
+        }))
     }
 
     pub fn warning(span: Span, message: impl Into<String>, label: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(span, message, label) }
+        let mut d = Diagnostic::error(span, message, label);
+        d.severity = Severity::Warning;
+        d
     }
 
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
@@ -87,7 +106,10 @@ impl Report {
     }
 
     pub fn error_count(&self) -> usize {
-        self.diagnostics.iter().filter(|d| d.severity == Severity::Error).count()
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count()
     }
 
     pub fn push(&mut self, diagnostic: Diagnostic) {
@@ -96,8 +118,14 @@ impl Report {
 
     /// Renders every diagnostic as the user sees it. `color` adds ANSI colours.
     pub fn render(&self, sources: &SourceMap, color: bool) -> String {
-        let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
-        let handler = GraphicalReportHandler::new_themed(theme).with_links(false).with_width(100);
+        let theme = if color {
+            GraphicalTheme::unicode()
+        } else {
+            GraphicalTheme::unicode_nocolor()
+        };
+        let handler = GraphicalReportHandler::new_themed(theme)
+            .with_links(false)
+            .with_width(100);
         let mut out = String::new();
         for diagnostic in &self.diagnostics {
             let rendered = Rendered::new(diagnostic, sources);
@@ -130,7 +158,9 @@ impl Rendered {
         rendered.help = diagnostic.help.clone();
         for (span, label) in &diagnostic.notes {
             if span.file == diagnostic.span.file {
-                rendered.labels.push(LabeledSpan::new_with_span(Some(label.clone()), to_miette(*span)));
+                rendered
+                    .labels
+                    .push(LabeledSpan::new_with_span(Some(label.clone()), to_miette(*span)));
             } else {
                 let note = Self::at(sources, *span, label.clone(), Severity::Note, label);
                 rendered.related.push(note);

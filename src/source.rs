@@ -23,7 +23,11 @@ impl Span {
 
     /// The smallest span covering both (same file assumed).
     pub fn to(self, other: Span) -> Span {
-        Span { file: self.file, start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 
     pub fn len(&self) -> usize {

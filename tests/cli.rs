@@ -9,7 +9,11 @@ fn servitor(args: &[&str]) -> (String, String, i32) {
         .env("NO_COLOR", "1")
         .output()
         .expect("the binary runs");
-    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned(), out.status.code().unwrap_or(-1))
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
 }
 
 fn ok(args: &[&str]) -> String {
@@ -57,14 +61,21 @@ fn check_reports_a_broken_copy_with_file_line_col() {
         std::fs::copy(&path, scripts.join(path.file_name().unwrap())).unwrap();
     }
     let manifest = dir.path().join("package.rules");
-    let text = std::fs::read_to_string(&manifest).unwrap().replace("extends space-crusade", "extends \"../space-crusade-not-here\"");
+    let text = std::fs::read_to_string(&manifest)
+        .unwrap()
+        .replace("extends space-crusade", "extends \"../space-crusade-not-here\"");
     std::fs::write(&manifest, text).unwrap();
     let reinforcements = dir.path().join("reinforcements.rules");
-    let text = std::fs::read_to_string(&reinforcements).unwrap().replacen("6-8", "6-7", 1);
+    let text = std::fs::read_to_string(&reinforcements)
+        .unwrap()
+        .replacen("6-8", "6-7", 1);
     std::fs::write(&reinforcements, text).unwrap();
     let stderr = fails(&["check", &dir.path().display().to_string()]);
     assert!(stderr.contains("package.rules:"), "{stderr}");
-    assert!(stderr.contains("no package `../space-crusade-not-here` to extend"), "{stderr}");
+    assert!(
+        stderr.contains("no package `../space-crusade-not-here` to extend"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -76,7 +87,13 @@ fn odds_json_is_one_object_with_reduced_fractions() {
 
 #[test]
 fn odds_text_with_an_unavailable_result() {
-    insta::assert_snapshot!(ok(&["odds", "space-crusade-solo", "reinforcements", "--unavailable", "purple"]));
+    insta::assert_snapshot!(ok(&[
+        "odds",
+        "space-crusade-solo",
+        "reinforcements",
+        "--unavailable",
+        "purple"
+    ]));
 }
 
 #[test]
@@ -86,7 +103,15 @@ fn roll_shows_dice_row_result_and_source() {
 
 #[test]
 fn roll_shows_shifts() {
-    insta::assert_snapshot!(ok(&["roll", "space-crusade-solo", "dreadnought-weapons-base", "--times", "2", "--seed", "11"]));
+    insta::assert_snapshot!(ok(&[
+        "roll",
+        "space-crusade-solo",
+        "dreadnought-weapons-base",
+        "--times",
+        "2",
+        "--seed",
+        "11"
+    ]));
 }
 
 #[test]
@@ -113,7 +138,16 @@ fn run_prints_steps() {
 
 #[test]
 fn run_json() {
-    let out = ok(&["run", "tests/fixtures/sandbox", "flip", "--arg", "times=2", "--seed", "1", "--json"]);
+    let out = ok(&[
+        "run",
+        "tests/fixtures/sandbox",
+        "flip",
+        "--arg",
+        "times=2",
+        "--seed",
+        "1",
+        "--json",
+    ]);
     let json: serde_json::Value = serde_json::from_str(&out).unwrap();
     insta::assert_snapshot!(serde_json::to_string_pretty(&json).unwrap());
 }
@@ -129,7 +163,15 @@ fn tables_json_groups_by_kind() {
     for key in ["tables", "dice", "records", "pools", "constants", "procedures"] {
         assert!(json.get(key).is_some(), "no {key}");
     }
-    assert_eq!(json["tables"].as_array().unwrap().iter().filter(|t| t["id"] == "battlefield-events").count(), 1);
+    assert_eq!(
+        json["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["id"] == "battlefield-events")
+            .count(),
+        1
+    );
 }
 
 #[test]
@@ -137,7 +179,10 @@ fn the_sandbox_stops_misbehaving_scripts() {
     let sandbox = "tests/fixtures/sandbox";
     let mut all = String::new();
     for procedure in ["forever", "deep", "typo", "huge"] {
-        all.push_str(&format!("$ servitor run {sandbox} {procedure}\n{}\n", fails(&["run", sandbox, procedure, "--seed", "1"])));
+        all.push_str(&format!(
+            "$ servitor run {sandbox} {procedure}\n{}\n",
+            fails(&["run", sandbox, procedure, "--seed", "1"])
+        ));
     }
     insta::assert_snapshot!(all);
 }
@@ -148,7 +193,13 @@ fn usage_errors_say_what_exists() {
     for args in [
         vec!["check", "space-crusad"],
         vec!["roll", "space-crusade-solo", "reinforcement"],
-        vec!["odds", "space-crusade-solo", "reinforcements", "--unavailable", "purpel"],
+        vec![
+            "odds",
+            "space-crusade-solo",
+            "reinforcements",
+            "--unavailable",
+            "purpel",
+        ],
         vec!["run", "tests/fixtures/sandbox", "flp"],
         vec!["run", "tests/fixtures/sandbox", "flip", "--arg", "time=3"],
         vec!["run", "tests/fixtures/sandbox", "flip", "--arg", "times=many"],

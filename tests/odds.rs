@@ -23,9 +23,17 @@ fn parse(text: &str) -> Vec<Section> {
         if let Some(header) = line.strip_prefix("==") {
             let mut words = header.split_whitespace();
             let table = words.next().expect("a table id after ==").to_string();
-            let mut section = Section { line: i + 1, table, times: 1, avail: Availability::default(), expected: BTreeMap::new() };
+            let mut section = Section {
+                line: i + 1,
+                table,
+                times: 1,
+                avail: Availability::default(),
+                expected: BTreeMap::new(),
+            };
             while let Some(flag) = words.next() {
-                let value = words.next().unwrap_or_else(|| panic!("line {}: {flag} needs a value", i + 1));
+                let value = words
+                    .next()
+                    .unwrap_or_else(|| panic!("line {}: {flag} needs a value", i + 1));
                 match flag {
                     "--times" => section.times = value.parse().unwrap(),
                     "--unavailable" => section.avail.unavailable = value.split(',').map(str::to_string).collect(),
@@ -35,11 +43,21 @@ fn parse(text: &str) -> Vec<Section> {
             }
             sections.push(section);
         } else {
-            let (outcome, fraction) = line.rsplit_once('=').unwrap_or_else(|| panic!("line {}: expected `outcome = n/d`", i + 1));
-            let section = sections.last_mut().unwrap_or_else(|| panic!("line {}: outcome before any == header", i + 1));
+            let (outcome, fraction) = line
+                .rsplit_once('=')
+                .unwrap_or_else(|| panic!("line {}: expected `outcome = n/d`", i + 1));
+            let section = sections
+                .last_mut()
+                .unwrap_or_else(|| panic!("line {}: outcome before any == header", i + 1));
             let fraction = fraction.trim();
-            let fraction = if fraction.contains('/') { fraction.to_string() } else { format!("{fraction}/1") };
-            section.expected.insert(outcome.trim().to_string(), fraction.replace("/1", "/1").trim().to_string());
+            let fraction = if fraction.contains('/') {
+                fraction.to_string()
+            } else {
+                format!("{fraction}/1")
+            };
+            section
+                .expected
+                .insert(outcome.trim().to_string(), fraction.trim().to_string());
         }
     }
     sections
@@ -53,24 +71,44 @@ fn odds_match_hand_computation() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let package = path.file_stem().unwrap().to_string_lossy().to_string();
-        let ruleset = servitor::load(&package).unwrap_or_else(|e| panic!("{}", e.render(false))).ruleset;
+        let ruleset = servitor::load(&package)
+            .unwrap_or_else(|e| panic!("{}", e.render(false)))
+            .ruleset;
         for section in parse(&std::fs::read_to_string(&path).unwrap()) {
             let Some(table) = ruleset.tables.get(&section.table) else {
-                failures.push(format!("{}:{}: no table {}", path.display(), section.line, section.table));
+                failures.push(format!(
+                    "{}:{}: no table {}",
+                    path.display(),
+                    section.line,
+                    section.table
+                ));
                 continue;
             };
             let odds = table_odds(&ruleset.tables, table, section.times, &section.avail);
             let actual: BTreeMap<String, String> = odds
                 .iter()
                 .map(|(o, p)| {
-                    let p = if *p.denom() == 1.into() { format!("{}/1", p.numer()) } else { p.to_string() };
+                    let p = if *p.denom() == 1.into() {
+                        format!("{}/1", p.numer())
+                    } else {
+                        p.to_string()
+                    };
                     (o.label.clone(), p)
                 })
                 .collect();
             let expected: BTreeMap<String, String> = section
                 .expected
                 .iter()
-                .map(|(k, v)| (k.clone(), if v.ends_with("/1") || v.contains('/') { v.clone() } else { format!("{v}/1") }))
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        if v.ends_with("/1") || v.contains('/') {
+                            v.clone()
+                        } else {
+                            format!("{v}/1")
+                        },
+                    )
+                })
                 .collect();
             if actual != expected {
                 failures.push(format!(
@@ -84,14 +122,26 @@ fn odds_match_hand_computation() {
             checked += 1;
         }
     }
-    assert!(failures.is_empty(), "{} of {checked} sections differ:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} sections differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(checked > 0);
 }
 
 #[test]
 fn every_distribution_sums_to_one() {
-    for package in ["space-crusade-solo", "starquest-solitaire", "space-hulk-solo", "solo-heresy"] {
-        let ruleset = servitor::load(package).unwrap_or_else(|e| panic!("{}", e.render(false))).ruleset;
+    for package in [
+        "space-crusade-solo",
+        "starquest-solitaire",
+        "space-hulk-solo",
+        "solo-heresy",
+    ] {
+        let ruleset = servitor::load(package)
+            .unwrap_or_else(|e| panic!("{}", e.render(false)))
+            .ruleset;
         for table in ruleset.tables.values() {
             let odds = table_odds(&ruleset.tables, table, 1, &Availability::default());
             let total = odds.iter().fold(servitor::dice::zero(), |acc, (_, p)| acc + p);

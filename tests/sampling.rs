@@ -20,8 +20,15 @@ fn critical(df: f64) -> f64 {
 #[test]
 fn sampled_rolls_agree_with_exact_odds() {
     let mut checked = 0;
-    for package in ["space-crusade-solo", "starquest-solitaire", "space-hulk-solo", "solo-heresy"] {
-        let ruleset = servitor::load(package).unwrap_or_else(|e| panic!("{}", e.render(false))).ruleset;
+    for package in [
+        "space-crusade-solo",
+        "starquest-solitaire",
+        "space-hulk-solo",
+        "solo-heresy",
+    ] {
+        let ruleset = servitor::load(package)
+            .unwrap_or_else(|e| panic!("{}", e.render(false)))
+            .ruleset;
         for table in ruleset.tables.values() {
             let avail = Availability::default();
             let mut expected: BTreeMap<String, f64> = BTreeMap::new();
@@ -37,7 +44,11 @@ fn sampled_rolls_agree_with_exact_odds() {
                 *seen.entry(key).or_default() += 1;
             }
             for key in seen.keys() {
-                assert!(expected.contains_key(key), "{package}/{}: rolled {key}, which the odds say is impossible", table.id);
+                assert!(
+                    expected.contains_key(key),
+                    "{package}/{}: rolled {key}, which the odds say is impossible",
+                    table.id
+                );
             }
             if expected.len() < 2 {
                 continue;
@@ -51,7 +62,11 @@ fn sampled_rolls_agree_with_exact_odds() {
                 })
                 .sum();
             let limit = critical((expected.len() - 1) as f64);
-            assert!(chi < limit, "{package}/{}: chi-square {chi:.2} over {limit:.2}", table.id);
+            assert!(
+                chi < limit,
+                "{package}/{}: chi-square {chi:.2} over {limit:.2}",
+                table.id
+            );
             checked += 1;
         }
     }

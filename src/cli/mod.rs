@@ -13,7 +13,11 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "servitor", version, about = "Runs the enemy in solo play of sci-fi miniatures games.")]
+#[command(
+    name = "servitor",
+    version,
+    about = "Runs the enemy in solo play of sci-fi miniatures games."
+)]
 #[command(after_help = "A <PACKAGE> is a folder path, or a bare name looked up under rulesets/.")]
 struct Cli {
     #[command(subcommand)]
@@ -121,7 +125,11 @@ pub fn find_table<'r>(ruleset: &'r servitor::Ruleset, id: &str) -> Result<&'r se
         let hint = servitor::diagnostic::did_you_mean(id, ruleset.tables.keys().map(String::as_str))
             .map(|h| format!("\n  help: {h}"))
             .unwrap_or_default();
-        format!("error: no table `{id}` in {}{hint}\n  tables: {}", ruleset.name(), ruleset.tables.keys().cloned().collect::<Vec<_>>().join(", "))
+        format!(
+            "error: no table `{id}` in {}{hint}\n  tables: {}",
+            ruleset.name(),
+            ruleset.tables.keys().cloned().collect::<Vec<_>>().join(", ")
+        )
     })
 }
 
@@ -132,7 +140,11 @@ pub fn check_results(table: &servitor::tables::Table, args: &AvailabilityArgs) -
             let hint = servitor::diagnostic::did_you_mean(name, results.iter().copied())
                 .map(|h| format!("\n  help: {h}"))
                 .unwrap_or_default();
-            return Err(format!("error: table `{}` has no result `{name}`{hint}\n  results: {}", table.id, results.join(", ")));
+            return Err(format!(
+                "error: table `{}` has no result `{name}`{hint}\n  results: {}",
+                table.id,
+                results.join(", ")
+            ));
         }
     }
     if args.times == 0 || args.times > 1000 {

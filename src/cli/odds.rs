@@ -23,7 +23,12 @@ pub fn run(args: OddsArgs) -> Result<(), String> {
     let ruleset = &loaded.ruleset;
     let table = super::find_table(ruleset, &args.table)?;
     super::check_results(table, &args.availability)?;
-    let odds = table_odds(&ruleset.tables, table, args.availability.times, &args.availability.availability());
+    let odds = table_odds(
+        &ruleset.tables,
+        table,
+        args.availability.times,
+        &args.availability.availability(),
+    );
     if args.json {
         let outcomes: Vec<serde_json::Value> = odds
             .iter()

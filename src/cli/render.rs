@@ -45,7 +45,11 @@ pub fn table_roll(roll: &TableRoll, depth: usize) -> String {
             let _ = writeln!(out, "{pad}  result: {}{amount}", o.result);
         }
     }
-    let source = roll.outcome.as_ref().and_then(|o| o.source.as_ref()).or(roll.source.as_ref());
+    let source = roll
+        .outcome
+        .as_ref()
+        .and_then(|o| o.source.as_ref())
+        .or(roll.source.as_ref());
     if let Some(source) = source {
         let _ = writeln!(out, "{pad}  source: {source}");
     }
@@ -57,7 +61,11 @@ pub fn odds(table: &Table, args: &AvailabilityArgs, odds: &[(Outcome, BigRationa
     let _ = writeln!(out, "{} — {}", table.id, table.title());
     let mut line = format!("dice {}", table.dice);
     if args.times > 1 {
-        let _ = write!(line, " · {} rolls in a series (duplicates: {})", args.times, table.duplicates);
+        let _ = write!(
+            line,
+            " · {} rolls in a series (duplicates: {})",
+            args.times, table.duplicates
+        );
     }
     if !args.unavailable.is_empty() || !args.available.is_empty() {
         let _ = write!(line, " · unavailable: {}", table.unavailable);
@@ -76,7 +84,13 @@ pub fn odds(table: &Table, args: &AvailabilityArgs, odds: &[(Outcome, BigRationa
     let fwidth = odds.iter().map(|(_, p)| p.to_string().len()).max().unwrap_or(0);
     for (o, p) in odds {
         let percent = super::odds::probability(p) * 100.0;
-        let _ = writeln!(out, "  {:<width$}  {:>fwidth$}  {:>6.2} %", o.label, p.to_string(), percent);
+        let _ = writeln!(
+            out,
+            "  {:<width$}  {:>fwidth$}  {:>6.2} %",
+            o.label,
+            p.to_string(),
+            percent
+        );
     }
     out
 }
@@ -84,7 +98,13 @@ pub fn odds(table: &Table, args: &AvailabilityArgs, odds: &[(Outcome, BigRationa
 pub fn run_output(ruleset: &Ruleset, output: &RunOutput) -> String {
     let mut out = String::new();
     let title = ruleset.procedures.get(&output.procedure).and_then(|p| p.label.clone());
-    let _ = writeln!(out, "{} — {} (seed {})", output.procedure, title.as_deref().unwrap_or(""), output.seed);
+    let _ = writeln!(
+        out,
+        "{} — {} (seed {})",
+        output.procedure,
+        title.as_deref().unwrap_or(""),
+        output.seed
+    );
     if !output.args.is_empty() {
         let args: Vec<String> = output.args.iter().map(|(k, v)| format!("{k}={}", v.show())).collect();
         let _ = writeln!(out, "args: {}", args.join(" "));
@@ -132,14 +152,24 @@ pub fn listing(r: &Ruleset) -> String {
         let _ = writeln!(out, "\ndice:");
         for d in r.dice.values() {
             let faces: Vec<String> = d.faces.iter().map(|f| f.to_string()).collect();
-            let _ = writeln!(out, "  {}  [{}]  {}", d.id, faces.join(", "), d.label.as_deref().unwrap_or(""));
+            let _ = writeln!(
+                out,
+                "  {}  [{}]  {}",
+                d.id,
+                faces.join(", "),
+                d.label.as_deref().unwrap_or("")
+            );
         }
     }
     for (kind, records) in &r.records {
         let _ = writeln!(out, "\n{kind}:");
         for rec in records.values() {
             let fields: Vec<String> = rec.fields.iter().map(|(k, v)| format!("{k} {}", short(v))).collect();
-            let mark = if rec.provisional.is_some() { "  (provisional)" } else { "" };
+            let mark = if rec.provisional.is_some() {
+                "  (provisional)"
+            } else {
+                ""
+            };
             let _ = writeln!(out, "  {}  {}{mark}", rec.id, fields.join(", "));
         }
     }
@@ -159,8 +189,18 @@ pub fn listing(r: &Ruleset) -> String {
     if !r.procedures.is_empty() {
         let _ = writeln!(out, "\nprocedures:");
         for p in r.procedures.values() {
-            let args: Vec<String> = p.args.iter().map(|a| format!("--arg {}={}", a.name, short(&a.default))).collect();
-            let _ = writeln!(out, "  {}  {}  {}", p.id, p.label.as_deref().unwrap_or(""), args.join(" "));
+            let args: Vec<String> = p
+                .args
+                .iter()
+                .map(|a| format!("--arg {}={}", a.name, short(&a.default)))
+                .collect();
+            let _ = writeln!(
+                out,
+                "  {}  {}  {}",
+                p.id,
+                p.label.as_deref().unwrap_or(""),
+                args.join(" ")
+            );
         }
     }
     out
@@ -169,5 +209,9 @@ pub fn listing(r: &Ruleset) -> String {
 /// A value shortened for one-line listings.
 fn short(v: &Value) -> String {
     let s = v.show();
-    if s.chars().count() > 40 { format!("{}…", s.chars().take(39).collect::<String>()) } else { s }
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(39).collect::<String>())
+    } else {
+        s
+    }
 }

@@ -28,7 +28,13 @@ pub fn run(args: RollArgs) -> Result<(), String> {
     super::check_results(table, &args.availability)?;
     let seed = super::seed_or_fresh(args.seed);
     let mut rng = Rng::seeded(seed);
-    let rolls = roll_series(&ruleset.tables, table, args.availability.times, &args.availability.availability(), &mut rng);
+    let rolls = roll_series(
+        &ruleset.tables,
+        table,
+        args.availability.times,
+        &args.availability.availability(),
+        &mut rng,
+    );
     if args.json {
         let json = serde_json::json!({ "table": table.id, "seed": seed, "rolls": rolls });
         println!("{json}");

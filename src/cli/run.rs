@@ -42,7 +42,9 @@ pub fn run(args: RunArgs) -> Result<(), String> {
         }
         Err(RunError::Usage(message)) => Err(format!("error: {message}")),
         Err(RunError::Script(diagnostic)) => {
-            let report = servitor::diagnostic::Report { diagnostics: vec![*diagnostic] };
+            let report = servitor::diagnostic::Report {
+                diagnostics: vec![*diagnostic],
+            };
             Err(report.render(&ruleset.sources, super::color()))
         }
     }

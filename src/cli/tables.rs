@@ -57,13 +57,20 @@ fn json(r: &Ruleset) -> serde_json::Value {
         .values()
         .map(|p| json!({ "id": p.id, "kind": p.kind, "title": p.label, "entries": p.entries, "source": p.source }))
         .collect();
-    let consts: serde_json::Map<String, serde_json::Value> =
-        r.consts.values().map(|c| (c.id.clone(), serde_json::to_value(&c.value).unwrap_or_default())).collect();
+    let consts: serde_json::Map<String, serde_json::Value> = r
+        .consts
+        .values()
+        .map(|c| (c.id.clone(), serde_json::to_value(&c.value).unwrap_or_default()))
+        .collect();
     let procedures: Vec<_> = r
         .procedures
         .values()
         .map(|p| {
-            let args: Vec<_> = p.args.iter().map(|a| json!({ "name": a.name, "default": a.default, "help": a.help })).collect();
+            let args: Vec<_> = p
+                .args
+                .iter()
+                .map(|a| json!({ "name": a.name, "default": a.default, "help": a.help }))
+                .collect();
             json!({ "id": p.id, "title": p.label, "args": args, "source": p.source })
         })
         .collect();

@@ -69,20 +69,37 @@ impl DieKind {
         match self {
             DieKind::Numbered(s) => {
                 let value = rng.below(*s as u64) as i64 + 1;
-                RolledDie { die, value, face: None, raw: Vec::new() }
+                RolledDie::plain(die, value)
             }
             DieKind::Halved => {
                 let d6 = rng.below(6) as i64 + 1;
-                RolledDie { die, value: (d6 + 1) / 2, face: None, raw: vec![d6] }
+                RolledDie {
+                    die,
+                    value: (d6 + 1) / 2,
+                    face: None,
+                    raw: vec![d6],
+                }
             }
             DieKind::Tens => {
                 let tens = rng.below(6) as i64 + 1;
                 let units = rng.below(6) as i64 + 1;
-                RolledDie { die, value: tens * 10 + units, face: None, raw: vec![tens, units] }
+                RolledDie {
+                    die,
+                    value: tens * 10 + units,
+                    face: None,
+                    raw: vec![tens, units],
+                }
             }
             DieKind::Custom { faces, .. } => {
                 let face = &faces[rng.below(faces.len() as u64) as usize];
-                RolledDie { die, value: face.value.unwrap_or(0), face: face.name.clone(), raw: Vec::new() }
+                // A named face shows its number too: `arrow(0)`, but plain `hit`.
+                let shown = face.name.as_ref().map(|_| face.to_string());
+                RolledDie {
+                    die,
+                    value: face.value.unwrap_or(0),
+                    face: shown,
+                    raw: Vec::new(),
+                }
             }
         }
     }
@@ -114,6 +131,17 @@ pub struct RolledDie {
     pub raw: Vec<i64>,
 }
 
+impl RolledDie {
+    fn plain(die: String, value: i64) -> Self {
+        RolledDie {
+            die,
+            value,
+            face: None,
+            raw: Vec::new(),
+        }
+    }
+}
+
 /// A rolled dice expression.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DiceRoll {
@@ -142,12 +170,9 @@ impl fmt::Display for DiceRoll {
 
 fn describe_die(d: &RolledDie) -> String {
     let mut s = match &d.face {
-        Some(face) => format!("{face}"),
+        Some(face) => face.clone(),
         None => d.value.to_string(),
     };
-    if d.face.is_some() && d.value != 0 {
-        s = format!("{s}({})", d.value);
-    }
     if !d.raw.is_empty() {
         let raw: Vec<String> = d.raw.iter().map(i64::to_string).collect();
         s = format!("[{}→{}]", raw.join(","), s);
@@ -157,7 +182,9 @@ fn describe_die(d: &RolledDie) -> String {
 
 impl DiceExpr {
     pub fn constant(n: i64) -> Self {
-        DiceExpr { parts: vec![(false, Part::Modifier(n))] }
+        DiceExpr {
+            parts: vec![(false, Part::Modifier(n))],
+        }
     }
 
     /// True when the expression rolls at least one die.
@@ -168,9 +195,10 @@ impl DiceExpr {
     /// Custom dice with a face that has no number cannot give a total.
     pub fn symbolic_faces(&self) -> Option<&str> {
         self.parts.iter().find_map(|(_, p)| match p {
-            Part::Dice { kind: DieKind::Custom { id, faces }, .. } if faces.iter().any(|f| f.value.is_none()) => {
-                Some(id.as_str())
-            }
+            Part::Dice {
+                kind: DieKind::Custom { id, faces },
+                ..
+            } if faces.iter().any(|f| f.value.is_none()) => Some(id.as_str()),
             _ => None,
         })
     }
@@ -195,7 +223,12 @@ impl DiceExpr {
                 }
             }
         }
-        DiceRoll { expr: self.to_string(), dice, modifier, total }
+        DiceRoll {
+            expr: self.to_string(),
+            dice,
+            modifier,
+            total,
+        }
     }
 
     /// The exact distribution of the total.
@@ -228,11 +261,23 @@ impl DiceExpr {
 impl fmt::Display for DiceExpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, (negative, part)) in self.parts.iter().enumerate() {
-            let spaced = matches!(part, Part::Dice { kind: DieKind::Custom { .. }, .. });
+            let spaced = matches!(
+                part,
+                Part::Dice {
+                    kind: DieKind::Custom { .. },
+                    ..
+                }
+            );
             let joiner_spaced = spaced
-                || self.parts.get(i.wrapping_sub(1)).is_some_and(
-                    |(_, p)| matches!(p, Part::Dice { kind: DieKind::Custom { .. }, .. }),
-                );
+                || self.parts.get(i.wrapping_sub(1)).is_some_and(|(_, p)| {
+                    matches!(
+                        p,
+                        Part::Dice {
+                            kind: DieKind::Custom { .. },
+                            ..
+                        }
+                    )
+                });
             match (i, negative) {
                 (0, true) => f.write_str("-")?,
                 (0, false) => {}
@@ -247,7 +292,10 @@ impl fmt::Display for DiceExpr {
             }
             match part {
                 Part::Modifier(n) => write!(f, "{n}")?,
-                Part::Dice { count, kind: DieKind::Custom { id, .. } } => write!(f, "{count} {id}")?,
+                Part::Dice {
+                    count,
+                    kind: DieKind::Custom { id, .. },
+                } => write!(f, "{count} {id}")?,
                 Part::Dice { count: 1, kind } => write!(f, "{}", kind.name())?,
                 Part::Dice { count, kind } => write!(f, "{count}{}", kind.name())?,
             }
@@ -264,7 +312,9 @@ pub struct Distribution {
 
 impl Distribution {
     pub fn certain(value: i64) -> Self {
-        Distribution { weights: BTreeMap::from([(value, BigRational::from_integer(1.into()))]) }
+        Distribution {
+            weights: BTreeMap::from([(value, BigRational::from_integer(1.into()))]),
+        }
     }
 
     pub fn uniform(values: impl IntoIterator<Item = i64>) -> Self {
@@ -278,7 +328,9 @@ impl Distribution {
     }
 
     fn shift(self, by: i64) -> Self {
-        Distribution { weights: self.weights.into_iter().map(|(v, p)| (v + by, p)).collect() }
+        Distribution {
+            weights: self.weights.into_iter().map(|(v, p)| (v + by, p)).collect(),
+        }
     }
 
     fn add(&self, other: &Distribution) -> Self {
@@ -301,12 +353,20 @@ mod tests {
     use super::*;
 
     fn numbered(count: u32, sides: u32) -> (bool, Part) {
-        (false, Part::Dice { count, kind: DieKind::Numbered(sides) })
+        (
+            false,
+            Part::Dice {
+                count,
+                kind: DieKind::Numbered(sides),
+            },
+        )
     }
 
     #[test]
     fn two_d6_plus_four() {
-        let expr = DiceExpr { parts: vec![numbered(2, 6), (false, Part::Modifier(4))] };
+        let expr = DiceExpr {
+            parts: vec![numbered(2, 6), (false, Part::Modifier(4))],
+        };
         assert_eq!(expr.to_string(), "2d6+4");
         assert_eq!(expr.bounds(), (6, 16));
         let p = &expr.distribution().weights[&11];
@@ -315,7 +375,15 @@ mod tests {
 
     #[test]
     fn d66_has_36_results() {
-        let expr = DiceExpr { parts: vec![(false, Part::Dice { count: 1, kind: DieKind::Tens })] };
+        let expr = DiceExpr {
+            parts: vec![(
+                false,
+                Part::Dice {
+                    count: 1,
+                    kind: DieKind::Tens,
+                },
+            )],
+        };
         let dist = expr.distribution();
         assert_eq!(dist.weights.len(), 36);
         assert!(dist.weights.values().all(|p| p.to_string() == "1/36"));
@@ -324,7 +392,15 @@ mod tests {
 
     #[test]
     fn d3_is_a_halved_d6() {
-        let expr = DiceExpr { parts: vec![(false, Part::Dice { count: 1, kind: DieKind::Halved })] };
+        let expr = DiceExpr {
+            parts: vec![(
+                false,
+                Part::Dice {
+                    count: 1,
+                    kind: DieKind::Halved,
+                },
+            )],
+        };
         let dist = expr.distribution();
         assert_eq!(dist.weights.keys().copied().collect::<Vec<_>>(), vec![1, 2, 3]);
         let mut rng = Rng::seeded(3);

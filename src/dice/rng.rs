@@ -12,7 +12,9 @@ pub struct Rng {
 
 impl Rng {
     pub fn seeded(seed: u64) -> Self {
-        Rng { inner: ChaCha8Rng::seed_from_u64(seed) }
+        Rng {
+            inner: ChaCha8Rng::seed_from_u64(seed),
+        }
     }
 
     /// A uniform integer in `0..n` by rejection sampling (no modulo bias). `n` must be > 0.

@@ -4,8 +4,8 @@
 
 use super::entry_span;
 use super::merge::{Merged, MergedItem};
-use crate::dice::{DiceExpr, DieKind, Face, Part};
 use crate::diagnostic::{Diagnostic, Report, did_you_mean};
+use crate::dice::{DiceExpr, DieKind, Face, Part};
 use crate::ruleset::*;
 use crate::script::Script;
 use crate::source::{SourceMap, Span};
@@ -28,7 +28,11 @@ pub fn lower(
     report: &mut Report,
 ) -> Ruleset {
     let scripts_failed = report.has_errors();
-    let mut cx = Lower { report, scripts_failed, dice: IndexMap::new() };
+    let mut cx = Lower {
+        report,
+        scripts_failed,
+        dice: IndexMap::new(),
+    };
     let mut ruleset = Ruleset {
         packages,
         dice: IndexMap::new(),
@@ -38,7 +42,9 @@ pub fn lower(
         schemas: IndexMap::new(),
         records: IndexMap::new(),
         procedures: IndexMap::new(),
-        program: scripts.iter().fold(rhai::AST::empty(), |program, s| program.merge(&s.ast)),
+        program: scripts
+            .iter()
+            .fold(rhai::AST::empty(), |program, s| program.merge(&s.ast)),
         scripts,
         sources: SourceMap::default(),
     };
@@ -74,14 +80,21 @@ pub fn lower(
             kind => match ruleset.schemas.get(kind) {
                 Some(schema) => {
                     if let Some(r) = cx.record(item, schema) {
-                        ruleset.records.entry(kind.to_string()).or_default().insert(r.id.clone(), r);
+                        ruleset
+                            .records
+                            .entry(kind.to_string())
+                            .or_default()
+                            .insert(r.id.clone(), r);
                     }
                 }
                 None => {
                     let mut kinds: Vec<&str> = BUILTIN_KINDS.to_vec();
                     kinds.extend(ruleset.schemas.keys().map(String::as_str));
                     let help = did_you_mean(kind, kinds.iter().copied()).unwrap_or_else(|| {
-                        format!("known kinds: {}; declare a new one with `schema {kind} {{ … }}`", kinds.join(", "))
+                        format!(
+                            "known kinds: {}; declare a new one with `schema {kind} {{ … }}`",
+                            kinds.join(", ")
+                        )
                     });
                     cx.report.push(
                         Diagnostic::error(item.kind.span, format!("unknown item kind `{kind}`"), "unknown kind")
@@ -93,7 +106,14 @@ pub fn lower(
     }
     for c in merged.consts.values() {
         if let Some(value) = cx.untyped(&c.value) {
-            ruleset.consts.insert(c.id.text.clone(), Const { id: c.id.text.clone(), value, span: c.span });
+            ruleset.consts.insert(
+                c.id.text.clone(),
+                Const {
+                    id: c.id.text.clone(),
+                    value,
+                    span: c.span,
+                },
+            );
         }
     }
     ruleset.dice = std::mem::take(&mut cx.dice);
@@ -131,7 +151,14 @@ impl Lower<'_> {
 
     /// Checks entry names: unknown ones get "did you mean", repeated ones an error. Rows and
     /// `remove` entries are errors unless `rows` is set.
-    fn props<'e>(&mut self, entries: &'e [Entry], what: &str, known: &[&str], repeatable: &[&str], rows: bool) -> Props<'e> {
+    fn props<'e>(
+        &mut self,
+        entries: &'e [Entry],
+        what: &str,
+        known: &[&str],
+        repeatable: &[&str],
+        rows: bool,
+    ) -> Props<'e> {
         let mut found: Vec<&ast::Property> = Vec::new();
         for entry in entries {
             match entry {
@@ -144,7 +171,11 @@ impl Lower<'_> {
                             Diagnostic::error(p.key.span, format!("unknown entry `{key}` in {what}"), "unknown entry")
                                 .with_help(help),
                         );
-                    } else if let Some(first) = found.iter().find(|f| f.key.text == key).filter(|_| !repeatable.contains(&key)) {
+                    } else if let Some(first) = found
+                        .iter()
+                        .find(|f| f.key.text == key)
+                        .filter(|_| !repeatable.contains(&key))
+                    {
                         let first = first.span;
                         self.err(
                             Diagnostic::error(p.span, format!("`{key}` is given twice"), "again here")
@@ -181,8 +212,12 @@ impl Lower<'_> {
             }
             [_, second, ..] => {
                 self.err(
-                    Diagnostic::error(second.span, format!("`{}` takes one value", prop.key.text), "one too many")
-                        .with_help(format!("`{}` expects {expected}", prop.key.text)),
+                    Diagnostic::error(
+                        second.span,
+                        format!("`{}` takes one value", prop.key.text),
+                        "one too many",
+                    )
+                    .with_help(format!("`{}` expects {expected}", prop.key.text)),
                 );
                 None
             }
@@ -196,8 +231,12 @@ impl Lower<'_> {
             Some(t) => Some(t.to_string()),
             None => {
                 self.err(
-                    Diagnostic::error(value.span, format!("`{}` takes a text in quotes", prop.key.text), value.describe())
-                        .with_help(format!("write `{} \"…\"`", prop.key.text)),
+                    Diagnostic::error(
+                        value.span,
+                        format!("`{}` takes a text in quotes", prop.key.text),
+                        value.describe(),
+                    )
+                    .with_help(format!("write `{} \"…\"`", prop.key.text)),
                 );
                 None
             }
@@ -209,22 +248,31 @@ impl Lower<'_> {
         match value.as_name() {
             Some(n) => Some((n.to_string(), value.span)),
             None => {
-                self.err(Diagnostic::error(value.span, format!("`{}` takes a name", prop.key.text), value.describe()));
+                self.err(Diagnostic::error(
+                    value.span,
+                    format!("`{}` takes a name", prop.key.text),
+                    value.describe(),
+                ));
                 None
             }
         }
     }
 
     fn label(&mut self, item: &MergedItem, props: &Props) -> Option<String> {
-        self.text(props.get("label")).or_else(|| item.label.as_ref().map(|l| l.text.clone()))
+        self.text(props.get("label"))
+            .or_else(|| item.label.as_ref().map(|l| l.text.clone()))
     }
 
     /// A dice expression; custom dice must be declared.
     fn dice(&mut self, value: &ast::Value) -> Option<DiceExpr> {
         let Some(expr) = value.as_expr() else {
             self.err(
-                Diagnostic::error(value.span, format!("expected a dice expression, found {}", value.describe()), "not dice")
-                    .with_help("for example `2d6+4`, `d66`, `2 red + 1 white`"),
+                Diagnostic::error(
+                    value.span,
+                    format!("expected a dice expression, found {}", value.describe()),
+                    "not dice",
+                )
+                .with_help("for example `2d6+4`, `d66`, `2 red + 1 white`"),
             );
             return None;
         };
@@ -246,7 +294,11 @@ impl Lower<'_> {
                 let mut map = IndexMap::new();
                 for entry in &block.entries {
                     let Entry::Property(p) = entry else {
-                        self.err(Diagnostic::error(entry_span(entry), "expected `name value` here", "not a field"));
+                        self.err(Diagnostic::error(
+                            entry_span(entry),
+                            "expected `name value` here",
+                            "not a field",
+                        ));
                         return None;
                     };
                     let v = match p.values.as_slice() {
@@ -269,7 +321,10 @@ impl Lower<'_> {
                 },
                 _ => {
                     let expr = self.dice(value)?;
-                    Value::Dice(DiceText { text: expr.to_string(), expr })
+                    Value::Dice(DiceText {
+                        text: expr.to_string(),
+                        expr,
+                    })
                 }
             },
         })
@@ -279,17 +334,28 @@ impl Lower<'_> {
     fn typed(&mut self, value: &ast::Value, ty: &FieldType, field: &str) -> Option<Value> {
         let mismatch = |this: &mut Self, what: &str| {
             this.err(
-                Diagnostic::error(value.span, format!("`{field}` expects {what}, found {}", value.describe()), "wrong type")
-                    .with_help(format!("`{field}` is declared `{ty}` in the schema")),
+                Diagnostic::error(
+                    value.span,
+                    format!("`{field}` expects {what}, found {}", value.describe()),
+                    "wrong type",
+                )
+                .with_help(format!("`{field}` is declared `{ty}` in the schema")),
             );
             None
         };
         match ty {
-            FieldType::Number => value.as_number().map(Value::Number).or_else(|| mismatch(self, "a number")),
-            FieldType::Text => value.as_text().map(|t| Value::Text(t.into())).or_else(|| mismatch(self, "a text")),
-            FieldType::Name | FieldType::Ref(_) => {
-                value.as_name().map(|n| Value::Name(n.into())).or_else(|| mismatch(self, "a name"))
-            }
+            FieldType::Number => value
+                .as_number()
+                .map(Value::Number)
+                .or_else(|| mismatch(self, "a number")),
+            FieldType::Text => value
+                .as_text()
+                .map(|t| Value::Text(t.into()))
+                .or_else(|| mismatch(self, "a text")),
+            FieldType::Name | FieldType::Ref(_) => value
+                .as_name()
+                .map(|n| Value::Name(n.into()))
+                .or_else(|| mismatch(self, "a name")),
             FieldType::Flag => match value.as_name() {
                 Some("yes" | "true") => Some(Value::Flag(true)),
                 Some("no" | "false") => Some(Value::Flag(false)),
@@ -297,7 +363,10 @@ impl Lower<'_> {
             },
             FieldType::Dice => {
                 let expr = self.dice(value)?;
-                Some(Value::Dice(DiceText { text: expr.to_string(), expr }))
+                Some(Value::Dice(DiceText {
+                    text: expr.to_string(),
+                    expr,
+                }))
             }
             FieldType::List(inner) => match &value.kind {
                 ValueKind::List(items) => {
@@ -310,28 +379,51 @@ impl Lower<'_> {
     }
 
     fn die(&mut self, item: &MergedItem) -> Option<Die> {
-        let props = self.props(&item.entries, "a die", &["faces", "source", "text", "label"], &[], false);
+        let props = self.props(
+            &item.entries,
+            "a die",
+            &["faces", "source", "text", "label"],
+            &[],
+            false,
+        );
         let label = self.label(item, &props);
         let source = self.text(props.get("source"));
         let Some(faces_prop) = props.get("faces") else {
             self.err(
-                Diagnostic::error(item.id.span, format!("die `{}` has no faces", item.id.text), "no `faces`")
-                    .with_help("add `faces [1, 2, 3, 4, 5, 6]`"),
+                Diagnostic::error(
+                    item.id.span,
+                    format!("die `{}` has no faces", item.id.text),
+                    "no `faces`",
+                )
+                .with_help("add `faces [1, 2, 3, 4, 5, 6]`"),
             );
             return None;
         };
         let value = self.one(faces_prop, "[faces]")?;
         let ValueKind::List(items) = &value.kind else {
-            self.err(Diagnostic::error(value.span, "`faces` takes a list `[ … ]`", value.describe()));
+            self.err(Diagnostic::error(
+                value.span,
+                "`faces` takes a list `[ … ]`",
+                value.describe(),
+            ));
             return None;
         };
         let mut faces = Vec::new();
         for v in items {
             let face = match v.as_expr().map(|e| e.terms.as_slice()) {
                 Some([t]) => match &t.term {
-                    Term::Number(n) => Some(Face { name: None, value: Some(if t.negative { -n } else { *n }) }),
-                    Term::Name(n) if !t.negative => Some(Face { name: Some(n.clone()), value: None }),
-                    Term::Tagged { name, number } => Some(Face { name: Some(name.clone()), value: Some(*number) }),
+                    Term::Number(n) => Some(Face {
+                        name: None,
+                        value: Some(if t.negative { -n } else { *n }),
+                    }),
+                    Term::Name(n) if !t.negative => Some(Face {
+                        name: Some(n.clone()),
+                        value: None,
+                    }),
+                    Term::Tagged { name, number } => Some(Face {
+                        name: Some(name.clone()),
+                        value: Some(*number),
+                    }),
                     _ => None,
                 },
                 _ => None,
@@ -345,24 +437,42 @@ impl Lower<'_> {
             }
         }
         if faces.is_empty() {
-            self.err(Diagnostic::error(value.span, "a die needs at least one face", "no faces"));
+            self.err(Diagnostic::error(
+                value.span,
+                "a die needs at least one face",
+                "no faces",
+            ));
             return None;
         }
-        Some(Die { id: item.id.text.clone(), label, faces: Arc::from(faces), source, span: item.span })
+        Some(Die {
+            id: item.id.text.clone(),
+            label,
+            faces: Arc::from(faces),
+            source,
+            span: item.span,
+        })
     }
 
     fn schema(&mut self, item: &MergedItem) -> Option<Schema> {
         let mut fields = IndexMap::new();
         for entry in &item.entries {
             let Entry::Property(p) = entry else {
-                self.err(Diagnostic::error(entry_span(entry), "a schema lists fields: `name type`", "not a field"));
+                self.err(Diagnostic::error(
+                    entry_span(entry),
+                    "a schema lists fields: `name type`",
+                    "not a field",
+                ));
                 continue;
             };
             if RECORD_META.contains(&p.key.text.as_str()) {
                 if p.key.text == "source" || p.key.text == "text" || p.key.text == "label" {
                     continue;
                 }
-                self.err(Diagnostic::error(p.key.span, format!("`{}` is built into every record", p.key.text), "reserved"));
+                self.err(Diagnostic::error(
+                    p.key.span,
+                    format!("`{}` is built into every record", p.key.text),
+                    "reserved",
+                ));
                 continue;
             }
             let words: Vec<&str> = p.values.iter().filter_map(|v| v.as_name()).collect();
@@ -374,21 +484,47 @@ impl Lower<'_> {
                 continue;
             }
             let optional = words.last() == Some(&"optional");
-            let type_words = if optional { &words[..words.len() - 1] } else { &words[..] };
+            let type_words = if optional {
+                &words[..words.len() - 1]
+            } else {
+                &words[..]
+            };
             let Some(ty) = parse_type(type_words) else {
                 self.err(
-                    Diagnostic::error(p.values[0].span, format!("`{}` is not a field type", type_words.join(" ")), "unknown type")
-                        .with_help(
-                            did_you_mean(type_words.first().copied().unwrap_or(""), ["number", "text", "name", "dice", "flag", "list"])
-                                .unwrap_or_else(|| "types: number, text, name, dice, flag, list <type>, or an item kind".into()),
-                        ),
+                    Diagnostic::error(
+                        p.values[0].span,
+                        format!("`{}` is not a field type", type_words.join(" ")),
+                        "unknown type",
+                    )
+                    .with_help(
+                        did_you_mean(
+                            type_words.first().copied().unwrap_or(""),
+                            ["number", "text", "name", "dice", "flag", "list"],
+                        )
+                        .unwrap_or_else(|| {
+                            "types: number, text, name, dice, flag, list <type>, or an item kind".into()
+                        }),
+                    ),
                 );
                 continue;
             };
-            fields.insert(p.key.text.clone(), FieldDef { name: p.key.text.clone(), ty, optional, span: p.span });
+            fields.insert(
+                p.key.text.clone(),
+                FieldDef {
+                    name: p.key.text.clone(),
+                    ty,
+                    optional,
+                    span: p.span,
+                },
+            );
         }
         let label = item.label.as_ref().map(|l| l.text.clone());
-        Some(Schema { kind: item.id.text.clone(), label, fields, span: item.span })
+        Some(Schema {
+            kind: item.id.text.clone(),
+            label,
+            fields,
+            span: item.span,
+        })
     }
 
     fn record(&mut self, item: &MergedItem, schema: &Schema) -> Option<Record> {
@@ -410,9 +546,16 @@ impl Lower<'_> {
                     }
                 }
                 None if !def.optional => self.err(
-                    Diagnostic::error(item.id.span, format!("{} `{}` has no `{name}`", schema.kind, item.id.text), "missing field")
-                        .with_note(def.span, "declared here")
-                        .with_help(format!("add `{name} <{}>`, or mark the field `optional` in the schema", def.ty)),
+                    Diagnostic::error(
+                        item.id.span,
+                        format!("{} `{}` has no `{name}`", schema.kind, item.id.text),
+                        "missing field",
+                    )
+                    .with_note(def.span, "declared here")
+                    .with_help(format!(
+                        "add `{name} <{}>`, or mark the field `optional` in the schema",
+                        def.ty
+                    )),
                 ),
                 None => {}
             }
@@ -434,7 +577,11 @@ impl Lower<'_> {
         let mut meta: Vec<&ast::Property> = Vec::new();
         for entry in &item.entries {
             let Entry::Property(p) = entry else {
-                self.err(Diagnostic::error(entry_span(entry), format!("a {} lists `name count` entries", item.kind.text), "not an entry"));
+                self.err(Diagnostic::error(
+                    entry_span(entry),
+                    format!("a {} lists `name count` entries", item.kind.text),
+                    "not an entry",
+                ));
                 continue;
             };
             if ["source", "text", "provisional", "label"].contains(&p.key.text.as_str()) {
@@ -445,12 +592,20 @@ impl Lower<'_> {
             match value.as_number() {
                 Some(n) if n >= 0 => {
                     if entries.insert(p.key.text.clone(), n).is_some() {
-                        self.err(Diagnostic::error(p.span, format!("`{}` is listed twice", p.key.text), "again here"));
+                        self.err(Diagnostic::error(
+                            p.span,
+                            format!("`{}` is listed twice", p.key.text),
+                            "again here",
+                        ));
                     }
                 }
                 _ => self.err(
-                    Diagnostic::error(value.span, format!("`{}` needs a count (0 or more)", p.key.text), value.describe())
-                        .with_help(format!("write `{} 3`", p.key.text)),
+                    Diagnostic::error(
+                        value.span,
+                        format!("`{}` needs a count (0 or more)", p.key.text),
+                        value.describe(),
+                    )
+                    .with_help(format!("write `{} 3`", p.key.text)),
                 ),
             }
         }
@@ -477,8 +632,12 @@ impl Lower<'_> {
         let duplicates = self.policy(props.get("duplicates"), Policy::Allow, true);
         let Some(dice_prop) = props.get("dice") else {
             self.err(
-                Diagnostic::error(item.id.span, format!("table `{}` does not say what to roll", item.id.text), "no `dice`")
-                    .with_help("add `dice 2d6` (or any dice expression)"),
+                Diagnostic::error(
+                    item.id.span,
+                    format!("table `{}` does not say what to roll", item.id.text),
+                    "no `dice`",
+                )
+                .with_help("add `dice 2d6` (or any dice expression)"),
             );
             return None;
         };
@@ -486,31 +645,63 @@ impl Lower<'_> {
         let dice = self.dice(dice_value)?;
         if let Some(die) = dice.symbolic_faces() {
             self.err(
-                Diagnostic::error(dice_value.span, format!("die `{die}` has faces without numbers"), "cannot give a total")
-                    .with_help("a table needs a total: give every face a number, e.g. `arrow(90)`"),
+                Diagnostic::error(
+                    dice_value.span,
+                    format!("die `{die}` has faces without numbers"),
+                    "cannot give a total",
+                )
+                .with_help("a table needs a total: give every face a number, e.g. `arrow(90)`"),
             );
             return None;
         }
-        let mut rows: Vec<Row> = item.entries.iter().filter_map(|e| match e {
-            Entry::Row(r) => Some(r),
-            _ => None,
-        }).filter_map(|r| self.row(r)).collect();
+        let mut rows: Vec<Row> = item
+            .entries
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Row(r) => Some(r),
+                _ => None,
+            })
+            .filter_map(|r| self.row(r))
+            .collect();
         rows.sort_by_key(|r| r.lo);
-        let table = Table { id: item.id.text.clone(), label, dice, unavailable, duplicates, rows, source, text, span: item.span };
+        let table = Table {
+            id: item.id.text.clone(),
+            label,
+            dice,
+            unavailable,
+            duplicates,
+            rows,
+            source,
+            text,
+            span: item.span,
+        };
         self.coverage(&table, dice_value.span);
         Some(table)
     }
 
     fn policy(&mut self, prop: Option<&ast::Property>, default: Policy, allow: bool) -> Policy {
         let Some(prop) = prop else { return default };
-        let Some((name, span)) = self.name(prop) else { return default };
-        let names: Vec<&str> = Policy::NAMES.iter().copied().filter(|n| allow || *n != "allow").collect();
+        let Some((name, span)) = self.name(prop) else {
+            return default;
+        };
+        let names: Vec<&str> = Policy::NAMES
+            .iter()
+            .copied()
+            .filter(|n| allow || *n != "allow")
+            .collect();
         match Policy::parse(&name).filter(|p| allow || *p != Policy::Allow) {
             Some(p) => p,
             None => {
                 self.err(
-                    Diagnostic::error(span, format!("`{name}` is not a policy for `{}`", prop.key.text), "unknown policy")
-                        .with_help(did_you_mean(&name, names.iter().copied()).unwrap_or_else(|| format!("one of: {}", names.join(", ")))),
+                    Diagnostic::error(
+                        span,
+                        format!("`{name}` is not a policy for `{}`", prop.key.text),
+                        "unknown policy",
+                    )
+                    .with_help(
+                        did_you_mean(&name, names.iter().copied())
+                            .unwrap_or_else(|| format!("one of: {}", names.join(", "))),
+                    ),
                 );
                 default
             }
@@ -534,7 +725,11 @@ impl Lower<'_> {
                 _ => None,
             };
             match (table, times) {
-                (Some(table), Some(times)) => then.push(FollowUp { table: table.to_string(), times, span: p.values[0].span }),
+                (Some(table), Some(times)) => then.push(FollowUp {
+                    table: table.to_string(),
+                    times,
+                    span: p.values[0].span,
+                }),
                 _ => self.err(
                     Diagnostic::error(p.span, "`then` takes a table and an optional count", "not understood")
                         .with_help("write `then other-table` or `then other-table times 1d6`"),
@@ -545,7 +740,11 @@ impl Lower<'_> {
             Some(p) => match self.one(p, "{ … }").map(|v| (v.span, self.untyped(v))) {
                 Some((_, Some(Value::Map(m)))) => m,
                 Some((span, Some(_))) => {
-                    self.err(Diagnostic::error(span, "`fields` takes a block `{ name value; … }`", "not a block"));
+                    self.err(Diagnostic::error(
+                        span,
+                        "`fields` takes a block `{ name value; … }`",
+                        "not a block",
+                    ));
                     IndexMap::new()
                 }
                 _ => IndexMap::new(),
@@ -556,7 +755,9 @@ impl Lower<'_> {
             lo: row.key.lo,
             hi: row.key.hi,
             result: row.result.text.clone(),
-            label: self.text(props.get("label")).or_else(|| row.label.as_ref().map(|l| l.text.clone())),
+            label: self
+                .text(props.get("label"))
+                .or_else(|| row.label.as_ref().map(|l| l.text.clone())),
             text: self.text(props.get("text")),
             amount,
             then,
@@ -569,7 +770,10 @@ impl Lower<'_> {
     /// Every possible total must land in exactly one row, and every row must be reachable.
     fn coverage(&mut self, table: &Table, dice_span: Span) {
         let totals: Vec<i64> = table.dice.distribution().weights.into_keys().collect();
-        let (lo, hi) = (totals.first().copied().unwrap_or(0), totals.last().copied().unwrap_or(0));
+        let (lo, hi) = (
+            totals.first().copied().unwrap_or(0),
+            totals.last().copied().unwrap_or(0),
+        );
         let range = if lo == hi { lo.to_string() } else { format!("{lo}-{hi}") };
         let mut gaps = Vec::new();
         let mut reported = BTreeSet::new();
@@ -583,9 +787,13 @@ impl Lower<'_> {
                         if reported.insert((*first, other)) {
                             let (a, b) = (&table.rows[*first], &table.rows[other]);
                             self.err(
-                                Diagnostic::error(b.span, format!("rows {} and {} both cover {t}", a.key_text(), b.key_text()), "overlaps an earlier row")
-                                    .with_note(a.span, "this row covers it too")
-                                    .with_help("every roll must land in exactly one row: narrow one of the ranges"),
+                                Diagnostic::error(
+                                    b.span,
+                                    format!("rows {} and {} both cover {t}", a.key_text(), b.key_text()),
+                                    "overlaps an earlier row",
+                                )
+                                .with_note(a.span, "this row covers it too")
+                                .with_help("every roll must land in exactly one row: narrow one of the ranges"),
                             );
                         }
                     }
@@ -596,16 +804,24 @@ impl Lower<'_> {
             let runs = runs_of(&gaps, &totals);
             let plural = if gaps.len() == 1 { "" } else { "s" };
             self.err(
-                Diagnostic::error(dice_span, format!("table `{}` has no row for the roll{plural} {runs}", table.id), format!("{} rolls {range}", table.dice))
-                    .with_note(table.span, "in this table")
-                    .with_help(format!("add rows for {runs}, or widen a neighbouring row's range")),
+                Diagnostic::error(
+                    dice_span,
+                    format!("table `{}` has no row for the roll{plural} {runs}", table.id),
+                    format!("{} rolls {range}", table.dice),
+                )
+                .with_note(table.span, "in this table")
+                .with_help(format!("add rows for {runs}, or widen a neighbouring row's range")),
             );
         }
         for row in &table.rows {
             if !totals.iter().any(|&t| row.contains(t)) {
                 self.err(
-                    Diagnostic::error(row.span, format!("row {} can never come up", row.key_text()), format!("{} rolls {range}", table.dice))
-                        .with_help("remove the row or change the table's `dice`"),
+                    Diagnostic::error(
+                        row.span,
+                        format!("row {} can never come up", row.key_text()),
+                        format!("{} rolls {range}", table.dice),
+                    )
+                    .with_help("remove the row or change the table's `dice`"),
                 );
             }
         }
@@ -625,26 +841,43 @@ impl Lower<'_> {
             match (name, default, p.values.len() <= 3) {
                 (Some(name), Some(default), true) => {
                     if let Some(value) = self.untyped(default) {
-                        args.push(ProcArg { name: name.to_string(), default: value, help: help.map(str::to_string) });
+                        args.push(ProcArg {
+                            name: name.to_string(),
+                            default: value,
+                            help: help.map(str::to_string),
+                        });
                     }
                 }
                 _ => self.err(
-                    Diagnostic::error(p.span, "`arg` takes a name, a default value and an optional help text", "not understood")
-                        .with_help("write `arg boards-left 4 \"board sections not yet scanned\"`"),
+                    Diagnostic::error(
+                        p.span,
+                        "`arg` takes a name, a default value and an optional help text",
+                        "not understood",
+                    )
+                    .with_help("write `arg boards-left 4 \"board sections not yet scanned\"`"),
                 ),
             }
         }
         let Some(function_prop) = props.get("function") else {
             self.err(
-                Diagnostic::error(item.id.span, format!("procedure `{}` names no script function", item.id.text), "no `function`")
-                    .with_help("add `function my_function` naming a `fn my_function(args)` in one of the package's scripts"),
+                Diagnostic::error(
+                    item.id.span,
+                    format!("procedure `{}` names no script function", item.id.text),
+                    "no `function`",
+                )
+                .with_help(
+                    "add `function my_function` naming a `fn my_function(args)` in one of the package's scripts",
+                ),
             );
             return None;
         };
         let (function, span) = self.name(function_prop)?;
         // A later script (a variant's) wins over an earlier one (its base's).
         let found = scripts.iter().enumerate().rev().find_map(|(i, s)| {
-            s.functions.iter().find(|(name, _)| *name == function).map(|(_, arity)| (i, *arity))
+            s.functions
+                .iter()
+                .find(|(name, _)| *name == function)
+                .map(|(_, arity)| (i, *arity))
         });
         match found {
             Some((script, 1)) => Some(Procedure {
@@ -660,14 +893,23 @@ impl Lower<'_> {
             Some((script, arity)) => {
                 let file = sources.get(scripts[script].file).name.clone();
                 self.err(
-                    Diagnostic::error(span, format!("`{function}` in {file} takes {arity} parameters; a procedure takes one"), "wrong arity")
-                        .with_help(format!("declare it as `fn {function}(args)`; `args` is a map of the procedure's args")),
+                    Diagnostic::error(
+                        span,
+                        format!("`{function}` in {file} takes {arity} parameters; a procedure takes one"),
+                        "wrong arity",
+                    )
+                    .with_help(format!(
+                        "declare it as `fn {function}(args)`; `args` is a map of the procedure's args"
+                    )),
                 );
                 None
             }
             None if self.scripts_failed => None,
             None => {
-                let names: Vec<&str> = scripts.iter().flat_map(|s| s.functions.iter().map(|(n, _)| n.as_str())).collect();
+                let names: Vec<&str> = scripts
+                    .iter()
+                    .flat_map(|s| s.functions.iter().map(|(n, _)| n.as_str()))
+                    .collect();
                 let help = did_you_mean(&function, names.iter().copied()).unwrap_or_else(|| {
                     if scripts.is_empty() {
                         "this package has no scripts: add `script \"scripts/….rhai\"` to package.rules".into()
@@ -675,7 +917,9 @@ impl Lower<'_> {
                         format!("define `fn {function}(args) {{ … }}` in one of the package's scripts")
                     }
                 });
-                self.err(Diagnostic::error(span, format!("no script function `{function}`"), "not found").with_help(help));
+                self.err(
+                    Diagnostic::error(span, format!("no script function `{function}`"), "not found").with_help(help),
+                );
                 None
             }
         }
@@ -699,16 +943,26 @@ pub fn dice_from_ast(expr: &ast::Expr, dice: &IndexMap<String, Die>) -> Result<D
             Err(d) => errors.push(d),
         }
     }
-    if errors.is_empty() { Ok(DiceExpr { parts }) } else { Err(errors) }
+    if errors.is_empty() {
+        Ok(DiceExpr { parts })
+    } else {
+        Err(errors)
+    }
 }
 
 fn numbered(count: u32, sides: u32, span: Span) -> Result<Part, Diagnostic> {
     if count == 0 || sides == 0 {
-        return Err(Diagnostic::error(span, "a die needs at least one die and one side", "nothing to roll")
-            .with_help("write `d6`, `2d6`, …"));
+        return Err(
+            Diagnostic::error(span, "a die needs at least one die and one side", "nothing to roll")
+                .with_help("write `d6`, `2d6`, …"),
+        );
     }
     if count > 1000 {
-        return Err(Diagnostic::error(span, "more than 1000 dice in one term", "too many dice"));
+        return Err(Diagnostic::error(
+            span,
+            "more than 1000 dice in one term",
+            "too many dice",
+        ));
     }
     let kind = match sides {
         3 => DieKind::Halved,
@@ -720,7 +974,13 @@ fn numbered(count: u32, sides: u32, span: Span) -> Result<Part, Diagnostic> {
 
 fn custom(dice: &IndexMap<String, Die>, count: u32, id: &str, span: Span) -> Result<Part, Diagnostic> {
     match dice.get(id) {
-        Some(die) => Ok(Part::Dice { count, kind: DieKind::Custom { id: id.to_string(), faces: die.faces.clone() } }),
+        Some(die) => Ok(Part::Dice {
+            count,
+            kind: DieKind::Custom {
+                id: id.to_string(),
+                faces: die.faces.clone(),
+            },
+        }),
         None => {
             let help = did_you_mean(id, dice.keys().map(String::as_str))
                 .unwrap_or_else(|| format!("declare it with `die {id} {{ faces [ … ] }}`"));
@@ -752,7 +1012,10 @@ fn runs_of(gaps: &[i64], totals: &[i64]) -> String {
             _ => runs.push((g, g)),
         }
     }
-    runs.iter().map(|(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") }).collect::<Vec<_>>().join(", ")
+    runs.iter()
+        .map(|(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `then` must name a table, and follow-ups may not loop back.
@@ -770,7 +1033,12 @@ fn check_follow_ups(ruleset: &Ruleset, report: &mut Report) {
         }
     }
     // Depth-first search for a cycle of follow-ups.
-    fn visit<'a>(ruleset: &'a Ruleset, id: &'a str, path: &mut Vec<&'a str>, done: &mut BTreeSet<&'a str>) -> Option<(Vec<&'a str>, Span)> {
+    fn visit<'a>(
+        ruleset: &'a Ruleset,
+        id: &'a str,
+        path: &mut Vec<&'a str>,
+        done: &mut BTreeSet<&'a str>,
+    ) -> Option<(Vec<&'a str>, Span)> {
         if done.contains(id) {
             return None;
         }
@@ -794,8 +1062,12 @@ fn check_follow_ups(ruleset: &Ruleset, report: &mut Report) {
     for id in ruleset.tables.keys() {
         if let Some((cycle, span)) = visit(ruleset, id, &mut Vec::new(), &mut done) {
             report.push(
-                Diagnostic::error(span, format!("follow-up rolls go round in a circle: {}", cycle.join(" → ")), "loops back")
-                    .with_help("a table may not lead back to itself through `then`"),
+                Diagnostic::error(
+                    span,
+                    format!("follow-up rolls go round in a circle: {}", cycle.join(" → ")),
+                    "loops back",
+                )
+                .with_help("a table may not lead back to itself through `then`"),
             );
             break;
         }
@@ -806,7 +1078,9 @@ fn check_follow_ups(ruleset: &Ruleset, report: &mut Report) {
 fn check_references(ruleset: &Ruleset, report: &mut Report) {
     for records in ruleset.records.values() {
         for record in records.values() {
-            let Some(schema) = ruleset.schemas.get(&record.kind) else { continue };
+            let Some(schema) = ruleset.schemas.get(&record.kind) else {
+                continue;
+            };
             for (name, value) in &record.fields {
                 let Some(def) = schema.fields.get(name) else { continue };
                 check_ref(ruleset, record, value, &def.ty, report);
@@ -832,10 +1106,19 @@ fn check_ref(ruleset: &Ruleset, record: &Record, value: &Value, ty: &FieldType, 
                     Some(r) => r.keys().map(String::as_str).collect(),
                     None if ruleset.schemas.contains_key(k) => Vec::new(),
                     None => {
-                        let span = ruleset.schemas.get(&record.kind).and_then(|s| s.fields.values().find(|f| f.ty == *ty || matches!(&f.ty, FieldType::List(t) if **t == *ty))).map_or(record.span, |f| f.span);
+                        let span = ruleset
+                            .schemas
+                            .get(&record.kind)
+                            .and_then(|s| {
+                                s.fields
+                                    .values()
+                                    .find(|f| f.ty == *ty || matches!(&f.ty, FieldType::List(t) if **t == *ty))
+                            })
+                            .map_or(record.span, |f| f.span);
                         report.push(
-                            Diagnostic::error(span, format!("`{k}` is not a kind of item"), "unknown kind")
-                                .with_help("use number, text, name, dice, flag, list <type>, or the kind of a declared schema"),
+                            Diagnostic::error(span, format!("`{k}` is not a kind of item"), "unknown kind").with_help(
+                                "use number, text, name, dice, flag, list <type>, or the kind of a declared schema",
+                            ),
                         );
                         return;
                     }
@@ -843,8 +1126,18 @@ fn check_ref(ruleset: &Ruleset, record: &Record, value: &Value, ty: &FieldType, 
             };
             if !ids.contains(&name.as_str()) {
                 report.push(
-                    Diagnostic::error(record.span, format!("{} `{}` refers to {kind} `{name}`, which does not exist", record.kind, record.id), format!("unknown {kind}"))
-                        .with_help(did_you_mean(name, ids.iter().copied()).unwrap_or_else(|| format!("declare `{kind} {name} {{ … }}` or fix the name"))),
+                    Diagnostic::error(
+                        record.span,
+                        format!(
+                            "{} `{}` refers to {kind} `{name}`, which does not exist",
+                            record.kind, record.id
+                        ),
+                        format!("unknown {kind}"),
+                    )
+                    .with_help(
+                        did_you_mean(name, ids.iter().copied())
+                            .unwrap_or_else(|| format!("declare `{kind} {name} {{ … }}` or fix the name")),
+                    ),
                 );
             }
         }

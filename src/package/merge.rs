@@ -47,20 +47,37 @@ impl Merged {
                         report.push(self.missing(&kind, &id, id.span, "remove"));
                     }
                 }
-                ast::Item::Const { is_override, id, value, span } => {
+                ast::Item::Const {
+                    is_override,
+                    id,
+                    value,
+                    span,
+                } => {
                     let existing = self.consts.get(&id.text);
                     match (is_override, existing) {
                         (false, Some(old)) => report.push(redefined("const", &id, &old.package, old.span)),
                         (true, None) => report.push(
-                            Diagnostic::error(id.span, format!("no const `{}` to override", id.text), "not defined by a base")
-                                .with_help(
-                                    did_you_mean(&id.text, self.consts.keys().map(String::as_str))
-                                        .unwrap_or_else(|| "to add a new const, leave out `override`".into()),
-                                ),
+                            Diagnostic::error(
+                                id.span,
+                                format!("no const `{}` to override", id.text),
+                                "not defined by a base",
+                            )
+                            .with_help(
+                                did_you_mean(&id.text, self.consts.keys().map(String::as_str))
+                                    .unwrap_or_else(|| "to add a new const, leave out `override`".into()),
+                            ),
                         ),
                         _ => {
                             let package = package.to_string();
-                            self.consts.insert(id.text.clone(), MergedConst { id, value, span, package });
+                            self.consts.insert(
+                                id.text.clone(),
+                                MergedConst {
+                                    id,
+                                    value,
+                                    span,
+                                    package,
+                                },
+                            );
                         }
                     }
                 }
@@ -102,7 +119,11 @@ impl Merged {
                 }
                 Entry::Remove(RemoveTarget::Rows(key), span) => {
                     if !cut_rows(&mut base.entries, key) {
-                        report.push(Diagnostic::error(span, "no row covers these rolls", "nothing to remove"));
+                        report.push(Diagnostic::error(
+                            span,
+                            "no row covers these rolls",
+                            "nothing to remove",
+                        ));
                     }
                 }
                 Entry::Remove(RemoveTarget::Entry(name), span) => {
@@ -125,8 +146,12 @@ impl Merged {
                             })
                             .collect();
                         report.push(
-                            Diagnostic::error(span, format!("`{}` has no entry `{}`", key.1, name.text), "nothing to remove")
-                                .with_help_opt(did_you_mean(&name.text, keys)),
+                            Diagnostic::error(
+                                span,
+                                format!("`{}` has no entry `{}`", key.1, name.text),
+                                "nothing to remove",
+                            )
+                            .with_help_opt(did_you_mean(&name.text, keys)),
                         );
                     }
                 }
@@ -135,7 +160,11 @@ impl Merged {
     }
 
     fn missing(&self, kind: &ast::Name, id: &ast::Name, span: Span, verb: &str) -> Diagnostic {
-        let same_kind = self.items.keys().filter(|(k, _)| *k == kind.text).map(|(_, i)| i.as_str());
+        let same_kind = self
+            .items
+            .keys()
+            .filter(|(k, _)| *k == kind.text)
+            .map(|(_, i)| i.as_str());
         let help = did_you_mean(&id.text, same_kind).or_else(|| {
             let other = self.items.keys().find(|(_, i)| *i == id.text).map(|(k, _)| k.clone());
             other.map(|k| format!("`{}` is a {k}, not a {}", id.text, kind.text))
@@ -143,7 +172,10 @@ impl Merged {
         let help = help.or_else(|| (verb == "override").then(|| "to add a new item, leave out `override`".to_string()));
         Diagnostic::error(
             span,
-            format!("no {} `{}` to {verb} in the packages this one extends", kind.text, id.text),
+            format!(
+                "no {} `{}` to {verb} in the packages this one extends",
+                kind.text, id.text
+            ),
             "not defined by a base",
         )
         .with_help_opt(help)
@@ -151,9 +183,16 @@ impl Merged {
 }
 
 fn redefined(kind: &str, id: &ast::Name, package: &str, old: Span) -> Diagnostic {
-    Diagnostic::error(id.span, format!("{kind} `{}` is already defined by package `{package}`", id.text), "defined again")
-        .with_note(old, "first defined here")
-        .with_help(format!("to change it, write `override {kind} {} {{ … }}`; to replace it, `remove` it first", id.text))
+    Diagnostic::error(
+        id.span,
+        format!("{kind} `{}` is already defined by package `{package}`", id.text),
+        "defined again",
+    )
+    .with_note(old, "first defined here")
+    .with_help(format!(
+        "to change it, write `override {kind} {} {{ … }}`; to replace it, `remove` it first",
+        id.text
+    ))
 }
 
 /// Replaces the base entries with the same key (or, for `arg`, the same key and first value).
@@ -162,8 +201,7 @@ fn override_property(entries: &mut Vec<Entry>, prop: ast::Property) {
     let first = prop.values.first().and_then(|v| v.as_name()).map(str::to_string);
     let matches = |e: &Entry| match e {
         Entry::Property(p) => {
-            p.key.text == prop.key.text
-                && (!keyed || p.values.first().and_then(|v| v.as_name()) == first.as_deref())
+            p.key.text == prop.key.text && (!keyed || p.values.first().and_then(|v| v.as_name()) == first.as_deref())
         }
         _ => false,
     };

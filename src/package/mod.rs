@@ -20,7 +20,11 @@ use std::path::{Path, PathBuf};
 #[derive(Debug)]
 pub enum LoadError {
     /// Nothing to point at: the package named on the command line does not exist.
-    NotFound { name: String, looked_in: Vec<PathBuf>, hint: Option<String> },
+    NotFound {
+        name: String,
+        looked_in: Vec<PathBuf>,
+        hint: Option<String>,
+    },
     /// Diagnostics in the package's files.
     Invalid { sources: SourceMap, report: Report },
 }
@@ -58,9 +62,18 @@ pub fn load(arg: &str) -> Result<Loaded, LoadError> {
         looked_in,
         hint: did_you_mean(arg, known_packages(&roots).iter().map(String::as_str)),
     })?;
-    let mut loader = Loader { sources: SourceMap::default(), report: Report::default(), roots, stack: Vec::new() };
+    let mut loader = Loader {
+        sources: SourceMap::default(),
+        report: Report::default(),
+        roots,
+        stack: Vec::new(),
+    };
     let layers = loader.load_layers(&manifest, None);
-    let Loader { mut sources, mut report, .. } = loader;
+    let Loader {
+        mut sources,
+        mut report,
+        ..
+    } = loader;
     let Some((merged, packages, scripts)) = layers else {
         return Err(LoadError::Invalid { sources, report });
     };
@@ -70,7 +83,10 @@ pub fn load(arg: &str) -> Result<Loaded, LoadError> {
     }
     let mut ruleset = ruleset;
     ruleset.sources = sources;
-    Ok(Loaded { ruleset, warnings: report })
+    Ok(Loaded {
+        ruleset,
+        warnings: report,
+    })
 }
 
 struct Loader {
@@ -103,8 +119,12 @@ impl Loader {
                 .collect();
             let span = via.expect("a cycle is always reached through an extends");
             self.report.push(
-                Diagnostic::error(span, format!("`extends` goes round in a circle: {}", chain.join(" → ")), "cycle")
-                    .with_help("a package cannot extend itself, directly or through others"),
+                Diagnostic::error(
+                    span,
+                    format!("`extends` goes round in a circle: {}", chain.join(" → ")),
+                    "cycle",
+                )
+                .with_help("a package cannot extend itself, directly or through others"),
             );
             return None;
         }
@@ -144,7 +164,9 @@ impl Loader {
         };
 
         for (path, span) in &manifest.includes {
-            let Some(included) = self.read(&folder.join(path), Some(*span)) else { continue };
+            let Some(included) = self.read(&folder.join(path), Some(*span)) else {
+                continue;
+            };
             let (tree, diagnostics) = syntax::parse(included, &self.sources.get(included).text.clone());
             self.report.diagnostics.extend(diagnostics);
             for item in tree.items {
@@ -161,7 +183,9 @@ impl Loader {
             }
         }
         for (path, span) in &manifest.scripts {
-            let Some(file) = self.read(&folder.join(path), Some(*span)) else { continue };
+            let Some(file) = self.read(&folder.join(path), Some(*span)) else {
+                continue;
+            };
             match script::compile(file, &self.sources) {
                 Ok(s) => scripts.push(s),
                 Err(d) => self.report.push(d),
@@ -169,7 +193,11 @@ impl Loader {
         }
         merged.apply(&manifest.info.name, items, &mut self.report);
         packages.push(manifest.info);
-        if failed { None } else { Some((merged, packages, scripts)) }
+        if failed {
+            None
+        } else {
+            Some((merged, packages, scripts))
+        }
     }
 
     /// Reads a file into the source map; a missing file is an error at `via`.
@@ -182,7 +210,8 @@ impl Loader {
                     Some(span) => self.report.push(Diagnostic::error(span, message, "named here")),
                     None => {
                         let file = self.sources.add(display_name(path), path, String::new());
-                        self.report.push(Diagnostic::error(Span::new(file, 0, 0), message, "unreadable"));
+                        self.report
+                            .push(Diagnostic::error(Span::new(file, 0, 0), message, "unreadable"));
                     }
                 }
                 None
@@ -193,23 +222,38 @@ impl Loader {
     /// Takes the `package` item out of the manifest's items and reads its settings.
     fn manifest(&mut self, file: FileId, manifest_path: &Path, items: &mut Vec<ast::Item>) -> Option<Manifest> {
         let folder = manifest_path.parent().unwrap_or(Path::new("."));
-        let position = items.iter().position(|i| matches!(i, ast::Item::Define(d) if d.kind.text == "package"));
+        let position = items
+            .iter()
+            .position(|i| matches!(i, ast::Item::Define(d) if d.kind.text == "package"));
         let Some(position) = position else {
             let end = self.sources.get(file).text.len();
             let folder_name = package_name_of(manifest_path);
             self.report.push(
-                Diagnostic::error(Span::new(file, 0, end.min(1)), "this manifest has no `package` item", "expected here")
-                    .with_help(format!("start the file with `package {folder_name} \"Title\" {{ version \"0.1.0\" }}`")),
+                Diagnostic::error(
+                    Span::new(file, 0, end.min(1)),
+                    "this manifest has no `package` item",
+                    "expected here",
+                )
+                .with_help(format!(
+                    "start the file with `package {folder_name} \"Title\" {{ version \"0.1.0\" }}`"
+                )),
             );
             return None;
         };
-        let ast::Item::Define(def) = items.remove(position) else { unreachable!() };
-        if let Some(ast::Item::Define(second)) =
-            items.iter().find(|i| matches!(i, ast::Item::Define(d) if d.kind.text == "package"))
+        let ast::Item::Define(def) = items.remove(position) else {
+            unreachable!()
+        };
+        if let Some(ast::Item::Define(second)) = items
+            .iter()
+            .find(|i| matches!(i, ast::Item::Define(d) if d.kind.text == "package"))
         {
             self.report.push(
-                Diagnostic::error(second.span, "a manifest holds one `package` item", "second package item")
-                    .with_note(def.span, "first one here"),
+                Diagnostic::error(
+                    second.span,
+                    "a manifest holds one `package` item",
+                    "second package item",
+                )
+                .with_note(def.span, "first one here"),
             );
         }
         let mut manifest = Manifest {
@@ -227,17 +271,19 @@ impl Loader {
         const KEYS: [&str; 6] = ["version", "extends", "include", "script", "source", "text"];
         for entry in &def.body.entries {
             let ast::Entry::Property(prop) = entry else {
-                self.report.push(Diagnostic::error(entry_span(entry), "a manifest holds settings, not rows", "not here"));
+                self.report.push(Diagnostic::error(
+                    entry_span(entry),
+                    "a manifest holds settings, not rows",
+                    "not here",
+                ));
                 continue;
             };
             let key = prop.key.text.as_str();
             if !KEYS.contains(&key) {
                 self.report.push(
-                    Diagnostic::error(prop.key.span, format!("unknown package setting `{key}`"), "unknown")
-                        .with_help(
-                            did_you_mean(key, KEYS)
-                                .unwrap_or_else(|| format!("a package takes: {}", KEYS.join(", "))),
-                        ),
+                    Diagnostic::error(prop.key.span, format!("unknown package setting `{key}`"), "unknown").with_help(
+                        did_you_mean(key, KEYS).unwrap_or_else(|| format!("a package takes: {}", KEYS.join(", "))),
+                    ),
                 );
                 continue;
             }
@@ -269,7 +315,8 @@ impl Loader {
             }
         }
         if def.is_override {
-            self.report.push(Diagnostic::error(def.span, "a package cannot be overridden", "here"));
+            self.report
+                .push(Diagnostic::error(def.span, "a package cannot be overridden", "here"));
         }
         Some(manifest)
     }
@@ -277,7 +324,11 @@ impl Loader {
 
 /// The name a manifest path stands for: its folder's, or a one-file package's file stem.
 fn package_name_of(manifest: &Path) -> String {
-    let named = if manifest.file_name().is_some_and(|n| n == MANIFEST) { manifest.parent() } else { Some(manifest) };
+    let named = if manifest.file_name().is_some_and(|n| n == MANIFEST) {
+        manifest.parent()
+    } else {
+        Some(manifest)
+    };
     named
         .and_then(|p| p.file_stem())
         .map_or_else(|| manifest.display().to_string(), |n| n.to_string_lossy().into_owned())
@@ -319,10 +370,13 @@ impl Ruleset {
     pub fn parse_dice(&self, text: &str) -> Result<crate::dice::DiceExpr, String> {
         let expr = syntax::parse_dice_text(text)?;
         dice_from_ast(&expr, &self.dice).map_err(|errors| {
-            let messages: Vec<String> = errors.iter().map(|d| {
-                let help = d.help.as_deref().map(|h| format!(" ({h})")).unwrap_or_default();
-                format!("{}{help}", d.message)
-            }).collect();
+            let messages: Vec<String> = errors
+                .iter()
+                .map(|d| {
+                    let help = d.help.as_deref().map(|h| format!(" ({h})")).unwrap_or_default();
+                    format!("{}{help}", d.message)
+                })
+                .collect();
             format!("cannot roll `{text}`: {}", messages.join("; "))
         })
     }

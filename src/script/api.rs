@@ -2,8 +2,8 @@
 //! Each is a thin wrapper over the engine layers; each roll is logged as a step.
 
 use super::run::Step;
-use crate::dice::{DiceExpr, DiceRoll, Rng};
 use crate::diagnostic::did_you_mean;
+use crate::dice::{DiceExpr, DiceRoll, Rng};
 use crate::ruleset::{Record, Ruleset, Value};
 use crate::tables::Availability;
 use crate::tables::roll::{TableRoll, roll_series};
@@ -35,7 +35,9 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared) {
     let (r, s) = (ruleset.clone(), state.clone());
     engine.register_fn("roll", move |text: &str| -> Res<INT> { Ok(roll(&r, &s, text)?.total) });
     let (r, s) = (ruleset.clone(), state.clone());
-    engine.register_fn("roll_dice", move |text: &str| -> Res<Map> { Ok(dice_map(&roll(&r, &s, text)?)) });
+    engine.register_fn("roll_dice", move |text: &str| -> Res<Map> {
+        Ok(dice_map(&roll(&r, &s, text)?))
+    });
 
     let (r, s) = (ruleset.clone(), state.clone());
     engine.register_fn("roll_table", move |id: &str| -> Res<Map> {
@@ -58,7 +60,11 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared) {
     let r = ruleset.clone();
     engine.register_fn("table_results", move |id: &str| -> Res<Array> {
         let table = find_table(&r, id)?;
-        Ok(table.results().into_iter().map(|r| Dynamic::from(r.to_string())).collect())
+        Ok(table
+            .results()
+            .into_iter()
+            .map(|r| Dynamic::from(r.to_string()))
+            .collect())
     });
 
     let r = ruleset.clone();
@@ -74,7 +80,10 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared) {
     });
     let r = ruleset.clone();
     engine.register_fn("records", move |kind: &str| -> Res<Array> {
-        Ok(find_kind(&r, kind)?.values().map(|rec| Dynamic::from_map(record_map(rec))).collect())
+        Ok(find_kind(&r, kind)?
+            .values()
+            .map(|rec| Dynamic::from_map(record_map(rec)))
+            .collect())
     });
     let r = ruleset.clone();
     engine.register_fn("constant", move |id: &str| -> Res<Dynamic> {
@@ -89,8 +98,15 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared) {
     let r = ruleset.clone();
     engine.register_fn("pool", move |id: &str| -> Res<Map> {
         match r.pools.get(id) {
-            Some(p) => Ok(p.entries.iter().map(|(k, v)| (k.as_str().into(), Dynamic::from_int(*v))).collect()),
-            None => fail(format!("no pool or deck `{id}`{}", hint(did_you_mean(id, r.pools.keys().map(String::as_str))))),
+            Some(p) => Ok(p
+                .entries
+                .iter()
+                .map(|(k, v)| (k.as_str().into(), Dynamic::from_int(*v)))
+                .collect()),
+            None => fail(format!(
+                "no pool or deck `{id}`{}",
+                hint(did_you_mean(id, r.pools.keys().map(String::as_str)))
+            )),
         }
     });
 
@@ -103,7 +119,12 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared) {
         let value = st.rng.range(lo, hi);
         let roll = DiceRoll {
             expr: format!("random {lo}-{hi}"),
-            dice: vec![crate::dice::RolledDie { die: format!("{lo}-{hi}"), value, face: None, raw: Vec::new() }],
+            dice: vec![crate::dice::RolledDie {
+                die: format!("{lo}-{hi}"),
+                value,
+                face: None,
+                raw: Vec::new(),
+            }],
             modifier: 0,
             total: value,
         };
@@ -126,11 +147,17 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared) {
     });
     let s = state.clone();
     engine.register_fn("step", move |text: &str| {
-        lock(&s).steps.push(Step::Note { text: text.to_string(), source: None });
+        lock(&s).steps.push(Step::Note {
+            text: text.to_string(),
+            source: None,
+        });
     });
     let s = state.clone();
     engine.register_fn("step", move |text: &str, source: &str| {
-        lock(&s).steps.push(Step::Note { text: text.to_string(), source: Some(source.to_string()) });
+        lock(&s).steps.push(Step::Note {
+            text: text.to_string(),
+            source: Some(source.to_string()),
+        });
     });
 }
 
@@ -149,13 +176,21 @@ fn roll(ruleset: &Ruleset, state: &Shared, text: &str) -> Res<DiceRoll> {
         }
     };
     let roll = expr.roll(&mut st.rng);
-    st.steps.push(Step::Roll { roll: roll.clone(), why: None });
+    st.steps.push(Step::Roll {
+        roll: roll.clone(),
+        why: None,
+    });
     Ok(roll)
 }
 
 fn find_table<'r>(ruleset: &'r Ruleset, id: &str) -> Res<&'r crate::tables::Table> {
     ruleset.tables.get(id).map_or_else(
-        || fail(format!("no table `{id}`{}", hint(did_you_mean(id, ruleset.tables.keys().map(String::as_str))))),
+        || {
+            fail(format!(
+                "no table `{id}`{}",
+                hint(did_you_mean(id, ruleset.tables.keys().map(String::as_str)))
+            ))
+        },
         Ok,
     )
 }
@@ -189,7 +224,10 @@ fn availability(ctx: &Map) -> Res<Availability> {
             return fail(format!("unknown roll option `{key}`: use `unavailable` or `available`"));
         }
     }
-    Ok(Availability { unavailable: names("unavailable")?.unwrap_or_default(), available: names("available")? })
+    Ok(Availability {
+        unavailable: names("unavailable")?.unwrap_or_default(),
+        available: names("available")?,
+    })
 }
 
 fn roll_table(ruleset: &Ruleset, state: &Shared, id: &str, times: INT, ctx: &Map) -> Res<Vec<TableRoll>> {
@@ -226,8 +264,14 @@ fn table_map(roll: &TableRoll) -> Map {
     let mut map = Map::new();
     let text = |s: &Option<String>| s.clone().map_or(Dynamic::UNIT, Dynamic::from);
     map.insert("table".into(), roll.table.clone().into());
-    map.insert("roll".into(), Dynamic::from_int(roll.rolls.last().map_or(0, |r| r.total)));
-    map.insert("notes".into(), roll.notes.iter().cloned().map(Dynamic::from).collect::<Array>().into());
+    map.insert(
+        "roll".into(),
+        Dynamic::from_int(roll.rolls.last().map_or(0, |r| r.total)),
+    );
+    map.insert(
+        "notes".into(),
+        roll.notes.iter().cloned().map(Dynamic::from).collect::<Array>().into(),
+    );
     match &roll.outcome {
         None => {
             map.insert("result".into(), Dynamic::UNIT);
@@ -244,8 +288,15 @@ fn table_map(roll: &TableRoll) -> Map {
             map.insert("label".into(), text(&o.label));
             map.insert("row".into(), o.row.clone().into());
             map.insert("text".into(), text(&o.text));
-            map.insert("amount".into(), o.amount.as_ref().map_or(Dynamic::UNIT, |a| Dynamic::from_int(a.total)));
-            let fields: Map = o.fields.iter().map(|(k, v)| (k.as_str().into(), to_dynamic(v))).collect();
+            map.insert(
+                "amount".into(),
+                o.amount.as_ref().map_or(Dynamic::UNIT, |a| Dynamic::from_int(a.total)),
+            );
+            let fields: Map = o
+                .fields
+                .iter()
+                .map(|(k, v)| (k.as_str().into(), to_dynamic(v)))
+                .collect();
             map.insert("fields".into(), fields.into());
             let follow: Array = o.follow.iter().map(|f| Dynamic::from_map(table_map(f))).collect();
             map.insert("follow".into(), follow.into());
@@ -256,10 +307,21 @@ fn table_map(roll: &TableRoll) -> Map {
 }
 
 fn record_map(record: &Record) -> Map {
-    let mut map: Map = record.fields.iter().map(|(k, v)| (k.as_str().into(), to_dynamic(v))).collect();
+    let mut map: Map = record
+        .fields
+        .iter()
+        .map(|(k, v)| (k.as_str().into(), to_dynamic(v)))
+        .collect();
     map.insert("id".into(), record.id.clone().into());
-    map.insert("label".into(), record.label.clone().map_or(Dynamic::UNIT, Dynamic::from));
-    map.insert("source".into(), record.source.clone().map_or(Dynamic::UNIT, Dynamic::from));
+    map.insert(
+        "label".into(),
+        record.label.clone().map_or(Dynamic::UNIT, Dynamic::from),
+    );
+    map.insert(
+        "source".into(),
+        record.source.clone().map_or(Dynamic::UNIT, Dynamic::from),
+    );
+    map.insert("text".into(), record.text.clone().map_or(Dynamic::UNIT, Dynamic::from));
     map
 }
 

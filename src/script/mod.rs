@@ -25,13 +25,18 @@ pub fn compile(file: FileId, sources: &SourceMap) -> Result<Script, Diagnostic> 
     let engine = sandbox::engine();
     match engine.compile(text.as_ref()) {
         Ok(ast) => {
-            let functions = ast.iter_functions().map(|f| (f.name.to_string(), f.params.len())).collect();
+            let functions = ast
+                .iter_functions()
+                .map(|f| (f.name.to_string(), f.params.len()))
+                .collect();
             Ok(Script { file, ast, functions })
         }
         Err(error) => {
             let span = span_at(sources, file, error.position());
-            Err(Diagnostic::error(span, format!("script syntax error: {}", error.err_type()), "here")
-                .with_help("see the Rhai book for the syntax; the servitor API is in grammar/README.md"))
+            Err(
+                Diagnostic::error(span, format!("script syntax error: {}", error.err_type()), "here")
+                    .with_help("see the Rhai book for the syntax; the servitor API is in grammar/README.md"),
+            )
         }
     }
 }

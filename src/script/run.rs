@@ -3,8 +3,8 @@
 
 use super::api::{self, RunState};
 use super::{sandbox, span_at};
-use crate::dice::{DiceRoll, Rng};
 use crate::diagnostic::{Diagnostic, did_you_mean};
+use crate::dice::{DiceRoll, Rng};
 use crate::ruleset::{Procedure, Ruleset, Value};
 use crate::tables::roll::TableRoll;
 use indexmap::IndexMap;
@@ -66,18 +66,30 @@ pub fn run_procedure(
         return Err(RunError::Usage(format!(
             "no procedure `{id}` in {}{help}\nprocedures: {}",
             ruleset.name(),
-            if list.is_empty() { "(none)".to_string() } else { list.join(", ") }
+            if list.is_empty() {
+                "(none)".to_string()
+            } else {
+                list.join(", ")
+            }
         )));
     };
     let values = typed_args(procedure, args).map_err(RunError::Usage)?;
-    let state = Arc::new(Mutex::new(RunState { rng: Rng::seeded(seed), steps: Vec::new(), dice_cache: Default::default() }));
+    let state = Arc::new(Mutex::new(RunState {
+        rng: Rng::seeded(seed),
+        steps: Vec::new(),
+        dice_cache: Default::default(),
+    }));
     let mut engine = sandbox::engine();
     api::register(&mut engine, ruleset, &state);
 
     let mut scope = Scope::new();
-    let arg_map: rhai::Map = values.iter().map(|(k, v)| (k.as_str().into(), api::to_dynamic(v))).collect();
+    let arg_map: rhai::Map = values
+        .iter()
+        .map(|(k, v)| (k.as_str().into(), api::to_dynamic(v)))
+        .collect();
     let options = CallFnOptions::new().eval_ast(false);
-    let outcome = engine.call_fn_with_options::<Dynamic>(options, &mut scope, &ruleset.program, &procedure.function, (arg_map,));
+    let outcome =
+        engine.call_fn_with_options::<Dynamic>(options, &mut scope, &ruleset.program, &procedure.function, (arg_map,));
     let steps = std::mem::take(&mut state.lock().expect("run state lock").steps);
     match outcome {
         Ok(value) => Ok(RunOutput {
@@ -93,16 +105,25 @@ pub fn run_procedure(
 
 /// Applies `name=value` texts over the procedure's declared defaults, typed by each default.
 fn typed_args(procedure: &Procedure, given: &[(String, String)]) -> Result<IndexMap<String, Value>, String> {
-    let mut values: IndexMap<String, Value> =
-        procedure.args.iter().map(|a| (a.name.clone(), a.default.clone())).collect();
+    let mut values: IndexMap<String, Value> = procedure
+        .args
+        .iter()
+        .map(|a| (a.name.clone(), a.default.clone()))
+        .collect();
     for (name, text) in given {
         let Some(default) = values.get(name) else {
             let names: Vec<&str> = procedure.args.iter().map(|a| a.name.as_str()).collect();
-            let help = did_you_mean(name, names.iter().copied()).map(|h| format!("; {h}")).unwrap_or_default();
+            let help = did_you_mean(name, names.iter().copied())
+                .map(|h| format!("; {h}"))
+                .unwrap_or_default();
             return Err(format!(
                 "procedure `{}` has no arg `{name}`{help}\nargs: {}",
                 procedure.id,
-                if names.is_empty() { "(none)".into() } else { names.join(", ") }
+                if names.is_empty() {
+                    "(none)".into()
+                } else {
+                    names.join(", ")
+                }
             ));
         };
         let value = parse_arg(default, text)
@@ -135,7 +156,11 @@ fn parse_arg(default: &Value, text: &str) -> Option<Value> {
             text.split(',')
                 .map(str::trim)
                 .filter(|s| !s.is_empty())
-                .map(|s| s.parse().map(Value::Number).unwrap_or_else(|_| Value::Name(s.to_string())))
+                .map(|s| {
+                    s.parse()
+                        .map(Value::Number)
+                        .unwrap_or_else(|_| Value::Name(s.to_string()))
+                })
                 .collect(),
         ),
         Value::Text(_) => Value::Text(text.to_string()),
@@ -180,9 +205,10 @@ fn script_error(error: EvalAltResult, ruleset: &Ruleset, procedure: &Procedure) 
             "scripts may run at most {} operations: look for a loop that never ends",
             sandbox::MAX_OPERATIONS
         )),
-        EvalAltResult::ErrorStackOverflow(_) => {
-            Some(format!("calls may nest at most {} deep: look for endless recursion", sandbox::MAX_CALL_LEVELS))
-        }
+        EvalAltResult::ErrorStackOverflow(_) => Some(format!(
+            "calls may nest at most {} deep: look for endless recursion",
+            sandbox::MAX_CALL_LEVELS
+        )),
         EvalAltResult::ErrorDataTooLarge(..) => Some("strings, arrays and maps have size limits in scripts".into()),
         EvalAltResult::ErrorFunctionNotFound(name, _) if name.starts_with("eval") => {
             Some("`eval` is switched off: scripts are untrusted".into())
@@ -193,6 +219,10 @@ fn script_error(error: EvalAltResult, ruleset: &Ruleset, procedure: &Procedure) 
         EvalAltResult::ErrorRuntime(value, _) => value.to_string(),
         other => other.to_string(),
     };
-    Diagnostic::error(span, format!("procedure `{}` failed: {message}", procedure.id), "while running this")
-        .with_help_opt(help)
+    Diagnostic::error(
+        span,
+        format!("procedure `{}` failed: {message}", procedure.id),
+        "while running this",
+    )
+    .with_help_opt(help)
 }

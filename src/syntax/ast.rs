@@ -21,7 +21,12 @@ pub enum Item {
     /// `remove <kind> <id>`
     Remove { kind: Name, id: Name, span: Span },
     /// `[override] const <id> = <value>`
-    Const { is_override: bool, id: Name, value: Value, span: Span },
+    Const {
+        is_override: bool,
+        id: Name,
+        value: Value,
+        span: Span,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -131,11 +136,20 @@ pub struct SignedTerm {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Term {
     /// `NdS`; `count` is 1 when omitted.
-    Die { count: u32, sides: u32 },
+    Die {
+        count: u32,
+        sides: u32,
+    },
     /// `N name`: N dice of a die defined by its faces.
-    Pool { count: u32, die: String },
+    Pool {
+        count: u32,
+        die: String,
+    },
     /// `name(n)`
-    Tagged { name: String, number: i64 },
+    Tagged {
+        name: String,
+        number: i64,
+    },
     Number(i64),
     Name(String),
 }

@@ -46,8 +46,12 @@ pub fn parse_dice_text(text: &str) -> Result<Expr, String> {
         format!("cannot read `{text}` as dice: {}", d.message)
     })?;
     let reader = Reader { file, base: 0 };
-    let expr = pairs.into_iter().next().and_then(|p| inner(p).next()).expect("dice_text holds an expr");
-    reader.expr(expr).map_err(|d| d.message)
+    let expr = pairs
+        .into_iter()
+        .next()
+        .and_then(|p| inner(p).next())
+        .expect("dice_text holds an expr");
+    reader.expr(expr).map_err(|d| d.message.clone())
 }
 
 /// Byte offsets of lines that begin with a letter in column 1: where items usually start.
@@ -143,7 +147,11 @@ fn pest_error(file: FileId, text: &str, base: usize, error: pest::error::Error<R
 }
 
 fn hint(found: &str, expected: &[Rule]) -> Option<String> {
-    if found == "end of file" && expected.iter().any(|r| matches!(r, Rule::close_brace | Rule::row | Rule::property)) {
+    if found == "end of file"
+        && expected
+            .iter()
+            .any(|r| matches!(r, Rule::close_brace | Rule::row | Rule::property))
+    {
         return Some("a block `{` is never closed: add the missing `}`".into());
     }
     if found.starts_with("`\"") {
@@ -166,7 +174,10 @@ fn join_or(words: &[&str]) -> String {
 /// A pair's children without punctuation.
 fn inner(pair: Pair<Rule>) -> impl Iterator<Item = Pair<Rule>> {
     pair.into_inner().filter(|p| {
-        !matches!(p.as_rule(), Rule::arrow | Rule::equals | Rule::open_brace | Rule::close_brace | Rule::close_bracket)
+        !matches!(
+            p.as_rule(),
+            Rule::arrow | Rule::equals | Rule::open_brace | Rule::close_brace | Rule::close_bracket
+        )
     })
 }
 
@@ -184,7 +195,10 @@ impl Reader {
     }
 
     fn name(&self, pair: Pair<Rule>) -> Name {
-        Name { span: self.span(&pair), text: pair.as_str().to_string() }
+        Name {
+            span: self.span(&pair),
+            text: pair.as_str().to_string(),
+        }
     }
 
     fn item(&self, pair: Pair<Rule>) -> Res<Item> {
@@ -197,7 +211,12 @@ impl Reader {
                 inner.next(); // const_kw
                 let id = self.name(inner.next().expect("const has an id"));
                 let value = self.value(inner.next().expect("const has a value"))?;
-                Ok(Item::Const { is_override, id, value, span })
+                Ok(Item::Const {
+                    is_override,
+                    id,
+                    value,
+                    span,
+                })
             }
             Rule::remove_item => {
                 inner.next(); // remove_kw
@@ -217,7 +236,14 @@ impl Reader {
                     }
                 }
                 let body = body.expect("item has a block");
-                Ok(Item::Define(ItemDef { is_override, kind, id, label, body, span }))
+                Ok(Item::Define(ItemDef {
+                    is_override,
+                    kind,
+                    id,
+                    label,
+                    body,
+                    span,
+                }))
             }
         }
     }
@@ -225,7 +251,10 @@ impl Reader {
     fn text(&self, pair: Pair<Rule>) -> Text {
         let span = self.span(&pair);
         let body = inner(pair).next().map_or("", |p| p.as_str());
-        Text { text: unescape(body), span }
+        Text {
+            text: unescape(body),
+            span,
+        }
     }
 
     fn block(&self, pair: Pair<Rule>) -> Res<Block> {
@@ -262,7 +291,13 @@ impl Reader {
                 _ => body = Some(self.block(p)?),
             }
         }
-        Ok(Row { key, result, label, body, span })
+        Ok(Row {
+            key,
+            result,
+            label,
+            body,
+            span,
+        })
     }
 
     fn row_key(&self, pair: Pair<Rule>) -> Res<RowKey> {
@@ -274,8 +309,10 @@ impl Reader {
             None => lo,
         };
         if hi < lo {
-            return Err(Diagnostic::error(span, format!("the range {lo}-{hi} runs backwards"), "empty range")
-                .with_help(format!("write the smaller value first: `{hi}-{lo}`")));
+            return Err(
+                Diagnostic::error(span, format!("the range {lo}-{hi} runs backwards"), "empty range")
+                    .with_help(format!("write the smaller value first: `{hi}-{lo}`")),
+            );
         }
         Ok(RowKey { lo, hi, span })
     }
@@ -322,7 +359,11 @@ impl Reader {
                 Rule::op => negative = p.as_str() == "-",
                 _ => {
                     let span = self.span(&p);
-                    terms.push(SignedTerm { negative, term: self.term(p)?, span });
+                    terms.push(SignedTerm {
+                        negative,
+                        term: self.term(p)?,
+                        span,
+                    });
                     negative = false;
                 }
             }
@@ -362,11 +403,15 @@ impl Reader {
                         _ => number = self.number(p)?,
                     }
                 }
-                Term::Tagged { name, number: if negative { -number } else { number } }
+                Term::Tagged {
+                    name,
+                    number: if negative { -number } else { number },
+                }
             }
-            Rule::number => Term::Number(text.parse().map_err(|_| {
-                Diagnostic::error(span, "this number is too large", "too large")
-            })?),
+            Rule::number => Term::Number(
+                text.parse()
+                    .map_err(|_| Diagnostic::error(span, "this number is too large", "too large"))?,
+            ),
             _ => Term::Name(text.to_string()),
         })
     }

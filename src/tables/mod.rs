@@ -83,7 +83,11 @@ pub struct Row {
 
 impl Row {
     pub fn key_text(&self) -> String {
-        if self.lo == self.hi { self.lo.to_string() } else { format!("{}-{}", self.lo, self.hi) }
+        if self.lo == self.hi {
+            self.lo.to_string()
+        } else {
+            format!("{}-{}", self.lo, self.hi)
+        }
     }
 
     pub fn contains(&self, total: i64) -> bool {
@@ -111,7 +115,11 @@ impl Table {
     /// Result names in row order, each once.
     pub fn results(&self) -> Vec<&str> {
         let mut seen = BTreeSet::new();
-        self.rows.iter().map(|r| r.result.as_str()).filter(|r| seen.insert(*r)).collect()
+        self.rows
+            .iter()
+            .map(|r| r.result.as_str())
+            .filter(|r| seen.insert(*r))
+            .collect()
     }
 
     /// Index of the first row giving `result`: the order outcomes are listed in.
@@ -185,7 +193,11 @@ impl Table {
                 let mut path = Vec::new();
                 let mut at = row;
                 for _ in 1..n {
-                    at = if policy == Policy::ShiftDown { (at + 1) % n } else { (at + n - 1) % n };
+                    at = if policy == Policy::ShiftDown {
+                        (at + 1) % n
+                    } else {
+                        (at + n - 1) % n
+                    };
                     path.push(at);
                     if self.usable(at, avail, taken) == Usable::Yes {
                         return (Resolution::Row(at), path);

@@ -23,7 +23,11 @@ pub type Dist = Vec<(Outcome, BigRational)>;
 
 /// The odds of one table rolled `times` times in a series (1 for a single roll).
 pub fn table_odds(tables: &IndexMap<String, Table>, table: &Table, times: usize, avail: &Availability) -> Dist {
-    let mut cx = Odds { tables, avail, memo: HashMap::new() };
+    let mut cx = Odds {
+        tables,
+        avail,
+        memo: HashMap::new(),
+    };
     cx.series(table, &BTreeMap::from([(times as i64, one())]), 0)
 }
 
@@ -40,7 +44,11 @@ fn one() -> BigRational {
 }
 
 fn nothing(label: &str) -> Outcome {
-    Outcome { order: vec![i64::MAX], label: label.to_string(), result: None }
+    Outcome {
+        order: vec![i64::MAX],
+        label: label.to_string(),
+        result: None,
+    }
 }
 
 impl Odds<'_> {
@@ -92,7 +100,11 @@ impl Odds<'_> {
         let order = table.result_order(&row.result) as i64;
         let mut dist: Dist = match &row.amount {
             None => vec![(
-                Outcome { order: vec![order], label: row.result.clone(), result: Some(row.result.clone()) },
+                Outcome {
+                    order: vec![order],
+                    label: row.result.clone(),
+                    result: Some(row.result.clone()),
+                },
                 one(),
             )],
             Some(amount) => amount
@@ -101,7 +113,14 @@ impl Odds<'_> {
                 .into_iter()
                 .map(|(n, p)| {
                     let label = format!("{} x{n}", row.result);
-                    (Outcome { order: vec![order, n], label, result: Some(row.result.clone()) }, p)
+                    (
+                        Outcome {
+                            order: vec![order, n],
+                            label,
+                            result: Some(row.result.clone()),
+                        },
+                        p,
+                    )
                 })
                 .collect(),
         };
@@ -109,7 +128,9 @@ impl Odds<'_> {
             return dist;
         }
         for (i, then) in row.then.iter().enumerate() {
-            let Some(next) = self.tables.get(&then.table) else { continue };
+            let Some(next) = self.tables.get(&then.table) else {
+                continue;
+            };
             let times = match &then.times {
                 Some(t) => t.distribution().weights,
                 None => BTreeMap::from([(1, one())]),
@@ -122,7 +143,14 @@ impl Odds<'_> {
                     let mut order = o.order.clone();
                     order.extend(&f.order);
                     let label = format!("{}{joiner}{}", o.label, f.label);
-                    combined.push((Outcome { order, label, result: o.result.clone() }, p * q));
+                    combined.push((
+                        Outcome {
+                            order,
+                            label,
+                            result: o.result.clone(),
+                        },
+                        p * q,
+                    ));
                 }
             }
             dist = combined;
@@ -179,9 +207,20 @@ fn multiset(bag: &[Outcome]) -> Outcome {
             _ => parts.push((o.clone(), 1)),
         }
     }
-    let label = parts.iter().map(|(o, c)| format!("{} x{c}", o.label)).collect::<Vec<_>>().join(", ");
-    let order = parts.iter().flat_map(|(o, c)| o.order.iter().copied().chain([-(*c as i64)])).collect();
-    Outcome { order, label, result: None }
+    let label = parts
+        .iter()
+        .map(|(o, c)| format!("{} x{c}", o.label))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let order = parts
+        .iter()
+        .flat_map(|(o, c)| o.order.iter().copied().chain([-(*c as i64)]))
+        .collect();
+    Outcome {
+        order,
+        label,
+        result: None,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

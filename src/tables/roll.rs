@@ -98,12 +98,23 @@ fn roll_once(
         rolls.push(roll);
         let (resolved, path) = table.resolve(row, avail, taken);
         let landed = &table.rows[row].result;
-        let why = if avail.allows(landed) { "already taken" } else { "unavailable" };
+        let why = if avail.allows(landed) {
+            "already taken"
+        } else {
+            "unavailable"
+        };
         match resolved {
             Resolution::Row(r) if r != row => {
-                let direction = if path.first() == Some(&((row + 1) % table.rows.len())) { "down" } else { "up" };
+                let direction = if path.first() == Some(&((row + 1) % table.rows.len())) {
+                    "down"
+                } else {
+                    "up"
+                };
                 let through: Vec<&str> = path.iter().map(|&i| table.rows[i].result.as_str()).collect();
-                notes.push(format!("{landed} is {why}: shifted {direction} to {}", through.join(" → ")));
+                notes.push(format!(
+                    "{landed} is {why}: shifted {direction} to {}",
+                    through.join(" → ")
+                ));
             }
             Resolution::Row(_) => {}
             Resolution::Ignored => notes.push(format!("{landed} is {why}: the roll is ignored")),
