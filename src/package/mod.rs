@@ -35,8 +35,13 @@ impl LoadError {
         match self {
             LoadError::NotFound { name, looked_in, hint } => {
                 let mut s = format!("error: no package `{name}` (a folder with a {MANIFEST})\n");
+                let mut shown: Vec<String> = Vec::new();
                 for dir in looked_in {
-                    s.push_str(&format!("  looked in {}\n", dir.display()));
+                    let name = display_name(dir);
+                    if !shown.contains(&name) {
+                        s.push_str(&format!("  looked in {name}\n"));
+                        shown.push(name);
+                    }
                 }
                 if let Some(h) = hint {
                     s.push_str(&format!("  help: {h}\n"));
