@@ -41,7 +41,7 @@ enum Command {
 /// Which results are ruled out, as given on the command line.
 #[derive(Args, Clone, Default)]
 pub struct AvailabilityArgs {
-    /// Results that cannot be used now (comma-separated), e.g. --unavailable purple,black
+    /// Results that cannot be used now (comma-separated), e.g. --unavailable red,blue
     #[arg(long, value_delimiter = ',', value_name = "RESULT")]
     pub unavailable: Vec<String>,
     /// Only these results can be used now (comma-separated)
