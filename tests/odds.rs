@@ -5,6 +5,8 @@ use servitor::tables::Availability;
 use servitor::tables::odds::table_odds;
 use std::collections::BTreeMap;
 
+mod common;
+
 struct Section {
     line: usize,
     table: String,
@@ -133,15 +135,8 @@ fn odds_match_hand_computation() {
 
 #[test]
 fn every_distribution_sums_to_one() {
-    for package in [
-        "space-crusade-solo",
-        "starquest-solitaire",
-        "space-hulk-solo",
-        "solo-heresy",
-    ] {
-        let ruleset = servitor::load(package)
-            .unwrap_or_else(|e| panic!("{}", e.render(false)))
-            .ruleset;
+    for package in common::bundled_packages() {
+        let ruleset = common::load(&package);
         for table in ruleset.tables.values() {
             let odds = table_odds(&ruleset.tables, table, 1, &Availability::default());
             let total = odds.iter().fold(servitor::dice::zero(), |acc, (_, p)| acc + p);

@@ -8,6 +8,8 @@ use servitor::tables::odds::table_odds;
 use servitor::tables::roll::roll_series;
 use std::collections::BTreeMap;
 
+mod common;
+
 const ROLLS: usize = 100_000;
 
 /// Upper 0.1 % point of chi-square with `df` degrees of freedom (Wilson–Hilferty).
@@ -20,15 +22,8 @@ fn critical(df: f64) -> f64 {
 #[test]
 fn sampled_rolls_agree_with_exact_odds() {
     let mut checked = 0;
-    for package in [
-        "space-crusade-solo",
-        "starquest-solitaire",
-        "space-hulk-solo",
-        "solo-heresy",
-    ] {
-        let ruleset = servitor::load(package)
-            .unwrap_or_else(|e| panic!("{}", e.render(false)))
-            .ruleset;
+    for package in common::bundled_packages() {
+        let ruleset = common::load(&package);
         for table in ruleset.tables.values() {
             let avail = Availability::default();
             let mut expected: BTreeMap<String, f64> = BTreeMap::new();

@@ -116,6 +116,8 @@ pub enum Part {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiceExpr {
     pub parts: Vec<(bool, Part)>,
+    /// The canonical text (`2d6+4`), made once: every roll carries it.
+    text: Arc<str>,
 }
 
 /// One die as it landed.
@@ -145,7 +147,7 @@ impl RolledDie {
 /// A rolled dice expression.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DiceRoll {
-    pub expr: String,
+    pub expr: Arc<str>,
     pub dice: Vec<RolledDie>,
     pub modifier: i64,
     pub total: i64,
@@ -181,10 +183,13 @@ fn describe_die(d: &RolledDie) -> String {
 }
 
 impl DiceExpr {
+    pub fn new(parts: Vec<(bool, Part)>) -> Self {
+        let text = Arc::from(render(&parts));
+        DiceExpr { parts, text }
+    }
+
     pub fn constant(n: i64) -> Self {
-        DiceExpr {
-            parts: vec![(false, Part::Modifier(n))],
-        }
+        DiceExpr::new(vec![(false, Part::Modifier(n))])
     }
 
     /// True when the expression rolls at least one die.
@@ -224,7 +229,7 @@ impl DiceExpr {
             }
         }
         DiceRoll {
-            expr: self.to_string(),
+            expr: self.text.clone(),
             dice,
             modifier,
             total,
@@ -260,48 +265,46 @@ impl DiceExpr {
 
 impl fmt::Display for DiceExpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, (negative, part)) in self.parts.iter().enumerate() {
-            let spaced = matches!(
-                part,
-                Part::Dice {
-                    kind: DieKind::Custom { .. },
-                    ..
-                }
-            );
-            let joiner_spaced = spaced
-                || self.parts.get(i.wrapping_sub(1)).is_some_and(|(_, p)| {
-                    matches!(
-                        p,
-                        Part::Dice {
-                            kind: DieKind::Custom { .. },
-                            ..
-                        }
-                    )
-                });
-            match (i, negative) {
-                (0, true) => f.write_str("-")?,
-                (0, false) => {}
-                (_, neg) => {
-                    let op = if *neg { "-" } else { "+" };
-                    if joiner_spaced {
-                        write!(f, " {op} ")?
-                    } else {
-                        f.write_str(op)?
-                    }
-                }
+        f.write_str(&self.text)
+    }
+}
+
+/// `2d6+4`, `d66`, `2 red + 1 white`: custom dice are written with spaces around them.
+fn render(parts: &[(bool, Part)]) -> String {
+    let is_custom = |p: &Part| {
+        matches!(
+            p,
+            Part::Dice {
+                kind: DieKind::Custom { .. },
+                ..
             }
-            match part {
-                Part::Modifier(n) => write!(f, "{n}")?,
-                Part::Dice {
-                    count,
-                    kind: DieKind::Custom { id, .. },
-                } => write!(f, "{count} {id}")?,
-                Part::Dice { count: 1, kind } => write!(f, "{}", kind.name())?,
-                Part::Dice { count, kind } => write!(f, "{count}{}", kind.name())?,
+        )
+    };
+    let mut out = String::new();
+    for (i, (negative, part)) in parts.iter().enumerate() {
+        if i == 0 {
+            if *negative {
+                out.push('-');
+            }
+        } else {
+            let op = if *negative { "-" } else { "+" };
+            if is_custom(part) || is_custom(&parts[i - 1].1) {
+                out.push_str(&format!(" {op} "));
+            } else {
+                out.push_str(op);
             }
         }
-        Ok(())
+        match part {
+            Part::Modifier(n) => out.push_str(&n.to_string()),
+            Part::Dice {
+                count,
+                kind: DieKind::Custom { id, .. },
+            } => out.push_str(&format!("{count} {id}")),
+            Part::Dice { count: 1, kind } => out.push_str(&kind.name()),
+            Part::Dice { count, kind } => out.push_str(&format!("{count}{}", kind.name())),
+        }
     }
+    out
 }
 
 /// Exact probabilities of integer totals, as fractions.
@@ -364,9 +367,7 @@ mod tests {
 
     #[test]
     fn two_d6_plus_four() {
-        let expr = DiceExpr {
-            parts: vec![numbered(2, 6), (false, Part::Modifier(4))],
-        };
+        let expr = DiceExpr::new(vec![numbered(2, 6), (false, Part::Modifier(4))]);
         assert_eq!(expr.to_string(), "2d6+4");
         assert_eq!(expr.bounds(), (6, 16));
         let p = &expr.distribution().weights[&11];
@@ -375,15 +376,13 @@ mod tests {
 
     #[test]
     fn d66_has_36_results() {
-        let expr = DiceExpr {
-            parts: vec![(
-                false,
-                Part::Dice {
-                    count: 1,
-                    kind: DieKind::Tens,
-                },
-            )],
-        };
+        let expr = DiceExpr::new(vec![(
+            false,
+            Part::Dice {
+                count: 1,
+                kind: DieKind::Tens,
+            },
+        )]);
         let dist = expr.distribution();
         assert_eq!(dist.weights.len(), 36);
         assert!(dist.weights.values().all(|p| p.to_string() == "1/36"));
@@ -392,15 +391,13 @@ mod tests {
 
     #[test]
     fn d3_is_a_halved_d6() {
-        let expr = DiceExpr {
-            parts: vec![(
-                false,
-                Part::Dice {
-                    count: 1,
-                    kind: DieKind::Halved,
-                },
-            )],
-        };
+        let expr = DiceExpr::new(vec![(
+            false,
+            Part::Dice {
+                count: 1,
+                kind: DieKind::Halved,
+            },
+        )]);
         let dist = expr.distribution();
         assert_eq!(dist.weights.keys().copied().collect::<Vec<_>>(), vec![1, 2, 3]);
         let mut rng = Rng::seeded(3);

@@ -24,10 +24,10 @@ pub fn lower(
     merged: Merged,
     packages: Vec<PackageInfo>,
     scripts: Vec<Script>,
+    scripts_failed: bool,
     sources: &mut SourceMap,
     report: &mut Report,
 ) -> Ruleset {
-    let scripts_failed = report.has_errors();
     let mut cx = Lower {
         report,
         scripts_failed,
@@ -944,7 +944,7 @@ pub fn dice_from_ast(expr: &ast::Expr, dice: &IndexMap<String, Die>) -> Result<D
         }
     }
     if errors.is_empty() {
-        Ok(DiceExpr { parts })
+        Ok(DiceExpr::new(parts))
     } else {
         Err(errors)
     }

@@ -72,17 +72,19 @@ pub fn load(arg: &str) -> Result<Loaded, LoadError> {
         report: Report::default(),
         roots,
         stack: Vec::new(),
+        scripts_failed: false,
     };
     let layers = loader.load_layers(&manifest, None);
     let Loader {
         mut sources,
         mut report,
+        scripts_failed,
         ..
     } = loader;
     let Some((merged, packages, scripts)) = layers else {
         return Err(LoadError::Invalid { sources, report });
     };
-    let ruleset = lower::lower(merged, packages, scripts, &mut sources, &mut report);
+    let ruleset = lower::lower(merged, packages, scripts, scripts_failed, &mut sources, &mut report);
     if report.has_errors() {
         return Err(LoadError::Invalid { sources, report });
     }
@@ -100,6 +102,8 @@ struct Loader {
     roots: Vec<PathBuf>,
     /// Folders being loaded, to catch `extends` cycles.
     stack: Vec<PathBuf>,
+    /// A script failed to compile, so its functions are unknown.
+    scripts_failed: bool,
 }
 
 type Layers = (Merged, Vec<PackageInfo>, Vec<Script>);
@@ -193,7 +197,10 @@ impl Loader {
             };
             match script::compile(file, &self.sources) {
                 Ok(s) => scripts.push(s),
-                Err(d) => self.report.push(d),
+                Err(d) => {
+                    self.scripts_failed = true;
+                    self.report.push(d);
+                }
             }
         }
         merged.apply(&manifest.info.name, items, &mut self.report);

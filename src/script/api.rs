@@ -118,7 +118,7 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared) {
         let mut st = lock(&s);
         let value = st.rng.range(lo, hi);
         let roll = DiceRoll {
-            expr: format!("random {lo}-{hi}"),
+            expr: format!("random {lo}-{hi}").into(),
             dice: vec![crate::dice::RolledDie {
                 die: format!("{lo}-{hi}"),
                 value,

@@ -227,14 +227,7 @@ impl Reader {
             _ => {
                 let kind = self.name(inner.next().expect("item has a kind"));
                 let id = self.name(inner.next().expect("item has an id"));
-                let mut label = None;
-                let mut body = None;
-                for p in inner {
-                    match p.as_rule() {
-                        Rule::text => label = Some(self.text(p)),
-                        _ => body = Some(self.block(p)?),
-                    }
-                }
+                let (label, body) = self.label_and_block(inner)?;
                 let body = body.expect("item has a block");
                 Ok(Item::Define(ItemDef {
                     is_override,
@@ -246,6 +239,19 @@ impl Reader {
                 }))
             }
         }
+    }
+
+    /// The optional `"Label"` and `{ block }` that end items and rows.
+    fn label_and_block<'i>(&self, rest: impl Iterator<Item = Pair<'i, Rule>>) -> Res<(Option<Text>, Option<Block>)> {
+        let mut label = None;
+        let mut body = None;
+        for p in rest {
+            match p.as_rule() {
+                Rule::text => label = Some(self.text(p)),
+                _ => body = Some(self.block(p)?),
+            }
+        }
+        Ok((label, body))
     }
 
     fn text(&self, pair: Pair<Rule>) -> Text {
@@ -283,14 +289,7 @@ impl Reader {
         let mut inner = inner(pair);
         let key = self.row_key(inner.next().expect("row has a key"))?;
         let result = self.name(inner.next().expect("row has a result"));
-        let mut label = None;
-        let mut body = None;
-        for p in inner {
-            match p.as_rule() {
-                Rule::text => label = Some(self.text(p)),
-                _ => body = Some(self.block(p)?),
-            }
-        }
+        let (label, body) = self.label_and_block(inner)?;
         Ok(Row {
             key,
             result,
