@@ -5,6 +5,7 @@
 //! The code map with the invariants is `src/README.md`.
 
 pub mod diagnostic;
+pub mod board;
 pub mod dice;
 pub mod package;
 pub mod ruleset;

@@ -178,6 +178,8 @@ pub struct Ruleset {
     pub packages: Vec<PackageInfo>,
     pub dice: IndexMap<String, Die>,
     pub tables: IndexMap<String, Table>,
+    pub boards: IndexMap<String, crate::board::Board>,
+    pub missions: IndexMap<String, crate::board::Mission>,
     pub consts: IndexMap<String, Const>,
     pub pools: IndexMap<String, Pool>,
     pub schemas: IndexMap<String, Schema>,

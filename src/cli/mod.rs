@@ -1,10 +1,12 @@
 //! Command-line parsing (clap) and dispatch. One file per command; `render` draws results.
 
 mod check;
+mod los;
 mod odds;
 mod render;
 mod roll;
 mod run;
+mod show;
 mod tables;
 
 use clap::{Args, Parser, Subcommand};
@@ -36,6 +38,10 @@ enum Command {
     Odds(odds::OddsArgs),
     /// Run a scripted procedure and print each step
     Run(run::RunArgs),
+    /// Draw a mission's map (or one board) in the terminal, and as SVG with --svg
+    Show(show::ShowArgs),
+    /// Can one square see another? Draws the line of sight on the map
+    Los(los::LosArgs),
 }
 
 /// Which results are ruled out, as given on the command line.
@@ -69,6 +75,8 @@ pub fn main() -> ExitCode {
         Command::Roll(args) => roll::run(args),
         Command::Odds(args) => odds::run(args),
         Command::Run(args) => run::run(args),
+        Command::Show(args) => show::run(args),
+        Command::Los(args) => los::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -129,6 +137,20 @@ pub fn find_table<'r>(ruleset: &'r servitor::Ruleset, id: &str) -> Result<&'r se
             "error: no table `{id}` in {}{hint}\n  tables: {}",
             ruleset.name(),
             ruleset.tables.keys().cloned().collect::<Vec<_>>().join(", ")
+        )
+    })
+}
+
+pub fn find_mission<'r>(ruleset: &'r servitor::Ruleset, id: &str) -> Result<&'r servitor::board::Mission, String> {
+    ruleset.missions.get(id).ok_or_else(|| {
+        let hint = servitor::diagnostic::did_you_mean(id, ruleset.missions.keys().map(String::as_str))
+            .map(|h| format!("\n  help: {h}"))
+            .unwrap_or_default();
+        let list: Vec<&str> = ruleset.missions.keys().map(String::as_str).collect();
+        format!(
+            "error: no mission `{id}` in {}{hint}\n  missions: {}",
+            ruleset.name(),
+            if list.is_empty() { "(none)".to_string() } else { list.join(", ") }
         )
     })
 }

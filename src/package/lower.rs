@@ -11,12 +11,15 @@ use crate::script::Script;
 use crate::source::{SourceMap, Span};
 use crate::syntax::ast::{self, Entry, Term, ValueKind};
 use crate::tables::{FollowUp, Policy, Row, Table};
+use crate::board::map::{self, MapText};
+use crate::board::{Board, Grid, Mission, Piece, Square};
+use std::collections::BTreeMap;
 use indexmap::IndexMap;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// Item kinds the engine itself understands; records add the kinds their schemas declare.
-const BUILTIN_KINDS: [&str; 6] = ["die", "table", "pool", "deck", "schema", "procedure"];
+const BUILTIN_KINDS: [&str; 8] = ["die", "table", "pool", "deck", "schema", "procedure", "board", "mission"];
 /// Entries every record may carry besides its schema's fields.
 const RECORD_META: [&str; 4] = ["source", "text", "provisional", "label"];
 
@@ -37,6 +40,8 @@ pub fn lower(
         packages,
         dice: IndexMap::new(),
         tables: IndexMap::new(),
+        boards: IndexMap::new(),
+        missions: IndexMap::new(),
         consts: IndexMap::new(),
         pools: IndexMap::new(),
         schemas: IndexMap::new(),
@@ -54,6 +59,16 @@ pub fn lower(
             cx.dice.insert(die.id.clone(), die);
         }
     }
+    for item in items.iter().filter(|i| i.kind.text == "board") {
+        if let Some(board) = cx.board(item, sources) {
+            ruleset.boards.insert(board.id.clone(), board);
+        }
+    }
+    for item in items.iter().filter(|i| i.kind.text == "mission") {
+        if let Some(mission) = cx.mission(item, &ruleset.boards) {
+            ruleset.missions.insert(mission.id.clone(), mission);
+        }
+    }
     for item in items.iter().filter(|i| i.kind.text == "schema") {
         if let Some(schema) = cx.schema(item) {
             ruleset.schemas.insert(schema.kind.clone(), schema);
@@ -61,7 +76,7 @@ pub fn lower(
     }
     for item in &items {
         match item.kind.text.as_str() {
-            "die" | "schema" => {}
+            "die" | "schema" | "board" | "mission" => {}
             "table" => {
                 if let Some(t) = cx.table(item) {
                     ruleset.tables.insert(t.id.clone(), t);
@@ -986,6 +1001,170 @@ fn custom(dice: &IndexMap<String, Die>, count: u32, id: &str, span: Span) -> Res
                 .unwrap_or_else(|| format!("declare it with `die {id} {{ faces [ … ] }}`"));
             Err(Diagnostic::error(span, format!("unknown die `{id}`"), "not a declared die").with_help(help))
         }
+    }
+}
+
+impl Lower<'_> {
+    fn board(&mut self, item: &MergedItem, sources: &SourceMap) -> Option<Board> {
+        let known = ["map", "legend", "size", "source", "text", "label"];
+        let props = self.props(&item.entries, "a board", &known, &[], false);
+        let label = self.label(item, &props);
+        let source = self.text(props.get("source"));
+        let mut legend = BTreeMap::new();
+        if let Some(p) = props.get("legend") {
+            match self.one(p, "{ X name; … }").map(|v| &v.kind) {
+                Some(ValueKind::Block(block)) => {
+                    for entry in &block.entries {
+                        let Entry::Property(mark) = entry else { continue };
+                        let letter = mark.key.text.chars().next().filter(|_| mark.key.text.chars().count() == 1);
+                        let name = mark.values.first().and_then(|v| v.as_name()).filter(|_| mark.values.len() == 1);
+                        match (letter, name) {
+                            (Some(c), Some(n)) if !matches!(c, 'D' | 'd') => {
+                                legend.insert(c, n.to_string());
+                            }
+                            _ => self.err(
+                                Diagnostic::error(mark.span, "a legend entry is one letter and a name", "not understood")
+                                    .with_help("for example `R reinforcement`; `D` and `d` are taken by doors"),
+                            ),
+                        }
+                    }
+                }
+                Some(_) => self.err(Diagnostic::error(p.span, "`legend` takes a block `{ R reinforcement; … }`", "not a block")),
+                None => {}
+            }
+        }
+        let Some(map_prop) = props.get("map") else {
+            self.err(
+                Diagnostic::error(item.id.span, format!("board `{}` has no `map`", item.id.text), "no map")
+                    .with_help("add `map \"…\"` with the board drawn in ASCII (see grammar/README.md)"),
+            );
+            return None;
+        };
+        let value = self.one(map_prop, "\"map\"")?;
+        if value.as_text().is_none() {
+            self.err(Diagnostic::error(value.span, "`map` takes the drawing as a text in quotes", value.describe()));
+            return None;
+        }
+        let raw = sources.text_of(value.span);
+        let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or("");
+        if inner.contains('\\') {
+            self.err(Diagnostic::error(value.span, "a map may not contain `\\`", "escape in a map"));
+            return None;
+        }
+        let text = MapText { text: inner, file: value.span.file, start: value.span.start + 1 };
+        let grid = match map::read(&text, &legend) {
+            Ok(grid) => grid,
+            Err(errors) => {
+                self.report.diagnostics.extend(errors);
+                return None;
+            }
+        };
+        if let Some(p) = props.get("size") {
+            let numbers: Vec<i64> = p.values.iter().filter_map(|v| v.as_number()).collect();
+            match numbers.as_slice() {
+                [w, h] if p.values.len() == 2 => {
+                    if (*w, *h) != (grid.width as i64, grid.height as i64) {
+                        self.err(
+                            Diagnostic::error(value.span, format!("the map is {} × {} squares, but `size` says {w} × {h}", grid.width, grid.height), "wrong size")
+                                .with_note(p.span, "size declared here")
+                                .with_help("redraw the map or correct `size`"),
+                        );
+                    }
+                }
+                _ => self.err(Diagnostic::error(p.span, "`size` takes a width and a height", "not understood").with_help("write `size 12 12`")),
+            }
+        }
+        Some(Board { id: item.id.text.clone(), label, grid, source, span: item.span })
+    }
+
+    fn mission(&mut self, item: &MergedItem, boards: &IndexMap<String, Board>) -> Option<Mission> {
+        let known = ["board", "piece", "fields", "source", "text", "label"];
+        let props = self.props(&item.entries, "a mission", &known, &["board", "piece"], false);
+        // `<name> at <x> <y> [size <w> <h>]`, all numbers from 1.
+        let placement = |p: &ast::Property| -> Option<(String, Span, i32, i32, i32, i32)> {
+            let v = &p.values;
+            let name = v.first()?.as_name()?.to_string();
+            if v.get(1)?.as_name()? != "at" {
+                return None;
+            }
+            let (x, y) = (v.get(2)?.as_number()?, v.get(3)?.as_number()?);
+            let (w, h) = match v.len() {
+                4 => (1, 1),
+                7 if v[4].as_name() == Some("size") => (v[5].as_number()?, v[6].as_number()?),
+                _ => return None,
+            };
+            let ok = |n: i64| (1..=1000).contains(&n);
+            (ok(x) && ok(y) && ok(w) && ok(h)).then(|| (name, v[0].span, x as i32 - 1, y as i32 - 1, w as i32, h as i32))
+        };
+        let mut placed: Vec<(&Board, Square, Span)> = Vec::new();
+        for p in props.all("board") {
+            let Some((name, span, x, y, ..)) = placement(p) else {
+                self.err(Diagnostic::error(p.span, "`board` takes a board and where it goes", "not understood").with_help("write `board section-a at 1 1` (its top-left square, counted from 1)"));
+                continue;
+            };
+            match boards.get(&name) {
+                Some(board) => placed.push((board, Square::new(x, y), span)),
+                None => self.err(
+                    Diagnostic::error(span, format!("no board `{name}`"), "not a board")
+                        .with_help(did_you_mean(&name, boards.keys().map(String::as_str)).unwrap_or_else(|| "declare it with `board <id> { map \"…\" }`".into())),
+                ),
+            }
+        }
+        if placed.is_empty() {
+            self.err(Diagnostic::error(item.id.span, format!("mission `{}` places no board", item.id.text), "no boards").with_help("add `board <id> at 1 1`"));
+            return None;
+        }
+        let width = placed.iter().map(|(b, at, _)| at.x + b.grid.width).max().unwrap_or(0);
+        let height = placed.iter().map(|(b, at, _)| at.y + b.grid.height).max().unwrap_or(0);
+        let mut grid = Grid::new(width, height);
+        let mut owner: Vec<Option<usize>> = vec![None; grid.len()];
+        for (k, (board, at, span)) in placed.iter().enumerate() {
+            let mut clash = None;
+            for y in 0..board.grid.height {
+                for x in 0..board.grid.width {
+                    let i = grid.index(at.offset(x, y));
+                    if let Some(other) = owner[i] {
+                        clash.get_or_insert(other);
+                    }
+                    owner[i] = Some(k);
+                }
+            }
+            if let Some(other) = clash {
+                self.err(
+                    Diagnostic::error(*span, format!("board `{}` overlaps board `{}`", board.id, placed[other].0.id), "overlaps")
+                        .with_note(placed[other].2, "placed here")
+                        .with_help("boards are placed by their top-left square; move one of them"),
+                );
+            }
+            grid.place(&board.grid, *at, &board.id);
+        }
+        let mut pieces = Vec::new();
+        for p in props.all("piece") {
+            let Some((id, span, x, y, w, h)) = placement(p) else {
+                self.err(Diagnostic::error(p.span, "`piece` takes a name, where it stands and maybe its size", "not understood").with_help("write `piece walker at 5 5 size 2 2`"));
+                continue;
+            };
+            let piece = Piece { id, at: Square::new(x, y), width: w, height: h };
+            if let Some(bad) = piece.squares().into_iter().find(|&s| grid.is_solid(s)) {
+                self.err(Diagnostic::error(span, format!("piece `{}` would stand on {bad}, which is not a floor square", piece.id), "cannot stand there"));
+                continue;
+            }
+            pieces.push(piece);
+        }
+        let fields = match props.get("fields").and_then(|p| self.one(p, "{ … }")).map(|v| self.untyped(v)) {
+            Some(Some(Value::Map(m))) => m,
+            _ => IndexMap::new(),
+        };
+        Some(Mission {
+            id: item.id.text.clone(),
+            label: self.label(item, &props),
+            grid,
+            pieces,
+            fields,
+            text: self.text(props.get("text")),
+            source: self.text(props.get("source")),
+            span: item.span,
+        })
     }
 }
 

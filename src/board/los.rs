@@ -1,0 +1,98 @@
+//! Line of sight: a straight line from square centre to square centre, walked exactly with
+//! integer arithmetic. The rule, including lines through corners, is in grammar/README.md.
+
+use super::{Grid, Square};
+use serde::Serialize;
+
+/// The answer, with the squares the line crosses (for drawing it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Sight {
+    pub visible: bool,
+    /// Squares strictly between the two ends, in order.
+    pub path: Vec<Square>,
+    /// Where the line was stopped, and why.
+    pub blocked_at: Option<(Square, &'static str)>,
+}
+
+impl Serialize for Square {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+/// Can `from` see `to`? `occupied` says which squares hold a piece that blocks (pass
+/// `|_| false` when revealing, where pieces do not block).
+pub fn line_of_sight(grid: &Grid, from: Square, to: Square, occupied: &dyn Fn(Square) -> bool) -> Sight {
+    let mut sight = Sight { visible: true, path: Vec::new(), blocked_at: None };
+    let (dx, dy) = (to.x - from.x, to.y - from.y);
+    if dx.abs() == 1 && dy.abs() == 1 {
+        sight.visible = false;
+        sight.blocked_at = Some((to, "diagonally adjacent squares never see each other"));
+        return sight;
+    }
+    if grid.is_solid(from) || grid.is_solid(to) {
+        sight.visible = false;
+        sight.blocked_at = Some((if grid.is_solid(from) { from } else { to }, "not a square one can stand on"));
+        return sight;
+    }
+    let (sx, sy) = (dx.signum(), dy.signum());
+    let (ax, ay) = (dx.abs() as i64, dy.abs() as i64);
+    let (mut i, mut j) = (0i64, 0i64);
+    let mut at = from;
+    let blocked_here = |s: Square| s != to && (grid.is_solid(s) || occupied(s));
+    while at != to {
+        // The next vertical grid line is crossed at t = (2i+1)/(2ax), the next horizontal one
+        // at t = (2j+1)/(2ay): compare without dividing.
+        let step_x = (2 * i + 1) * ay;
+        let step_y = (2 * j + 1) * ax;
+        let next;
+        if ay == 0 || (ax != 0 && step_x < step_y) {
+            next = at.offset(sx, 0);
+            if grid.edge(at, next).blocks() {
+                return stop(sight, next, "a wall or closed door is in the way");
+            }
+            i += 1;
+        } else if ax == 0 || step_y < step_x {
+            next = at.offset(0, sy);
+            if grid.edge(at, next).blocks() {
+                return stop(sight, next, "a wall or closed door is in the way");
+            }
+            j += 1;
+        } else {
+            // Exactly through a corner: blocked only if both ways round are blocked.
+            next = at.offset(sx, sy);
+            let round = |side: Square| {
+                !blocked_here(side) && !grid.edge(at, side).blocks() && !grid.edge(side, next).blocks()
+            };
+            if !round(at.offset(sx, 0)) && !round(at.offset(0, sy)) {
+                return stop(sight, next, "both ways round the corner are blocked");
+            }
+            i += 1;
+            j += 1;
+        }
+        at = next;
+        if at != to {
+            if grid.is_solid(at) {
+                return stop(sight, at, "solid rock is in the way");
+            }
+            if occupied(at) {
+                return stop(sight, at, "a piece is in the way");
+            }
+            sight.path.push(at);
+        }
+    }
+    sight
+}
+
+fn stop(mut sight: Sight, at: Square, why: &'static str) -> Sight {
+    sight.visible = false;
+    sight.blocked_at = Some((at, why));
+    sight
+}
+
+/// Line of sight from any square of a footprint (a piece bigger than one square); the
+/// footprint's own squares never block. Returns the first square that sees, if any.
+pub fn from_footprint(grid: &Grid, footprint: &[Square], to: Square, occupied: &dyn Fn(Square) -> bool) -> Option<Square> {
+    let blocks = |s: Square| !footprint.contains(&s) && occupied(s);
+    footprint.iter().copied().find(|&f| f == to || line_of_sight(grid, f, to, &blocks).visible)
+}

@@ -1,0 +1,350 @@
+//! Square grids: board sections drawn in ASCII, missions that put sections together, and the
+//! questions the automated enemy asks of them — line of sight ([`los`]), distances and moves
+//! ([`moves`]), and area effects ([`area`]). Knows no game: marks are names a package gives.
+
+pub mod area;
+pub mod los;
+pub mod map;
+pub mod moves;
+pub mod render;
+
+use crate::ruleset::Value;
+use crate::source::Span;
+use indexmap::IndexMap;
+use std::fmt;
+
+/// What lies on the edge between two squares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edge {
+    Open,
+    Wall,
+    Door { open: bool },
+}
+
+impl Edge {
+    /// Walls and closed doors stop movement and sight.
+    pub fn blocks(self) -> bool {
+        matches!(self, Edge::Wall | Edge::Door { open: false })
+    }
+
+    /// Where two boards meet, an edge is open only if both sides leave it open.
+    fn join(self, other: Edge) -> Edge {
+        match (self, other) {
+            (Edge::Wall, _) | (_, Edge::Wall) => Edge::Wall,
+            (Edge::Door { open: a }, Edge::Door { open: b }) => Edge::Door { open: a && b },
+            (Edge::Door { open }, Edge::Open) | (Edge::Open, Edge::Door { open }) => Edge::Door { open },
+            (Edge::Open, Edge::Open) => Edge::Open,
+        }
+    }
+}
+
+/// A square, 0-based inside the engine; users see `x,y` from 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Square {
+    pub x: i32,
+    pub y: i32,
+}
+
+impl Square {
+    pub fn new(x: i32, y: i32) -> Self {
+        Square { x, y }
+    }
+
+    /// Reads `x,y` counted from 1.
+    pub fn parse(text: &str) -> Option<Square> {
+        let (x, y) = text.trim().split_once(',')?;
+        let (x, y): (i32, i32) = (x.trim().parse().ok()?, y.trim().parse().ok()?);
+        (x >= 1 && y >= 1).then(|| Square::new(x - 1, y - 1))
+    }
+
+    pub fn offset(self, dx: i32, dy: i32) -> Square {
+        Square::new(self.x + dx, self.y + dy)
+    }
+
+    /// Steps needed on an 8-way grid with nothing in the way.
+    pub fn chebyshev(self, other: Square) -> i32 {
+        (self.x - other.x).abs().max((self.y - other.y).abs())
+    }
+}
+
+impl fmt::Display for Square {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{},{}", self.x + 1, self.y + 1)
+    }
+}
+
+/// The eight directions, straight ones first.
+pub const DIRECTIONS: [(i32, i32); 8] = [(1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
+
+/// A rectangular grid of squares with edges between them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grid {
+    pub width: i32,
+    pub height: i32,
+    solid: Vec<bool>,
+    /// Index into `mark_names`, or `NO_MARK`.
+    marks: Vec<u16>,
+    pub mark_names: Vec<String>,
+    /// Which placed board each square came from (index into `sections`), or `NO_MARK`.
+    section: Vec<u16>,
+    pub sections: Vec<String>,
+    /// The edge above square (x, y): `(height + 1) × width`.
+    h_edges: Vec<Edge>,
+    /// The edge left of square (x, y): `height × (width + 1)`.
+    v_edges: Vec<Edge>,
+}
+
+const NO_MARK: u16 = u16::MAX;
+
+impl Grid {
+    /// An empty grid: every square solid, every edge open.
+    pub fn new(width: i32, height: i32) -> Self {
+        let n = (width * height) as usize;
+        Grid {
+            width,
+            height,
+            solid: vec![true; n],
+            marks: vec![NO_MARK; n],
+            mark_names: Vec::new(),
+            section: vec![NO_MARK; n],
+            sections: Vec::new(),
+            h_edges: vec![Edge::Open; ((height + 1) * width) as usize],
+            v_edges: vec![Edge::Open; (height * (width + 1)) as usize],
+        }
+    }
+
+    pub fn contains(&self, s: Square) -> bool {
+        s.x >= 0 && s.y >= 0 && s.x < self.width && s.y < self.height
+    }
+
+    pub fn index(&self, s: Square) -> usize {
+        (s.y * self.width + s.x) as usize
+    }
+
+    pub fn square(&self, index: usize) -> Square {
+        Square::new(index as i32 % self.width, index as i32 / self.width)
+    }
+
+    pub fn len(&self) -> usize {
+        self.solid.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.solid.is_empty()
+    }
+
+    /// Outside the grid counts as solid.
+    pub fn is_solid(&self, s: Square) -> bool {
+        !self.contains(s) || self.solid[self.index(s)]
+    }
+
+    pub fn mark(&self, s: Square) -> Option<&str> {
+        if !self.contains(s) {
+            return None;
+        }
+        let m = self.marks[self.index(s)];
+        (m != NO_MARK).then(|| self.mark_names[m as usize].as_str())
+    }
+
+    pub fn section_of(&self, s: Square) -> Option<&str> {
+        if !self.contains(s) {
+            return None;
+        }
+        let m = self.section[self.index(s)];
+        (m != NO_MARK).then(|| self.sections[m as usize].as_str())
+    }
+
+    /// Every square carrying `mark`, in reading order.
+    pub fn marked(&self, mark: &str) -> Vec<Square> {
+        let Some(m) = self.mark_names.iter().position(|n| n == mark) else { return Vec::new() };
+        (0..self.len()).filter(|&i| self.marks[i] == m as u16).map(|i| self.square(i)).collect()
+    }
+
+    /// The edge between two orthogonally adjacent squares; outside the grid is a wall.
+    pub fn edge(&self, a: Square, b: Square) -> Edge {
+        let (dx, dy) = (b.x - a.x, b.y - a.y);
+        match (dx, dy) {
+            (1, 0) | (-1, 0) => {
+                let (x, y) = (a.x.max(b.x), a.y);
+                if y < 0 || y >= self.height || x < 0 || x > self.width {
+                    return Edge::Wall;
+                }
+                self.v_edges[(y * (self.width + 1) + x) as usize]
+            }
+            (0, 1) | (0, -1) => {
+                let (x, y) = (a.x, a.y.max(b.y));
+                if x < 0 || x >= self.width || y < 0 || y > self.height {
+                    return Edge::Wall;
+                }
+                self.h_edges[(y * self.width + x) as usize]
+            }
+            _ => Edge::Wall,
+        }
+    }
+
+    fn edge_slot(&mut self, a: Square, b: Square) -> Option<&mut Edge> {
+        let (dx, dy) = (b.x - a.x, b.y - a.y);
+        match (dx, dy) {
+            (1, 0) | (-1, 0) => {
+                let (x, y) = (a.x.max(b.x), a.y);
+                (y >= 0 && y < self.height && x >= 0 && x <= self.width)
+                    .then(|| &mut self.v_edges[(y * (self.width + 1) + x) as usize])
+            }
+            (0, 1) | (0, -1) => {
+                let (x, y) = (a.x, a.y.max(b.y));
+                (x >= 0 && x < self.width && y >= 0 && y <= self.height)
+                    .then(|| &mut self.h_edges[(y * self.width + x) as usize])
+            }
+            _ => None,
+        }
+    }
+
+    /// Opens or closes a door; false if there is no door there.
+    pub fn set_door(&mut self, a: Square, b: Square, open: bool) -> bool {
+        match self.edge_slot(a, b) {
+            Some(e @ Edge::Door { .. }) => {
+                *e = Edge::Door { open };
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Every door: the two squares it stands between (top/left first) and whether it is open.
+    pub fn doors(&self) -> Vec<(Square, Square, bool)> {
+        let mut out = Vec::new();
+        for y in 0..self.height {
+            for x in 0..self.width {
+                let s = Square::new(x, y);
+                for (dx, dy) in [(1, 0), (0, 1)] {
+                    if let Edge::Door { open } = self.edge(s, s.offset(dx, dy)) {
+                        out.push((s, s.offset(dx, dy), open));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// A straight step (one of dx, dy zero) from `a`: the target is a square and no wall or
+    /// closed door is in the way.
+    fn straight_open(&self, a: Square, dx: i32, dy: i32) -> bool {
+        let b = a.offset(dx, dy);
+        !self.is_solid(b) && !self.edge(a, b).blocks()
+    }
+
+    /// Whether a piece on `a` may step by (dx, dy). A diagonal step needs one of its two
+    /// L-shaped ways round to be open (grammar/README.md, "Movement and distance").
+    pub fn can_step(&self, a: Square, dx: i32, dy: i32) -> bool {
+        if dx == 0 || dy == 0 {
+            return self.straight_open(a, dx, dy);
+        }
+        let b = a.offset(dx, dy);
+        if self.is_solid(b) {
+            return false;
+        }
+        let via_x = a.offset(dx, 0);
+        let via_y = a.offset(0, dy);
+        (self.straight_open(a, dx, 0) && self.straight_open(via_x, 0, dy))
+            || (self.straight_open(a, 0, dy) && self.straight_open(via_y, dx, 0))
+    }
+
+    /// Places `board` with its top-left square on `at`, joining edges where boards touch.
+    pub fn place(&mut self, board: &Grid, at: Square, section: &str) {
+        let sid = self.sections.len() as u16;
+        self.sections.push(section.to_string());
+        for y in 0..board.height {
+            for x in 0..board.width {
+                let from = Square::new(x, y);
+                let to = at.offset(x, y);
+                if !self.contains(to) {
+                    continue;
+                }
+                let i = self.index(to);
+                self.solid[i] = board.is_solid(from);
+                self.section[i] = sid;
+                self.marks[i] = match board.mark(from) {
+                    Some(name) => self.mark_id(name),
+                    None => NO_MARK,
+                };
+            }
+        }
+        // Edges: the right and bottom edge of every square, plus the left / top border.
+        for y in 0..board.height {
+            for x in -1..board.width {
+                let (a, b) = (Square::new(x, y), Square::new(x + 1, y));
+                let e = board.edge(a, b);
+                let (ga, gb) = (at.offset(a.x, a.y), at.offset(b.x, b.y));
+                let first_touch = x == -1 || x == board.width - 1;
+                if let Some(slot) = self.edge_slot(ga, gb) {
+                    *slot = if first_touch { slot.join(e) } else { e };
+                }
+            }
+        }
+        for y in -1..board.height {
+            for x in 0..board.width {
+                let (a, b) = (Square::new(x, y), Square::new(x, y + 1));
+                let e = board.edge(a, b);
+                let (ga, gb) = (at.offset(a.x, a.y), at.offset(b.x, b.y));
+                let border = y == -1 || y == board.height - 1;
+                if let Some(slot) = self.edge_slot(ga, gb) {
+                    *slot = if border { slot.join(e) } else { e };
+                }
+            }
+        }
+    }
+
+    fn mark_id(&mut self, name: &str) -> u16 {
+        match self.mark_names.iter().position(|n| n == name) {
+            Some(i) => i as u16,
+            None => {
+                self.mark_names.push(name.to_string());
+                (self.mark_names.len() - 1) as u16
+            }
+        }
+    }
+}
+
+/// A board section from a package, as drawn.
+#[derive(Debug, Clone)]
+pub struct Board {
+    pub id: String,
+    pub label: Option<String>,
+    pub grid: Grid,
+    pub source: Option<String>,
+    pub span: Span,
+}
+
+/// A piece placed by a mission, with its footprint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Piece {
+    pub id: String,
+    pub at: Square,
+    pub width: i32,
+    pub height: i32,
+}
+
+impl Piece {
+    pub fn squares(&self) -> Vec<Square> {
+        let mut out = Vec::new();
+        for dy in 0..self.height {
+            for dx in 0..self.width {
+                out.push(self.at.offset(dx, dy));
+            }
+        }
+        out
+    }
+}
+
+/// A mission: boards put together into one grid, pieces, and data for scripts.
+#[derive(Debug, Clone)]
+pub struct Mission {
+    pub id: String,
+    pub label: Option<String>,
+    pub grid: Grid,
+    pub pieces: Vec<Piece>,
+    pub fields: IndexMap<String, Value>,
+    pub text: Option<String>,
+    pub source: Option<String>,
+    pub span: Span,
+}

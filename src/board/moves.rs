@@ -1,0 +1,147 @@
+//! Distances and moves: breadth-first distance fields over the step rule, and "move up to N
+//! squares towards / away from the nearest X" with ties broken by the seeded RNG.
+
+use super::{DIRECTIONS, Grid, Square};
+use crate::dice::Rng;
+
+/// Which steps a piece may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Steps {
+    /// The 8 neighbours.
+    Eight,
+    /// Only straight steps (e.g. a piece that may not move diagonally).
+    Four,
+}
+
+impl Steps {
+    fn directions(self) -> &'static [(i32, i32)] {
+        match self {
+            Steps::Eight => &DIRECTIONS,
+            Steps::Four => &DIRECTIONS[..4],
+        }
+    }
+}
+
+pub const UNREACHABLE: u16 = u16::MAX;
+
+/// Steps from the nearest of `sources` to every square (`UNREACHABLE` where none leads).
+/// Pieces do not block: moves may pass through them.
+pub fn distance_field(grid: &Grid, sources: &[Square], steps: Steps) -> Vec<u16> {
+    let mut dist = vec![UNREACHABLE; grid.len()];
+    let mut queue: Vec<u32> = Vec::with_capacity(grid.len());
+    for &s in sources {
+        if !grid.is_solid(s) && dist[grid.index(s)] == UNREACHABLE {
+            dist[grid.index(s)] = 0;
+            queue.push(grid.index(s) as u32);
+        }
+    }
+    let mut head = 0;
+    while head < queue.len() {
+        let i = queue[head] as usize;
+        head += 1;
+        let s = grid.square(i);
+        let d = dist[i] + 1;
+        for &(dx, dy) in steps.directions() {
+            let n = s.offset(dx, dy);
+            if grid.contains(n) && dist[grid.index(n)] == UNREACHABLE && grid.can_step(s, dx, dy) {
+                dist[grid.index(n)] = d;
+                queue.push(grid.index(n) as u32);
+            }
+        }
+    }
+    dist
+}
+
+/// Whether to close in or back off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Goal {
+    Towards,
+    Away,
+}
+
+/// Where a piece on `from` ends after moving up to `max` squares towards (or away from) the
+/// nearest of `targets`, and the squares it walks through. It may pass occupied squares but
+/// not end on one; among equally good ends the RNG picks. `None` if it cannot get closer
+/// (or further) than where it stands.
+pub fn move_towards(
+    grid: &Grid,
+    from: Square,
+    targets: &[Square],
+    max: u16,
+    steps: Steps,
+    goal: Goal,
+    occupied: &dyn Fn(Square) -> bool,
+    rng: &mut Rng,
+) -> Option<Vec<Square>> {
+    let to_target = distance_field(grid, targets, steps);
+    // Breadth-first from the piece, up to `max` steps, remembering how each square was reached.
+    let mut reach = vec![UNREACHABLE; grid.len()];
+    let mut parent = vec![u32::MAX; grid.len()];
+    let mut queue = vec![grid.index(from) as u32];
+    reach[grid.index(from)] = 0;
+    let mut head = 0;
+    while head < queue.len() {
+        let i = queue[head] as usize;
+        head += 1;
+        if reach[i] >= max {
+            continue;
+        }
+        let s = grid.square(i);
+        for &(dx, dy) in steps.directions() {
+            let n = s.offset(dx, dy);
+            if grid.contains(n) && reach[grid.index(n)] == UNREACHABLE && grid.can_step(s, dx, dy) {
+                reach[grid.index(n)] = reach[i] + 1;
+                parent[grid.index(n)] = i as u32;
+                queue.push(grid.index(n) as u32);
+            }
+        }
+    }
+    let score = |i: usize| -> Option<i32> {
+        let d = to_target[i];
+        (d != UNREACHABLE).then_some(match goal {
+            Goal::Towards => d as i32,
+            Goal::Away => -(d as i32),
+        })
+    };
+    let here = score(grid.index(from))?;
+    // Candidates in reading order (queue order is deterministic), best score, then fewest steps.
+    let mut best: Option<(i32, u16)> = None;
+    let mut ties: Vec<usize> = Vec::new();
+    for &q in &queue {
+        let i = q as usize;
+        if i != grid.index(from) && occupied(grid.square(i)) {
+            continue;
+        }
+        let Some(sc) = score(i) else { continue };
+        let key = (sc, reach[i]);
+        match best {
+            Some(b) if key > b => {}
+            Some(b) if key == b => ties.push(i),
+            _ => {
+                best = Some(key);
+                ties = vec![i];
+            }
+        }
+    }
+    let (best_score, _) = best?;
+    if best_score >= here {
+        return None;
+    }
+    ties.sort_unstable();
+    let end = ties[rng.below(ties.len() as u64) as usize];
+    let mut path = vec![grid.square(end)];
+    let mut at = end;
+    while parent[at] != u32::MAX {
+        at = parent[at] as usize;
+        path.push(grid.square(at));
+    }
+    path.reverse();
+    Some(path)
+}
+
+/// Squares reachable from `from` without crossing a wall or a closed door: the "enclosed by
+/// unbroken walls and unopened doors" test asks whether a target is among them.
+pub fn region(grid: &Grid, from: Square, steps: Steps) -> Vec<Square> {
+    let dist = distance_field(grid, &[from], steps);
+    (0..grid.len()).filter(|&i| dist[i] != UNREACHABLE).map(|i| grid.square(i)).collect()
+}

@@ -1,0 +1,82 @@
+//! `servitor los <package> --mission <id> <from> <to>`: can this square see that one? Draws
+//! the line and says what stopped it.
+
+use super::show::{square, write_svg};
+use clap::Args;
+use servitor::board::los::{from_footprint, line_of_sight};
+use servitor::board::render::{self, Overlay};
+use servitor::board::Square;
+use std::io::IsTerminal;
+
+#[derive(Args)]
+pub struct LosArgs {
+    /// Package folder or bare name
+    package: String,
+    /// Mission id
+    #[arg(long)]
+    mission: String,
+    /// The square looking, as column,row from 1
+    from: String,
+    /// The square looked at
+    to: String,
+    /// For revealing hidden tokens: pieces do not block (they do when firing)
+    #[arg(long)]
+    reveal: bool,
+    /// Another occupied square that blocks firing (repeatable)
+    #[arg(long = "occupied", value_name = "X,Y")]
+    occupied: Vec<String>,
+    /// Print JSON instead of text
+    #[arg(long)]
+    json: bool,
+    /// Also write the picture as SVG
+    #[arg(long, value_name = "FILE")]
+    svg: Option<std::path::PathBuf>,
+}
+
+pub fn run(args: LosArgs) -> Result<(), String> {
+    let loaded = super::load(&args.package)?;
+    let mission = super::find_mission(&loaded.ruleset, &args.mission)?;
+    let grid = &mission.grid;
+    let (from, to) = (square(grid, &args.from)?, square(grid, &args.to)?);
+    let mut occupied: Vec<Square> = args.occupied.iter().map(|o| square(grid, o)).collect::<Result<_, _>>()?;
+    // The looking piece's own footprint: a mission piece standing on `from`.
+    let footprint: Vec<Square> = mission
+        .pieces
+        .iter()
+        .find(|p| p.squares().contains(&from))
+        .map_or_else(|| vec![from], |p| p.squares());
+    for piece in &mission.pieces {
+        occupied.extend(piece.squares());
+    }
+    let blocks = |s: Square| !args.reveal && occupied.contains(&s);
+    let seen_from = from_footprint(grid, &footprint, to, &blocks);
+    let start = seen_from.unwrap_or(from);
+    let sight = line_of_sight(grid, start, to, &|s| blocks(s) && !footprint.contains(&s));
+    let visible = seen_from.is_some();
+    if args.json {
+        let json = serde_json::json!({
+            "mission": mission.id, "from": from.to_string(), "to": to.to_string(),
+            "visible": visible, "seen_from": seen_from.map(|s| s.to_string()),
+            "path": sight.path, "blocked_at": sight.blocked_at.map(|(s, why)| serde_json::json!({"square": s.to_string(), "why": why})),
+        });
+        println!("{json}");
+        return Ok(());
+    }
+    let mut overlay = Overlay::default();
+    overlay.line = std::iter::once(start).chain(sight.path.iter().copied()).chain([to]).collect();
+    overlay.labels.insert(start, 'A');
+    overlay.labels.insert(to, 'B');
+    overlay.blocked = sight.blocked_at.map(|(s, _)| s);
+    let color = std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
+    match (visible, sight.blocked_at) {
+        (true, _) if start != from => println!("{from} → {to}: visible (from {start}, another square of the same piece)"),
+        (true, _) => println!("{from} → {to}: visible"),
+        (false, Some((at, why))) => println!("{from} → {to}: not visible — stopped at {at}: {why}"),
+        (false, None) => println!("{from} → {to}: not visible"),
+    }
+    print!("{}", render::text(grid, &overlay, color));
+    if let Some(path) = &args.svg {
+        write_svg(path, grid, &format!("{} — line of sight {from} → {to}", mission.id), &overlay)?;
+    }
+    Ok(())
+}

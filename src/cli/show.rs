@@ -1,0 +1,74 @@
+//! `servitor show <package> --mission <id>`: draw a mission (or one board) in the terminal,
+//! and with `--svg FILE` as an SVG picture.
+
+use clap::Args;
+use servitor::board::render::{self, Overlay};
+use servitor::board::{Grid, Square};
+use std::io::IsTerminal;
+
+#[derive(Args)]
+pub struct ShowArgs {
+    /// Package folder or bare name
+    package: String,
+    /// Mission id
+    #[arg(long, conflicts_with = "board", required_unless_present = "board")]
+    mission: Option<String>,
+    /// A single board (section) instead of a mission
+    #[arg(long)]
+    board: Option<String>,
+    /// Also write the picture as SVG to this file
+    #[arg(long, value_name = "FILE")]
+    svg: Option<std::path::PathBuf>,
+}
+
+pub fn run(args: ShowArgs) -> Result<(), String> {
+    let loaded = super::load(&args.package)?;
+    let r = &loaded.ruleset;
+    let (id, title, grid, overlay) = match (&args.mission, &args.board) {
+        (Some(id), _) => {
+            let m = super::find_mission(r, id)?;
+            let mut overlay = Overlay::default();
+            for piece in &m.pieces {
+                let letter = piece.id.chars().next().map_or('?', |c| c.to_ascii_uppercase());
+                for s in piece.squares() {
+                    overlay.labels.insert(s, letter);
+                }
+            }
+            (m.id.clone(), m.label.clone(), m.grid.clone(), overlay)
+        }
+        (None, Some(id)) => {
+            let b = r.boards.get(id).ok_or_else(|| {
+                let hint = servitor::diagnostic::did_you_mean(id, r.boards.keys().map(String::as_str))
+                    .map(|h| format!("\n  help: {h}"))
+                    .unwrap_or_default();
+                format!("error: no board `{id}` in {}{hint}", r.name())
+            })?;
+            (b.id.clone(), b.label.clone(), b.grid.clone(), Overlay::default())
+        }
+        (None, None) => unreachable!("clap requires one of them"),
+    };
+    let color = std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
+    println!("{id} — {} ({} × {} squares)", title.as_deref().unwrap_or(""), grid.width, grid.height);
+    print!("{}", render::text(&grid, &overlay, color));
+    print!("{}", render::legend(&grid));
+    if let Some(path) = &args.svg {
+        write_svg(path, &grid, &format!("{id} — {}", title.as_deref().unwrap_or("")), &overlay)?;
+    }
+    Ok(())
+}
+
+pub fn write_svg(path: &std::path::Path, grid: &Grid, title: &str, overlay: &Overlay) -> Result<(), String> {
+    std::fs::write(path, render::svg(grid, title, overlay))
+        .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+    println!("wrote {}", path.display());
+    Ok(())
+}
+
+/// Reads a square given as `x,y` (from 1) and checks it is on the grid.
+pub fn square(grid: &Grid, text: &str) -> Result<Square, String> {
+    let s = Square::parse(text).ok_or_else(|| format!("error: `{text}` is not a square; write column,row from 1, e.g. 3,7"))?;
+    if !grid.contains(s) {
+        return Err(format!("error: square {s} is off the map ({} × {})", grid.width, grid.height));
+    }
+    Ok(s)
+}
