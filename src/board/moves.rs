@@ -145,3 +145,46 @@ pub fn region(grid: &Grid, from: Square, steps: Steps) -> Vec<Square> {
     let dist = distance_field(grid, &[from], steps);
     (0..grid.len()).filter(|&i| dist[i] != UNREACHABLE).map(|i| grid.square(i)).collect()
 }
+
+/// Whether a piece covering `squares` may step by (dx, dy): every one of its squares must.
+pub fn footprint_can_step(grid: &Grid, squares: &[Square], dx: i32, dy: i32) -> bool {
+    squares.iter().all(|&s| grid.can_step(s, dx, dy))
+}
+
+/// Whether a door lies between two squares of the footprint (a big piece standing in a
+/// doorway).
+pub fn footprint_under_door(grid: &Grid, squares: &[Square]) -> bool {
+    squares.iter().any(|&a| {
+        [(1, 0), (0, 1)].iter().any(|&(dx, dy)| {
+            let b = a.offset(dx, dy);
+            squares.contains(&b) && matches!(grid.edge(a, b), super::Edge::Door { .. })
+        })
+    })
+}
+
+/// Steps for a `width × height` piece with its top-left square on `from` to bring its
+/// top-left square to `to`, moving only straight; `None` if it cannot get there.
+pub fn footprint_distance(grid: &Grid, from: Square, width: i32, height: i32, to: Square) -> Option<u16> {
+    let cover = |at: Square| -> Vec<Square> {
+        (0..height).flat_map(|dy| (0..width).map(move |dx| at.offset(dx, dy))).collect()
+    };
+    let mut seen = vec![UNREACHABLE; grid.len()];
+    let mut queue = vec![from];
+    seen[grid.index(from)] = 0;
+    let mut head = 0;
+    while head < queue.len() {
+        let at = queue[head];
+        head += 1;
+        if at == to {
+            return Some(seen[grid.index(at)]);
+        }
+        for &(dx, dy) in Steps::Four.directions() {
+            let next = at.offset(dx, dy);
+            if grid.contains(next) && seen[grid.index(next)] == UNREACHABLE && footprint_can_step(grid, &cover(at), dx, dy) {
+                seen[grid.index(next)] = seen[grid.index(at)] + 1;
+                queue.push(next);
+            }
+        }
+    }
+    None
+}

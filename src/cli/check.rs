@@ -13,8 +13,8 @@ pub fn run(args: CheckArgs) -> Result<(), String> {
     let r = &loaded.ruleset;
     let records: usize = r.records.values().map(|m| m.len()).sum();
     let chain: Vec<&str> = r.packages.iter().map(|p| p.name.as_str()).collect();
-    println!(
-        "ok: {} ({}) — {} tables, {} dice, {} records, {} pools, {} constants, {} procedures",
+    super::emitln(&format!(
+        "ok: {} ({}) — {} tables, {} dice, {} records, {} pools, {} constants, {} procedures, {} boards, {} missions",
         r.name(),
         chain.join(" → "),
         r.tables.len(),
@@ -23,6 +23,8 @@ pub fn run(args: CheckArgs) -> Result<(), String> {
         r.pools.len(),
         r.consts.len(),
         r.procedures.len(),
-    );
+        r.boards.len(),
+        r.missions.len(),
+    ));
     Ok(())
 }

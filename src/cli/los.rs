@@ -59,7 +59,7 @@ pub fn run(args: LosArgs) -> Result<(), String> {
             "visible": visible, "seen_from": seen_from.map(|s| s.to_string()),
             "path": sight.path, "blocked_at": sight.blocked_at.map(|(s, why)| serde_json::json!({"square": s.to_string(), "why": why})),
         });
-        println!("{json}");
+        super::emitln(&format!("{json}"));
         return Ok(());
     }
     let mut overlay = Overlay::default();
@@ -68,13 +68,14 @@ pub fn run(args: LosArgs) -> Result<(), String> {
     overlay.labels.insert(to, 'B');
     overlay.blocked = sight.blocked_at.map(|(s, _)| s);
     let color = std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
-    match (visible, sight.blocked_at) {
-        (true, _) if start != from => println!("{from} → {to}: visible (from {start}, another square of the same piece)"),
-        (true, _) => println!("{from} → {to}: visible"),
-        (false, Some((at, why))) => println!("{from} → {to}: not visible — stopped at {at}: {why}"),
-        (false, None) => println!("{from} → {to}: not visible"),
-    }
-    print!("{}", render::text(grid, &overlay, color));
+    let verdict = match (visible, sight.blocked_at) {
+        (true, _) if start != from => format!("{from} → {to}: visible (from {start}, another square of the same piece)"),
+        (true, _) => format!("{from} → {to}: visible"),
+        (false, Some((at, why))) => format!("{from} → {to}: not visible — stopped at {at}: {why}"),
+        (false, None) => format!("{from} → {to}: not visible"),
+    };
+    super::emitln(&verdict);
+    super::emit(&render::text(grid, &overlay, color));
     if let Some(path) = &args.svg {
         write_svg(path, grid, &format!("{} — line of sight {from} → {to}", mission.id), &overlay)?;
     }

@@ -90,6 +90,20 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Writes to stdout; a closed pipe (`servitor show … | head`) ends the program quietly
+/// instead of panicking.
+pub fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if out.write_all(text.as_bytes()).and_then(|()| out.flush()).is_err() {
+        std::process::exit(0);
+    }
+}
+
+pub fn emitln(text: &str) {
+    emit(&format!("{text}\n"));
+}
+
 /// Whether to colour what goes to stderr.
 pub fn color() -> bool {
     std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()

@@ -42,9 +42,9 @@ pub fn run(args: OddsArgs) -> Result<(), String> {
             })
             .collect();
         let json = serde_json::json!({ "table": table.id, "dice": table.dice.to_string(), "outcomes": outcomes });
-        println!("{json}");
+        super::emitln(&format!("{json}"));
     } else {
-        print!("{}", super::render::odds(table, &args.availability, &odds));
+        super::emit(&format!("{}", super::render::odds(table, &args.availability, &odds)));
     }
     Ok(())
 }

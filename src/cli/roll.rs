@@ -37,11 +37,11 @@ pub fn run(args: RollArgs) -> Result<(), String> {
     );
     if args.json {
         let json = serde_json::json!({ "table": table.id, "seed": seed, "rolls": rolls });
-        println!("{json}");
+        super::emitln(&format!("{json}"));
     } else {
-        println!("seed {seed}");
+        super::emitln(&format!("seed {seed}"));
         for roll in &rolls {
-            print!("{}", super::render::table_roll(roll, 0));
+            super::emit(&format!("{}", super::render::table_roll(roll, 0)));
         }
     }
     Ok(())

@@ -34,9 +34,9 @@ pub fn run(args: RunArgs) -> Result<(), String> {
     match run_procedure(&ruleset, &args.procedure, &args.args, seed) {
         Ok(output) => {
             if args.json {
-                println!("{}", serde_json::to_string(&output).map_err(|e| e.to_string())?);
+                super::emitln(&format!("{}", serde_json::to_string(&output).map_err(|e| e.to_string())?));
             } else {
-                print!("{}", super::render::run_output(&ruleset, &output));
+                super::emit(&format!("{}", super::render::run_output(&ruleset, &output)));
             }
             Ok(())
         }

@@ -48,9 +48,9 @@ pub fn run(args: ShowArgs) -> Result<(), String> {
         (None, None) => unreachable!("clap requires one of them"),
     };
     let color = std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
-    println!("{id} — {} ({} × {} squares)", title.as_deref().unwrap_or(""), grid.width, grid.height);
-    print!("{}", render::text(&grid, &overlay, color));
-    print!("{}", render::legend(&grid));
+    super::emitln(&format!("{id} — {} ({} × {} squares)", title.as_deref().unwrap_or(""), grid.width, grid.height));
+    super::emit(&format!("{}", render::text(&grid, &overlay, color)));
+    super::emit(&format!("{}", render::legend(&grid)));
     if let Some(path) = &args.svg {
         write_svg(path, &grid, &format!("{id} — {}", title.as_deref().unwrap_or("")), &overlay)?;
     }
@@ -60,7 +60,7 @@ pub fn run(args: ShowArgs) -> Result<(), String> {
 pub fn write_svg(path: &std::path::Path, grid: &Grid, title: &str, overlay: &Overlay) -> Result<(), String> {
     std::fs::write(path, render::svg(grid, title, overlay))
         .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
-    println!("wrote {}", path.display());
+    super::emitln(&format!("wrote {}", path.display()));
     Ok(())
 }
 

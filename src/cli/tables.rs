@@ -16,9 +16,9 @@ pub fn run(args: TablesArgs) -> Result<(), String> {
     let loaded = super::load(&args.package)?;
     let r = &loaded.ruleset;
     if args.json {
-        println!("{}", json(r));
+        super::emitln(&format!("{}", json(r)));
     } else {
-        print!("{}", super::render::listing(r));
+        super::emit(&format!("{}", super::render::listing(r)));
     }
     Ok(())
 }

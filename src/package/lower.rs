@@ -64,15 +64,13 @@ pub fn lower(
             ruleset.boards.insert(board.id.clone(), board);
         }
     }
-    for item in items.iter().filter(|i| i.kind.text == "mission") {
-        if let Some(mission) = cx.mission(item, &ruleset.boards) {
-            ruleset.missions.insert(mission.id.clone(), mission);
-        }
-    }
     for item in items.iter().filter(|i| i.kind.text == "schema") {
         if let Some(schema) = cx.schema(item) {
             ruleset.schemas.insert(schema.kind.clone(), schema);
         }
+    }
+    for item in items.iter().filter(|i| i.kind.text == "mission") {
+        cx.mission_item(item, &mut ruleset);
     }
     for item in &items {
         match item.kind.text.as_str() {
@@ -1077,7 +1075,33 @@ impl Lower<'_> {
         Some(Board { id: item.id.text.clone(), label, grid, source, span: item.span })
     }
 
-    fn mission(&mut self, item: &MergedItem, boards: &IndexMap<String, Board>) -> Option<Mission> {
+    /// A mission places boards (a `Mission`) and, when the package declares `schema mission`,
+    /// is also a record of that schema — so data-only missions (no map) work too.
+    fn mission_item(&mut self, item: &MergedItem, ruleset: &mut Ruleset) {
+        let is_placement = |e: &Entry| matches!(e, Entry::Property(p) if ["board", "piece", "fields"].contains(&p.key.text.as_str()));
+        let places_boards = item.entries.iter().any(|e| matches!(e, Entry::Property(p) if p.key.text == "board"));
+        let Some(schema) = ruleset.schemas.get("mission") else {
+            if let Some(m) = self.mission(item, &ruleset.boards, None) {
+                ruleset.missions.insert(m.id.clone(), m);
+            }
+            return;
+        };
+        let data = MergedItem { entries: item.entries.iter().filter(|e| !is_placement(e)).cloned().collect(), ..item.clone() };
+        let Some(record) = self.record(&data, schema) else { return };
+        if places_boards {
+            let map_only = ["board", "piece", "fields", "source", "text", "label"];
+            let keep = |e: &&Entry| matches!(e, Entry::Property(p) if map_only.contains(&p.key.text.as_str()));
+            let layout = MergedItem { entries: item.entries.iter().filter(keep).cloned().collect(), ..item.clone() };
+            if let Some(mut m) = self.mission(&layout, &ruleset.boards, None) {
+                // Free-form `fields { }` and the schema's typed fields together.
+                m.fields.extend(record.fields.clone());
+                ruleset.missions.insert(m.id.clone(), m);
+            }
+        }
+        ruleset.records.entry("mission".into()).or_default().insert(record.id.clone(), record);
+    }
+
+    fn mission(&mut self, item: &MergedItem, boards: &IndexMap<String, Board>, data: Option<IndexMap<String, Value>>) -> Option<Mission> {
         let known = ["board", "piece", "fields", "source", "text", "label"];
         let props = self.props(&item.entries, "a mission", &known, &["board", "piece"], false);
         // `<name> at <x> <y> [size <w> <h>]`, all numbers from 1.
@@ -1153,7 +1177,7 @@ impl Lower<'_> {
         }
         let fields = match props.get("fields").and_then(|p| self.one(p, "{ … }")).map(|v| self.untyped(v)) {
             Some(Some(Value::Map(m))) => m,
-            _ => IndexMap::new(),
+            _ => data.unwrap_or_default(),
         };
         Some(Mission {
             id: item.id.text.clone(),

@@ -1,0 +1,143 @@
+//! Board questions for scripts (read-only): line of sight, distances, moves, areas and marks
+//! on a mission's grid. Squares are `"x,y"` texts counted from 1, as on the command line.
+
+use super::api::RunState;
+use super::run::Step;
+use crate::board::moves::{self, Goal, Steps, UNREACHABLE};
+use crate::board::{Mission, Square, area, los};
+use crate::diagnostic::did_you_mean;
+use crate::ruleset::Ruleset;
+use rhai::{Array, Dynamic, Engine, EvalAltResult, INT, Map};
+use std::sync::{Arc, Mutex};
+
+type Res<T> = Result<T, Box<EvalAltResult>>;
+
+fn mission<'r>(r: &'r Ruleset, id: &str) -> Res<&'r Mission> {
+    r.missions.get(id).ok_or_else(|| {
+        let hint = did_you_mean(id, r.missions.keys().map(String::as_str)).map(|h| format!("; {h}")).unwrap_or_default();
+        format!("no mission `{id}`{hint}").into()
+    })
+}
+
+fn square(m: &Mission, value: &Dynamic) -> Res<Square> {
+    let text = value.to_string();
+    match Square::parse(&text) {
+        Some(s) if m.grid.contains(s) => Ok(s),
+        Some(s) => Err(format!("square {s} is off mission `{}` ({} × {})", m.id, m.grid.width, m.grid.height).into()),
+        None => Err(format!("`{text}` is not a square: write \"x,y\" counted from 1").into()),
+    }
+}
+
+fn squares(m: &Mission, values: &Array) -> Res<Vec<Square>> {
+    values.iter().map(|v| square(m, v)).collect()
+}
+
+fn to_array(list: impl IntoIterator<Item = Square>) -> Array {
+    list.into_iter().map(|s| Dynamic::from(s.to_string())).collect()
+}
+
+fn steps_of(diagonal: bool) -> Steps {
+    if diagonal { Steps::Eight } else { Steps::Four }
+}
+
+pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Arc<Mutex<RunState>>) {
+    let r = ruleset.clone();
+    engine.register_fn("mission", move |id: &str| -> Res<Map> {
+        let m = mission(&r, id)?;
+        let mut map: Map = m.fields.iter().map(|(k, v)| (k.as_str().into(), super::api::to_dynamic(v))).collect();
+        map.insert("id".into(), m.id.clone().into());
+        map.insert("width".into(), Dynamic::from_int(m.grid.width as INT));
+        map.insert("height".into(), Dynamic::from_int(m.grid.height as INT));
+        let pieces: Array = m
+            .pieces
+            .iter()
+            .map(|p| {
+                let mut pm = Map::new();
+                pm.insert("id".into(), p.id.clone().into());
+                pm.insert("squares".into(), to_array(p.squares()).into());
+                Dynamic::from_map(pm)
+            })
+            .collect();
+        map.insert("pieces".into(), pieces.into());
+        Ok(map)
+    });
+    let r = ruleset.clone();
+    engine.register_fn("marked", move |id: &str, mark: &str| -> Res<Array> { Ok(to_array(mission(&r, id)?.grid.marked(mark))) });
+    let r = ruleset.clone();
+    engine.register_fn("los", move |id: &str, from: Dynamic, to: Dynamic| -> Res<bool> {
+        let m = mission(&r, id)?;
+        Ok(los::line_of_sight(&m.grid, square(m, &from)?, square(m, &to)?, &|_| false).visible)
+    });
+    let r = ruleset.clone();
+    engine.register_fn("los", move |id: &str, from: Dynamic, to: Dynamic, occupied: Array| -> Res<bool> {
+        let m = mission(&r, id)?;
+        let occupied = squares(m, &occupied)?;
+        Ok(los::line_of_sight(&m.grid, square(m, &from)?, square(m, &to)?, &|s| occupied.contains(&s)).visible)
+    });
+    let r = ruleset.clone();
+    engine.register_fn("visible_from", move |id: &str, from: Dynamic, targets: Array, occupied: Array| -> Res<Array> {
+        let m = mission(&r, id)?;
+        let from = square(m, &from)?;
+        let occupied = squares(m, &occupied)?;
+        let seen = squares(m, &targets)?
+            .into_iter()
+            .filter(|&t| los::line_of_sight(&m.grid, from, t, &|s| occupied.contains(&s)).visible);
+        Ok(to_array(seen))
+    });
+    let r = ruleset.clone();
+    engine.register_fn("distance", move |id: &str, from: Dynamic, to: Dynamic, diagonal: bool| -> Res<INT> {
+        let m = mission(&r, id)?;
+        let field = moves::distance_field(&m.grid, &[square(m, &to)?], steps_of(diagonal));
+        let d = field[m.grid.index(square(m, &from)?)];
+        Ok(if d == UNREACHABLE { -1 } else { d as INT })
+    });
+    let r = ruleset.clone();
+    engine.register_fn("nearest", move |id: &str, from: Dynamic, targets: Array| -> Res<Dynamic> {
+        let m = mission(&r, id)?;
+        let field = moves::distance_field(&m.grid, &[square(m, &from)?], Steps::Eight);
+        let best = squares(m, &targets)?
+            .into_iter()
+            .filter(|&t| field[m.grid.index(t)] != UNREACHABLE)
+            .min_by_key(|&t| (field[m.grid.index(t)], t.y, t.x));
+        Ok(best.map_or(Dynamic::UNIT, |s| s.to_string().into()))
+    });
+    for (name, goal) in [("move_towards", Goal::Towards), ("move_away", Goal::Away)] {
+        let (r, st) = (ruleset.clone(), state.clone());
+        engine.register_fn(name, move |id: &str, from: Dynamic, targets: Array, max: INT, occupied: Array| -> Res<Array> {
+            let m = mission(&r, id)?;
+            let from = square(m, &from)?;
+            let targets = squares(m, &targets)?;
+            let occupied = squares(m, &occupied)?;
+            let mut state = st.lock().unwrap_or_else(|p| p.into_inner());
+            let max = max.clamp(0, u16::MAX as INT - 1) as u16;
+            let path = moves::move_towards(&m.grid, from, &targets, max, Steps::Eight, goal, &|s| occupied.contains(&s), &mut state.rng);
+            let path = path.unwrap_or_else(|| vec![from]);
+            let text = format!(
+                "{} {from} → {} ({} squares)",
+                if goal == Goal::Towards { "move towards" } else { "move away" },
+                path.last().copied().unwrap_or(from),
+                path.len() - 1
+            );
+            state.steps.push(Step::Note { text, source: None });
+            Ok(to_array(path))
+        });
+    }
+    let r = ruleset.clone();
+    engine.register_fn("line", move |id: &str, from: Dynamic, dx: INT, dy: INT| -> Res<Array> {
+        let m = mission(&r, id)?;
+        if dx.abs() > 1 || dy.abs() > 1 || (dx == 0 && dy == 0) {
+            return Err("line(mission, from, dx, dy): dx and dy are -1, 0 or 1, not both 0".into());
+        }
+        Ok(to_array(area::line(&m.grid, square(m, &from)?, dx as i32, dy as i32, usize::MAX)))
+    });
+    let r = ruleset.clone();
+    engine.register_fn("blast", move |id: &str, target: Dynamic| -> Res<Array> {
+        let m = mission(&r, id)?;
+        Ok(to_array(area::blast(&m.grid, square(m, &target)?)))
+    });
+    let r = ruleset.clone();
+    engine.register_fn("region", move |id: &str, from: Dynamic| -> Res<Array> {
+        let m = mission(&r, id)?;
+        Ok(to_array(moves::region(&m.grid, square(m, &from)?, Steps::Eight)))
+    });
+}
