@@ -4,8 +4,8 @@
 //! then [`tables`] (rolling and exact odds) and [`script`] (procedures in Rhai).
 //! The code map with the invariants is `src/README.md`.
 
-pub mod diagnostic;
 pub mod board;
+pub mod diagnostic;
 pub mod dice;
 pub mod package;
 pub mod ruleset;

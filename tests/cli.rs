@@ -208,3 +208,69 @@ fn usage_errors_say_what_exists() {
     }
     insta::assert_snapshot!(all);
 }
+
+#[test]
+fn show_draws_a_mission_and_writes_svg() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("plasma.svg");
+    let out = ok(&[
+        "show",
+        "tests/boards/worked-examples.rules",
+        "--mission",
+        "plasma",
+        "--svg",
+        &svg.display().to_string(),
+    ]);
+    let out = out.replace(&svg.display().to_string(), "plasma.svg");
+    insta::assert_snapshot!(out);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg"));
+}
+
+#[test]
+fn show_draws_every_bundled_mission() {
+    for (package, missions) in [
+        ("space-crusade", vec!["reactor-strike", "stranded", "purge"]),
+        ("space-hulk", vec!["relay-sabotage"]),
+    ] {
+        for mission in missions {
+            let out = ok(&["show", package, "--mission", mission]);
+            assert!(out.contains('┌'), "{package}/{mission}");
+        }
+    }
+}
+
+#[test]
+fn los_answers_and_draws_the_line() {
+    let mut all = String::new();
+    for (from, to, extra) in [
+        ("1,4", "6,4", None),
+        ("1,4", "6,4", Some("--reveal")),
+        ("1,4", "3,2", None),
+        ("2,2", "8,6", None),
+    ] {
+        let mission = if from == "2,2" { "dreadnought" } else { "plasma" };
+        let mut args = vec![
+            "los",
+            "tests/boards/worked-examples.rules",
+            "--mission",
+            mission,
+            from,
+            to,
+        ];
+        args.extend(extra);
+        all.push_str(&format!("$ servitor {}\n{}\n", args.join(" "), ok(&args)));
+    }
+    insta::assert_snapshot!(all);
+}
+
+#[test]
+fn scripts_ask_the_board() {
+    insta::assert_snapshot!(ok(&[
+        "run",
+        "tests/boards/worked-examples.rules",
+        "board-questions",
+        "--seed",
+        "2"
+    ]));
+}

@@ -23,7 +23,11 @@ impl Serialize for Square {
 /// Can `from` see `to`? `occupied` says which squares hold a piece that blocks (pass
 /// `|_| false` when revealing, where pieces do not block).
 pub fn line_of_sight(grid: &Grid, from: Square, to: Square, occupied: &dyn Fn(Square) -> bool) -> Sight {
-    let mut sight = Sight { visible: true, path: Vec::new(), blocked_at: None };
+    let mut sight = Sight {
+        visible: true,
+        path: Vec::new(),
+        blocked_at: None,
+    };
     let (dx, dy) = (to.x - from.x, to.y - from.y);
     if dx.abs() == 1 && dy.abs() == 1 {
         sight.visible = false;
@@ -32,7 +36,10 @@ pub fn line_of_sight(grid: &Grid, from: Square, to: Square, occupied: &dyn Fn(Sq
     }
     if grid.is_solid(from) || grid.is_solid(to) {
         sight.visible = false;
-        sight.blocked_at = Some((if grid.is_solid(from) { from } else { to }, "not a square one can stand on"));
+        sight.blocked_at = Some((
+            if grid.is_solid(from) { from } else { to },
+            "not a square one can stand on",
+        ));
         return sight;
     }
     let (sx, sy) = (dx.signum(), dy.signum());
@@ -61,9 +68,8 @@ pub fn line_of_sight(grid: &Grid, from: Square, to: Square, occupied: &dyn Fn(Sq
         } else {
             // Exactly through a corner: blocked only if both ways round are blocked.
             next = at.offset(sx, sy);
-            let round = |side: Square| {
-                !blocked_here(side) && !grid.edge(at, side).blocks() && !grid.edge(side, next).blocks()
-            };
+            let round =
+                |side: Square| !blocked_here(side) && !grid.edge(at, side).blocks() && !grid.edge(side, next).blocks();
             if !round(at.offset(sx, 0)) && !round(at.offset(0, sy)) {
                 return stop(sight, next, "both ways round the corner are blocked");
             }
@@ -92,7 +98,15 @@ fn stop(mut sight: Sight, at: Square, why: &'static str) -> Sight {
 
 /// Line of sight from any square of a footprint (a piece bigger than one square); the
 /// footprint's own squares never block. Returns the first square that sees, if any.
-pub fn from_footprint(grid: &Grid, footprint: &[Square], to: Square, occupied: &dyn Fn(Square) -> bool) -> Option<Square> {
+pub fn from_footprint(
+    grid: &Grid,
+    footprint: &[Square],
+    to: Square,
+    occupied: &dyn Fn(Square) -> bool,
+) -> Option<Square> {
     let blocks = |s: Square| !footprint.contains(&s) && occupied(s);
-    footprint.iter().copied().find(|&f| f == to || line_of_sight(grid, f, to, &blocks).visible)
+    footprint
+        .iter()
+        .copied()
+        .find(|&f| f == to || line_of_sight(grid, f, to, &blocks).visible)
 }

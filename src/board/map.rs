@@ -32,7 +32,11 @@ pub fn read(map: &MapText, legend: &BTreeMap<char, String>) -> Result<Grid, Vec<
     let mut offset = 0;
     for raw in map.text.split_inclusive('\n') {
         let text = raw.trim_end_matches(['\n', '\r']);
-        lines.push(Line { chars: text.char_indices().collect(), offset, text });
+        lines.push(Line {
+            chars: text.char_indices().collect(),
+            offset,
+            text,
+        });
         offset += raw.len();
     }
     while lines.first().is_some_and(|l| l.text.trim().is_empty()) {
@@ -49,7 +53,11 @@ pub fn read(map: &MapText, legend: &BTreeMap<char, String>) -> Result<Grid, Vec<
         ]);
     }
     // Strip the indentation every line shares.
-    let indent = lines.iter().map(|l| l.chars.iter().take_while(|(_, c)| *c == ' ' || *c == '\t').count()).min().unwrap_or(0);
+    let indent = lines
+        .iter()
+        .map(|l| l.chars.iter().take_while(|(_, c)| *c == ' ' || *c == '\t').count())
+        .min()
+        .unwrap_or(0);
     for line in &mut lines {
         line.chars.drain(..indent);
     }
@@ -59,14 +67,23 @@ pub fn read(map: &MapText, legend: &BTreeMap<char, String>) -> Result<Grid, Vec<
             let at = line.chars.first().map_or(line.offset, |(i, _)| line.offset + i);
             errors.push(
                 Diagnostic::error(map.span(at, line.text.len().saturating_sub(indent)), format!("this map line has {} characters; the first has {width}", line.chars.len()), "ragged line")
-                    .with_help("every line of a map has the same length: 2 × width + 1"),
+                    .with_help("every line of a map has the same length, 2 × width + 1 (an editor that trims trailing spaces shortens lines that end in a gap)"),
             );
         }
     }
     if lines.len() % 2 == 0 || width % 2 == 0 || width < 3 {
         errors.push(
-            Diagnostic::error(whole, format!("a map is 2 × height + 1 lines of 2 × width + 1 characters; this one is {} lines of {width}", lines.len()), "wrong shape")
-                .with_help("edge lines (`+-+-+`) and square lines (`|. .|`) alternate, starting and ending with an edge line"),
+            Diagnostic::error(
+                whole,
+                format!(
+                    "a map is 2 × height + 1 lines of 2 × width + 1 characters; this one is {} lines of {width}",
+                    lines.len()
+                ),
+                "wrong shape",
+            )
+            .with_help(
+                "edge lines (`+-+-+`) and square lines (`|. .|`) alternate, starting and ending with an edge line",
+            ),
         );
     }
     if !errors.is_empty() {
@@ -96,9 +113,19 @@ pub fn read(map: &MapText, legend: &BTreeMap<char, String>) -> Result<Grid, Vec<
                         let help = if known.is_empty() {
                             "squares are `.` floor or `#` solid; add a `legend { X name }` for marks".to_string()
                         } else {
-                            format!("squares are `.` floor, `#` solid, or a legend letter: {}", known.join(", "))
+                            format!(
+                                "squares are `.` floor, `#` solid, or a legend letter: {}",
+                                known.join(", ")
+                            )
                         };
-                        errors.push(Diagnostic::error(map.span(off, c.len_utf8()), format!("unknown map character `{c}`"), "not in the legend").with_help(help));
+                        errors.push(
+                            Diagnostic::error(
+                                map.span(off, c.len_utf8()),
+                                format!("unknown map character `{c}`"),
+                                "not in the legend",
+                            )
+                            .with_help(help),
+                        );
                     }
                 },
             }
@@ -112,8 +139,14 @@ pub fn read(map: &MapText, legend: &BTreeMap<char, String>) -> Result<Grid, Vec<
             c if c == wall => Edge::Wall,
             c => {
                 errors.push(
-                    Diagnostic::error(map.span(off, c.len_utf8()), format!("`{c}` cannot stand on an edge"), "not an edge")
-                        .with_help(format!("edges here are a space (open), `{wall}` (wall), `D` (closed door) or `d` (open door)")),
+                    Diagnostic::error(
+                        map.span(off, c.len_utf8()),
+                        format!("`{c}` cannot stand on an edge"),
+                        "not an edge",
+                    )
+                    .with_help(format!(
+                        "edges here are a space (open), `{wall}` (wall), `D` (closed door) or `d` (open door)"
+                    )),
                 );
                 return None;
             }
@@ -140,8 +173,14 @@ pub fn read(map: &MapText, legend: &BTreeMap<char, String>) -> Result<Grid, Vec<
             let (c, off) = at(y, x);
             if !matches!(c, '+' | '-' | '|' | ' ') {
                 errors.push(
-                    Diagnostic::error(map.span(off, c.len_utf8()), format!("`{c}` cannot stand on a corner"), "a corner")
-                        .with_help("corners (even line, even column) are `+`, `-`, `|` or a space; squares sit between them"),
+                    Diagnostic::error(
+                        map.span(off, c.len_utf8()),
+                        format!("`{c}` cannot stand on a corner"),
+                        "a corner",
+                    )
+                    .with_help(
+                        "corners (even line, even column) are `+`, `-`, `|` or a space; squares sit between them",
+                    ),
                 );
             }
         }
@@ -151,11 +190,19 @@ pub fn read(map: &MapText, legend: &BTreeMap<char, String>) -> Result<Grid, Vec<
         let inside = |s: Square| grid.contains(s);
         let bad = [a, b].into_iter().filter(|&s| inside(s)).any(|s| grid.is_solid(s));
         if bad {
-            let (row, col) = if a.x != b.x { (2 * a.y as usize + 1, 2 * b.x as usize) } else { (2 * b.y as usize, 2 * a.x as usize + 1) };
+            let (row, col) = if a.x != b.x {
+                (2 * a.y as usize + 1, 2 * b.x as usize)
+            } else {
+                (2 * b.y as usize, 2 * a.x as usize + 1)
+            };
             let (_, off) = at(row, col);
             errors.push(
-                Diagnostic::error(map.span(off, 1), "a door must stand between two floor squares", "door against solid rock")
-                    .with_help("move the door, or make the squares on both sides floor (`.`)"),
+                Diagnostic::error(
+                    map.span(off, 1),
+                    "a door must stand between two floor squares",
+                    "door against solid rock",
+                )
+                .with_help("move the door, or make the squares on both sides floor (`.`)"),
             );
         }
     }

@@ -156,8 +156,13 @@ impl Grid {
 
     /// Every square carrying `mark`, in reading order.
     pub fn marked(&self, mark: &str) -> Vec<Square> {
-        let Some(m) = self.mark_names.iter().position(|n| n == mark) else { return Vec::new() };
-        (0..self.len()).filter(|&i| self.marks[i] == m as u16).map(|i| self.square(i)).collect()
+        let Some(m) = self.mark_names.iter().position(|n| n == mark) else {
+            return Vec::new();
+        };
+        (0..self.len())
+            .filter(|&i| self.marks[i] == m as u16)
+            .map(|i| self.square(i))
+            .collect()
     }
 
     /// The edge between two orthogonally adjacent squares; outside the grid is a wall.

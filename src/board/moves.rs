@@ -143,7 +143,10 @@ pub fn move_towards(
 /// unbroken walls and unopened doors" test asks whether a target is among them.
 pub fn region(grid: &Grid, from: Square, steps: Steps) -> Vec<Square> {
     let dist = distance_field(grid, &[from], steps);
-    (0..grid.len()).filter(|&i| dist[i] != UNREACHABLE).map(|i| grid.square(i)).collect()
+    (0..grid.len())
+        .filter(|&i| dist[i] != UNREACHABLE)
+        .map(|i| grid.square(i))
+        .collect()
 }
 
 /// Whether a piece covering `squares` may step by (dx, dy): every one of its squares must.
@@ -166,7 +169,9 @@ pub fn footprint_under_door(grid: &Grid, squares: &[Square]) -> bool {
 /// top-left square to `to`, moving only straight; `None` if it cannot get there.
 pub fn footprint_distance(grid: &Grid, from: Square, width: i32, height: i32, to: Square) -> Option<u16> {
     let cover = |at: Square| -> Vec<Square> {
-        (0..height).flat_map(|dy| (0..width).map(move |dx| at.offset(dx, dy))).collect()
+        (0..height)
+            .flat_map(|dy| (0..width).map(move |dx| at.offset(dx, dy)))
+            .collect()
     };
     let mut seen = vec![UNREACHABLE; grid.len()];
     let mut queue = vec![from];
@@ -180,7 +185,10 @@ pub fn footprint_distance(grid: &Grid, from: Square, width: i32, height: i32, to
         }
         for &(dx, dy) in Steps::Four.directions() {
             let next = at.offset(dx, dy);
-            if grid.contains(next) && seen[grid.index(next)] == UNREACHABLE && footprint_can_step(grid, &cover(at), dx, dy) {
+            if grid.contains(next)
+                && seen[grid.index(next)] == UNREACHABLE
+                && footprint_can_step(grid, &cover(at), dx, dy)
+            {
                 seen[grid.index(next)] = seen[grid.index(at)] + 1;
                 queue.push(next);
             }

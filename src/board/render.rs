@@ -13,16 +13,21 @@ pub struct Overlay {
     pub blocked: Option<Square>,
 }
 
-const BOX: [char; 16] =
-    [' ', '╴', '╷', '┐', '╶', '─', '┌', '┬', '╵', '┘', '│', '┤', '└', '┴', '├', '┼'];
+const BOX: [char; 16] = [
+    ' ', '╴', '╷', '┐', '╶', '─', '┌', '┬', '╵', '┘', '│', '┤', '└', '┴', '├', '┼',
+];
 
 /// The map in box-drawing characters, one character per square and per edge, like the
 /// rules files draw it. `color` adds ANSI colours.
 pub fn text(grid: &Grid, overlay: &Overlay, color: bool) -> String {
     let paint = |s: String, code: &str| if color { format!("\x1b[{code}m{s}\x1b[0m") } else { s };
     let (w, h) = (grid.width, grid.height);
-    let wall_h = |x: i32, y: i32| x >= 0 && x < w && y >= 0 && y <= h && grid.edge(Square::new(x, y - 1), Square::new(x, y)) != Edge::Open;
-    let wall_v = |x: i32, y: i32| y >= 0 && y < h && x >= 0 && x <= w && grid.edge(Square::new(x - 1, y), Square::new(x, y)) != Edge::Open;
+    let wall_h = |x: i32, y: i32| {
+        x >= 0 && x < w && y >= 0 && y <= h && grid.edge(Square::new(x, y - 1), Square::new(x, y)) != Edge::Open
+    };
+    let wall_v = |x: i32, y: i32| {
+        y >= 0 && y < h && x >= 0 && x <= w && grid.edge(Square::new(x - 1, y), Square::new(x, y)) != Edge::Open
+    };
     let mut out = String::new();
     for row in 0..=(2 * h) {
         for col in 0..=(2 * w) {
@@ -89,14 +94,24 @@ pub fn legend(grid: &Grid) -> String {
 const CELL: i32 = 24;
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// The map as an SVG document.
 pub fn svg(grid: &Grid, title: &str, overlay: &Overlay) -> String {
     let (w, h) = (grid.width * CELL, grid.height * CELL);
     let mut s = String::new();
-    let _ = writeln!(s, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="-4 -4 {} {}">"#, w + 8, h + 8, w + 8, h + 8);
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="-4 -4 {} {}">"#,
+        w + 8,
+        h + 8,
+        w + 8,
+        h + 8
+    );
     let _ = writeln!(s, "<title>{}</title>", esc(title));
     let _ = writeln!(s, r##"<rect x="0" y="0" width="{w}" height="{h}" fill="#e8e4da"/>"##);
     for y in 0..grid.height {
@@ -104,9 +119,15 @@ pub fn svg(grid: &Grid, title: &str, overlay: &Overlay) -> String {
             let sq = Square::new(x, y);
             let (px, py) = (x * CELL, y * CELL);
             if grid.is_solid(sq) {
-                let _ = writeln!(s, r##"<rect x="{px}" y="{py}" width="{CELL}" height="{CELL}" fill="#3b3b3b"/>"##);
+                let _ = writeln!(
+                    s,
+                    r##"<rect x="{px}" y="{py}" width="{CELL}" height="{CELL}" fill="#3b3b3b"/>"##
+                );
             } else {
-                let _ = writeln!(s, r##"<rect x="{px}" y="{py}" width="{CELL}" height="{CELL}" fill="none" stroke="#c9c3b6" stroke-width="0.5"/>"##);
+                let _ = writeln!(
+                    s,
+                    r##"<rect x="{px}" y="{py}" width="{CELL}" height="{CELL}" fill="none" stroke="#c9c3b6" stroke-width="0.5"/>"##
+                );
                 if let Some(mark) = grid.mark(sq) {
                     let _ = writeln!(
                         s,
@@ -127,7 +148,10 @@ pub fn svg(grid: &Grid, title: &str, overlay: &Overlay) -> String {
             Edge::Door { open: false } => ("#c98b00", 5),
             Edge::Door { open: true } => ("#e6c35c", 2),
         };
-        let _ = writeln!(s, r#"<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{color}" stroke-width="{width}" stroke-linecap="square"/>"#);
+        let _ = writeln!(
+            s,
+            r#"<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{color}" stroke-width="{width}" stroke-linecap="square"/>"#
+        );
     };
     for y in 0..=grid.height {
         for x in 0..grid.width {
@@ -148,8 +172,15 @@ pub fn svg(grid: &Grid, title: &str, overlay: &Overlay) -> String {
     if let (Some(first), Some(last)) = (overlay.line.first(), overlay.line.last()) {
         let c = |q: &Square| (q.x * CELL + CELL / 2, q.y * CELL + CELL / 2);
         let ((x1, y1), (x2, y2)) = (c(first), c(last));
-        let color = if overlay.blocked.is_some() { "#c0392b" } else { "#27ae60" };
-        let _ = writeln!(s, r#"<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{color}" stroke-width="2" stroke-dasharray="4 3"/>"#);
+        let color = if overlay.blocked.is_some() {
+            "#c0392b"
+        } else {
+            "#27ae60"
+        };
+        let _ = writeln!(
+            s,
+            r#"<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{color}" stroke-width="2" stroke-dasharray="4 3"/>"#
+        );
     }
     for (sq, label) in &overlay.labels {
         let _ = writeln!(

@@ -3,9 +3,9 @@
 
 use super::show::{square, write_svg};
 use clap::Args;
+use servitor::board::Square;
 use servitor::board::los::{from_footprint, line_of_sight};
 use servitor::board::render::{self, Overlay};
-use servitor::board::Square;
 use std::io::IsTerminal;
 
 #[derive(Args)]
@@ -38,7 +38,11 @@ pub fn run(args: LosArgs) -> Result<(), String> {
     let mission = super::find_mission(&loaded.ruleset, &args.mission)?;
     let grid = &mission.grid;
     let (from, to) = (square(grid, &args.from)?, square(grid, &args.to)?);
-    let mut occupied: Vec<Square> = args.occupied.iter().map(|o| square(grid, o)).collect::<Result<_, _>>()?;
+    let mut occupied: Vec<Square> = args
+        .occupied
+        .iter()
+        .map(|o| square(grid, o))
+        .collect::<Result<_, _>>()?;
     // The looking piece's own footprint: a mission piece standing on `from`.
     let footprint: Vec<Square> = mission
         .pieces
@@ -63,13 +67,18 @@ pub fn run(args: LosArgs) -> Result<(), String> {
         return Ok(());
     }
     let mut overlay = Overlay::default();
-    overlay.line = std::iter::once(start).chain(sight.path.iter().copied()).chain([to]).collect();
+    overlay.line = std::iter::once(start)
+        .chain(sight.path.iter().copied())
+        .chain([to])
+        .collect();
     overlay.labels.insert(start, 'A');
     overlay.labels.insert(to, 'B');
     overlay.blocked = sight.blocked_at.map(|(s, _)| s);
     let color = std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
     let verdict = match (visible, sight.blocked_at) {
-        (true, _) if start != from => format!("{from} → {to}: visible (from {start}, another square of the same piece)"),
+        (true, _) if start != from => {
+            format!("{from} → {to}: visible (from {start}, another square of the same piece)")
+        }
         (true, _) => format!("{from} → {to}: visible"),
         (false, Some((at, why))) => format!("{from} → {to}: not visible — stopped at {at}: {why}"),
         (false, None) => format!("{from} → {to}: not visible"),
@@ -77,7 +86,12 @@ pub fn run(args: LosArgs) -> Result<(), String> {
     super::emitln(&verdict);
     super::emit(&render::text(grid, &overlay, color));
     if let Some(path) = &args.svg {
-        write_svg(path, grid, &format!("{} — line of sight {from} → {to}", mission.id), &overlay)?;
+        write_svg(
+            path,
+            grid,
+            &format!("{} — line of sight {from} → {to}", mission.id),
+            &overlay,
+        )?;
     }
     Ok(())
 }

@@ -164,7 +164,11 @@ pub fn find_mission<'r>(ruleset: &'r servitor::Ruleset, id: &str) -> Result<&'r 
         format!(
             "error: no mission `{id}` in {}{hint}\n  missions: {}",
             ruleset.name(),
-            if list.is_empty() { "(none)".to_string() } else { list.join(", ") }
+            if list.is_empty() {
+                "(none)".to_string()
+            } else {
+                list.join(", ")
+            }
         )
     })
 }

@@ -48,11 +48,21 @@ pub fn run(args: ShowArgs) -> Result<(), String> {
         (None, None) => unreachable!("clap requires one of them"),
     };
     let color = std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
-    super::emitln(&format!("{id} — {} ({} × {} squares)", title.as_deref().unwrap_or(""), grid.width, grid.height));
+    super::emitln(&format!(
+        "{id} — {} ({} × {} squares)",
+        title.as_deref().unwrap_or(""),
+        grid.width,
+        grid.height
+    ));
     super::emit(&format!("{}", render::text(&grid, &overlay, color)));
     super::emit(&format!("{}", render::legend(&grid)));
     if let Some(path) = &args.svg {
-        write_svg(path, &grid, &format!("{id} — {}", title.as_deref().unwrap_or("")), &overlay)?;
+        write_svg(
+            path,
+            &grid,
+            &format!("{id} — {}", title.as_deref().unwrap_or("")),
+            &overlay,
+        )?;
     }
     Ok(())
 }
@@ -66,9 +76,13 @@ pub fn write_svg(path: &std::path::Path, grid: &Grid, title: &str, overlay: &Ove
 
 /// Reads a square given as `x,y` (from 1) and checks it is on the grid.
 pub fn square(grid: &Grid, text: &str) -> Result<Square, String> {
-    let s = Square::parse(text).ok_or_else(|| format!("error: `{text}` is not a square; write column,row from 1, e.g. 3,7"))?;
+    let s = Square::parse(text)
+        .ok_or_else(|| format!("error: `{text}` is not a square; write column,row from 1, e.g. 3,7"))?;
     if !grid.contains(s) {
-        return Err(format!("error: square {s} is off the map ({} × {})", grid.width, grid.height));
+        return Err(format!(
+            "error: square {s} is off the map ({} × {})",
+            grid.width, grid.height
+        ));
     }
     Ok(s)
 }

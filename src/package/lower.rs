@@ -4,6 +4,8 @@
 
 use super::entry_span;
 use super::merge::{Merged, MergedItem};
+use crate::board::map::{self, MapText};
+use crate::board::{Board, Grid, Mission, Piece, Square};
 use crate::diagnostic::{Diagnostic, Report, did_you_mean};
 use crate::dice::{DiceExpr, DieKind, Face, Part};
 use crate::ruleset::*;
@@ -11,15 +13,22 @@ use crate::script::Script;
 use crate::source::{SourceMap, Span};
 use crate::syntax::ast::{self, Entry, Term, ValueKind};
 use crate::tables::{FollowUp, Policy, Row, Table};
-use crate::board::map::{self, MapText};
-use crate::board::{Board, Grid, Mission, Piece, Square};
-use std::collections::BTreeMap;
 use indexmap::IndexMap;
+use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// Item kinds the engine itself understands; records add the kinds their schemas declare.
-const BUILTIN_KINDS: [&str; 8] = ["die", "table", "pool", "deck", "schema", "procedure", "board", "mission"];
+const BUILTIN_KINDS: [&str; 8] = [
+    "die",
+    "table",
+    "pool",
+    "deck",
+    "schema",
+    "procedure",
+    "board",
+    "mission",
+];
 /// Entries every record may carry besides its schema's fields.
 const RECORD_META: [&str; 4] = ["source", "text", "provisional", "label"];
 
@@ -35,6 +44,7 @@ pub fn lower(
         report,
         scripts_failed,
         dice: IndexMap::new(),
+        broken_boards: BTreeSet::new(),
     };
     let mut ruleset = Ruleset {
         packages,
@@ -60,8 +70,13 @@ pub fn lower(
         }
     }
     for item in items.iter().filter(|i| i.kind.text == "board") {
-        if let Some(board) = cx.board(item, sources) {
-            ruleset.boards.insert(board.id.clone(), board);
+        match cx.board(item, sources) {
+            Some(board) => {
+                ruleset.boards.insert(board.id.clone(), board);
+            }
+            None => {
+                cx.broken_boards.insert(item.id.text.clone());
+            }
         }
     }
     for item in items.iter().filter(|i| i.kind.text == "schema") {
@@ -140,6 +155,8 @@ struct Lower<'r> {
     /// A script failed to compile: its functions are unknown, so "no such function" would mislead.
     scripts_failed: bool,
     dice: IndexMap<String, Die>,
+    /// Boards that failed to load: missions naming them say nothing more.
+    broken_boards: BTreeSet<String>,
 }
 
 /// The properties of one item, checked against the entries its kind allows.
@@ -1014,20 +1031,37 @@ impl Lower<'_> {
                 Some(ValueKind::Block(block)) => {
                     for entry in &block.entries {
                         let Entry::Property(mark) = entry else { continue };
-                        let letter = mark.key.text.chars().next().filter(|_| mark.key.text.chars().count() == 1);
-                        let name = mark.values.first().and_then(|v| v.as_name()).filter(|_| mark.values.len() == 1);
+                        let letter = mark
+                            .key
+                            .text
+                            .chars()
+                            .next()
+                            .filter(|_| mark.key.text.chars().count() == 1);
+                        let name = mark
+                            .values
+                            .first()
+                            .and_then(|v| v.as_name())
+                            .filter(|_| mark.values.len() == 1);
                         match (letter, name) {
                             (Some(c), Some(n)) if !matches!(c, 'D' | 'd') => {
                                 legend.insert(c, n.to_string());
                             }
                             _ => self.err(
-                                Diagnostic::error(mark.span, "a legend entry is one letter and a name", "not understood")
-                                    .with_help("for example `R reinforcement`; `D` and `d` are taken by doors"),
+                                Diagnostic::error(
+                                    mark.span,
+                                    "a legend entry is one letter and a name",
+                                    "not understood",
+                                )
+                                .with_help("for example `R reinforcement`; `D` and `d` are taken by doors"),
                             ),
                         }
                     }
                 }
-                Some(_) => self.err(Diagnostic::error(p.span, "`legend` takes a block `{ R reinforcement; … }`", "not a block")),
+                Some(_) => self.err(Diagnostic::error(
+                    p.span,
+                    "`legend` takes a block `{ R reinforcement; … }`",
+                    "not a block",
+                )),
                 None => {}
             }
         }
@@ -1040,16 +1074,28 @@ impl Lower<'_> {
         };
         let value = self.one(map_prop, "\"map\"")?;
         if value.as_text().is_none() {
-            self.err(Diagnostic::error(value.span, "`map` takes the drawing as a text in quotes", value.describe()));
+            self.err(Diagnostic::error(
+                value.span,
+                "`map` takes the drawing as a text in quotes",
+                value.describe(),
+            ));
             return None;
         }
         let raw = sources.text_of(value.span);
         let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or("");
         if inner.contains('\\') {
-            self.err(Diagnostic::error(value.span, "a map may not contain `\\`", "escape in a map"));
+            self.err(Diagnostic::error(
+                value.span,
+                "a map may not contain `\\`",
+                "escape in a map",
+            ));
             return None;
         }
-        let text = MapText { text: inner, file: value.span.file, start: value.span.start + 1 };
+        let text = MapText {
+            text: inner,
+            file: value.span.file,
+            start: value.span.start + 1,
+        };
         let grid = match map::read(&text, &legend) {
             Ok(grid) => grid,
             Err(errors) => {
@@ -1063,45 +1109,82 @@ impl Lower<'_> {
                 [w, h] if p.values.len() == 2 => {
                     if (*w, *h) != (grid.width as i64, grid.height as i64) {
                         self.err(
-                            Diagnostic::error(value.span, format!("the map is {} × {} squares, but `size` says {w} × {h}", grid.width, grid.height), "wrong size")
-                                .with_note(p.span, "size declared here")
-                                .with_help("redraw the map or correct `size`"),
+                            Diagnostic::error(
+                                value.span,
+                                format!(
+                                    "the map is {} × {} squares, but `size` says {w} × {h}",
+                                    grid.width, grid.height
+                                ),
+                                "wrong size",
+                            )
+                            .with_note(p.span, "size declared here")
+                            .with_help("redraw the map or correct `size`"),
                         );
                     }
                 }
-                _ => self.err(Diagnostic::error(p.span, "`size` takes a width and a height", "not understood").with_help("write `size 12 12`")),
+                _ => self.err(
+                    Diagnostic::error(p.span, "`size` takes a width and a height", "not understood")
+                        .with_help("write `size 12 12`"),
+                ),
             }
         }
-        Some(Board { id: item.id.text.clone(), label, grid, source, span: item.span })
+        Some(Board {
+            id: item.id.text.clone(),
+            label,
+            grid,
+            source,
+            span: item.span,
+        })
     }
 
     /// A mission places boards (a `Mission`) and, when the package declares `schema mission`,
     /// is also a record of that schema — so data-only missions (no map) work too.
     fn mission_item(&mut self, item: &MergedItem, ruleset: &mut Ruleset) {
-        let is_placement = |e: &Entry| matches!(e, Entry::Property(p) if ["board", "piece", "fields"].contains(&p.key.text.as_str()));
-        let places_boards = item.entries.iter().any(|e| matches!(e, Entry::Property(p) if p.key.text == "board"));
+        let is_placement =
+            |e: &Entry| matches!(e, Entry::Property(p) if ["board", "piece", "fields"].contains(&p.key.text.as_str()));
+        let places_boards = item
+            .entries
+            .iter()
+            .any(|e| matches!(e, Entry::Property(p) if p.key.text == "board"));
         let Some(schema) = ruleset.schemas.get("mission") else {
             if let Some(m) = self.mission(item, &ruleset.boards, None) {
                 ruleset.missions.insert(m.id.clone(), m);
             }
             return;
         };
-        let data = MergedItem { entries: item.entries.iter().filter(|e| !is_placement(e)).cloned().collect(), ..item.clone() };
-        let Some(record) = self.record(&data, schema) else { return };
+        let data = MergedItem {
+            entries: item.entries.iter().filter(|e| !is_placement(e)).cloned().collect(),
+            ..item.clone()
+        };
+        let Some(record) = self.record(&data, schema) else {
+            return;
+        };
         if places_boards {
             let map_only = ["board", "piece", "fields", "source", "text", "label"];
             let keep = |e: &&Entry| matches!(e, Entry::Property(p) if map_only.contains(&p.key.text.as_str()));
-            let layout = MergedItem { entries: item.entries.iter().filter(keep).cloned().collect(), ..item.clone() };
+            let layout = MergedItem {
+                entries: item.entries.iter().filter(keep).cloned().collect(),
+                ..item.clone()
+            };
             if let Some(mut m) = self.mission(&layout, &ruleset.boards, None) {
                 // Free-form `fields { }` and the schema's typed fields together.
                 m.fields.extend(record.fields.clone());
                 ruleset.missions.insert(m.id.clone(), m);
             }
         }
-        ruleset.records.entry("mission".into()).or_default().insert(record.id.clone(), record);
+        ruleset
+            .records
+            .entry("mission".into())
+            .or_default()
+            .insert(record.id.clone(), record);
     }
 
-    fn mission(&mut self, item: &MergedItem, boards: &IndexMap<String, Board>, data: Option<IndexMap<String, Value>>) -> Option<Mission> {
+    fn mission(
+        &mut self,
+        item: &MergedItem,
+        boards: &IndexMap<String, Board>,
+        data: Option<IndexMap<String, Value>>,
+    ) -> Option<Mission> {
         let known = ["board", "piece", "fields", "source", "text", "label"];
         let props = self.props(&item.entries, "a mission", &known, &["board", "piece"], false);
         // `<name> at <x> <y> [size <w> <h>]`, all numbers from 1.
@@ -1118,24 +1201,38 @@ impl Lower<'_> {
                 _ => return None,
             };
             let ok = |n: i64| (1..=1000).contains(&n);
-            (ok(x) && ok(y) && ok(w) && ok(h)).then(|| (name, v[0].span, x as i32 - 1, y as i32 - 1, w as i32, h as i32))
+            (ok(x) && ok(y) && ok(w) && ok(h))
+                .then(|| (name, v[0].span, x as i32 - 1, y as i32 - 1, w as i32, h as i32))
         };
         let mut placed: Vec<(&Board, Square, Span)> = Vec::new();
         for p in props.all("board") {
             let Some((name, span, x, y, ..)) = placement(p) else {
-                self.err(Diagnostic::error(p.span, "`board` takes a board and where it goes", "not understood").with_help("write `board section-a at 1 1` (its top-left square, counted from 1)"));
+                self.err(
+                    Diagnostic::error(p.span, "`board` takes a board and where it goes", "not understood")
+                        .with_help("write `board section-a at 1 1` (its top-left square, counted from 1)"),
+                );
                 continue;
             };
             match boards.get(&name) {
                 Some(board) => placed.push((board, Square::new(x, y), span)),
+                None if self.broken_boards.contains(&name) => return None,
                 None => self.err(
-                    Diagnostic::error(span, format!("no board `{name}`"), "not a board")
-                        .with_help(did_you_mean(&name, boards.keys().map(String::as_str)).unwrap_or_else(|| "declare it with `board <id> { map \"…\" }`".into())),
+                    Diagnostic::error(span, format!("no board `{name}`"), "not a board").with_help(
+                        did_you_mean(&name, boards.keys().map(String::as_str))
+                            .unwrap_or_else(|| "declare it with `board <id> { map \"…\" }`".into()),
+                    ),
                 ),
             }
         }
         if placed.is_empty() {
-            self.err(Diagnostic::error(item.id.span, format!("mission `{}` places no board", item.id.text), "no boards").with_help("add `board <id> at 1 1`"));
+            self.err(
+                Diagnostic::error(
+                    item.id.span,
+                    format!("mission `{}` places no board", item.id.text),
+                    "no boards",
+                )
+                .with_help("add `board <id> at 1 1`"),
+            );
             return None;
         }
         let width = placed.iter().map(|(b, at, _)| at.x + b.grid.width).max().unwrap_or(0);
@@ -1155,9 +1252,13 @@ impl Lower<'_> {
             }
             if let Some(other) = clash {
                 self.err(
-                    Diagnostic::error(*span, format!("board `{}` overlaps board `{}`", board.id, placed[other].0.id), "overlaps")
-                        .with_note(placed[other].2, "placed here")
-                        .with_help("boards are placed by their top-left square; move one of them"),
+                    Diagnostic::error(
+                        *span,
+                        format!("board `{}` overlaps board `{}`", board.id, placed[other].0.id),
+                        "overlaps",
+                    )
+                    .with_note(placed[other].2, "placed here")
+                    .with_help("boards are placed by their top-left square; move one of them"),
                 );
             }
             grid.place(&board.grid, *at, &board.id);
@@ -1165,17 +1266,37 @@ impl Lower<'_> {
         let mut pieces = Vec::new();
         for p in props.all("piece") {
             let Some((id, span, x, y, w, h)) = placement(p) else {
-                self.err(Diagnostic::error(p.span, "`piece` takes a name, where it stands and maybe its size", "not understood").with_help("write `piece walker at 5 5 size 2 2`"));
+                self.err(
+                    Diagnostic::error(
+                        p.span,
+                        "`piece` takes a name, where it stands and maybe its size",
+                        "not understood",
+                    )
+                    .with_help("write `piece walker at 5 5 size 2 2`"),
+                );
                 continue;
             };
-            let piece = Piece { id, at: Square::new(x, y), width: w, height: h };
+            let piece = Piece {
+                id,
+                at: Square::new(x, y),
+                width: w,
+                height: h,
+            };
             if let Some(bad) = piece.squares().into_iter().find(|&s| grid.is_solid(s)) {
-                self.err(Diagnostic::error(span, format!("piece `{}` would stand on {bad}, which is not a floor square", piece.id), "cannot stand there"));
+                self.err(Diagnostic::error(
+                    span,
+                    format!("piece `{}` would stand on {bad}, which is not a floor square", piece.id),
+                    "cannot stand there",
+                ));
                 continue;
             }
             pieces.push(piece);
         }
-        let fields = match props.get("fields").and_then(|p| self.one(p, "{ … }")).map(|v| self.untyped(v)) {
+        let fields = match props
+            .get("fields")
+            .and_then(|p| self.one(p, "{ … }"))
+            .map(|v| self.untyped(v))
+        {
             Some(Some(Value::Map(m))) => m,
             _ => data.unwrap_or_default(),
         };

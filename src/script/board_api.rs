@@ -14,7 +14,9 @@ type Res<T> = Result<T, Box<EvalAltResult>>;
 
 fn mission<'r>(r: &'r Ruleset, id: &str) -> Res<&'r Mission> {
     r.missions.get(id).ok_or_else(|| {
-        let hint = did_you_mean(id, r.missions.keys().map(String::as_str)).map(|h| format!("; {h}")).unwrap_or_default();
+        let hint = did_you_mean(id, r.missions.keys().map(String::as_str))
+            .map(|h| format!("; {h}"))
+            .unwrap_or_default();
         format!("no mission `{id}`{hint}").into()
     })
 }
@@ -23,7 +25,11 @@ fn square(m: &Mission, value: &Dynamic) -> Res<Square> {
     let text = value.to_string();
     match Square::parse(&text) {
         Some(s) if m.grid.contains(s) => Ok(s),
-        Some(s) => Err(format!("square {s} is off mission `{}` ({} × {})", m.id, m.grid.width, m.grid.height).into()),
+        Some(s) => Err(format!(
+            "square {s} is off mission `{}` ({} × {})",
+            m.id, m.grid.width, m.grid.height
+        )
+        .into()),
         None => Err(format!("`{text}` is not a square: write \"x,y\" counted from 1").into()),
     }
 }
@@ -44,7 +50,11 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Arc<Mutex<R
     let r = ruleset.clone();
     engine.register_fn("mission", move |id: &str| -> Res<Map> {
         let m = mission(&r, id)?;
-        let mut map: Map = m.fields.iter().map(|(k, v)| (k.as_str().into(), super::api::to_dynamic(v))).collect();
+        let mut map: Map = m
+            .fields
+            .iter()
+            .map(|(k, v)| (k.as_str().into(), super::api::to_dynamic(v)))
+            .collect();
         map.insert("id".into(), m.id.clone().into());
         map.insert("width".into(), Dynamic::from_int(m.grid.width as INT));
         map.insert("height".into(), Dynamic::from_int(m.grid.height as INT));
@@ -62,65 +72,95 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Arc<Mutex<R
         Ok(map)
     });
     let r = ruleset.clone();
-    engine.register_fn("marked", move |id: &str, mark: &str| -> Res<Array> { Ok(to_array(mission(&r, id)?.grid.marked(mark))) });
+    engine.register_fn("marked", move |id: &str, mark: &str| -> Res<Array> {
+        Ok(to_array(mission(&r, id)?.grid.marked(mark)))
+    });
     let r = ruleset.clone();
     engine.register_fn("los", move |id: &str, from: Dynamic, to: Dynamic| -> Res<bool> {
         let m = mission(&r, id)?;
         Ok(los::line_of_sight(&m.grid, square(m, &from)?, square(m, &to)?, &|_| false).visible)
     });
     let r = ruleset.clone();
-    engine.register_fn("los", move |id: &str, from: Dynamic, to: Dynamic, occupied: Array| -> Res<bool> {
-        let m = mission(&r, id)?;
-        let occupied = squares(m, &occupied)?;
-        Ok(los::line_of_sight(&m.grid, square(m, &from)?, square(m, &to)?, &|s| occupied.contains(&s)).visible)
-    });
+    engine.register_fn(
+        "los",
+        move |id: &str, from: Dynamic, to: Dynamic, occupied: Array| -> Res<bool> {
+            let m = mission(&r, id)?;
+            let occupied = squares(m, &occupied)?;
+            Ok(los::line_of_sight(&m.grid, square(m, &from)?, square(m, &to)?, &|s| occupied.contains(&s)).visible)
+        },
+    );
     let r = ruleset.clone();
-    engine.register_fn("visible_from", move |id: &str, from: Dynamic, targets: Array, occupied: Array| -> Res<Array> {
-        let m = mission(&r, id)?;
-        let from = square(m, &from)?;
-        let occupied = squares(m, &occupied)?;
-        let seen = squares(m, &targets)?
-            .into_iter()
-            .filter(|&t| los::line_of_sight(&m.grid, from, t, &|s| occupied.contains(&s)).visible);
-        Ok(to_array(seen))
-    });
-    let r = ruleset.clone();
-    engine.register_fn("distance", move |id: &str, from: Dynamic, to: Dynamic, diagonal: bool| -> Res<INT> {
-        let m = mission(&r, id)?;
-        let field = moves::distance_field(&m.grid, &[square(m, &to)?], steps_of(diagonal));
-        let d = field[m.grid.index(square(m, &from)?)];
-        Ok(if d == UNREACHABLE { -1 } else { d as INT })
-    });
-    let r = ruleset.clone();
-    engine.register_fn("nearest", move |id: &str, from: Dynamic, targets: Array| -> Res<Dynamic> {
-        let m = mission(&r, id)?;
-        let field = moves::distance_field(&m.grid, &[square(m, &from)?], Steps::Eight);
-        let best = squares(m, &targets)?
-            .into_iter()
-            .filter(|&t| field[m.grid.index(t)] != UNREACHABLE)
-            .min_by_key(|&t| (field[m.grid.index(t)], t.y, t.x));
-        Ok(best.map_or(Dynamic::UNIT, |s| s.to_string().into()))
-    });
-    for (name, goal) in [("move_towards", Goal::Towards), ("move_away", Goal::Away)] {
-        let (r, st) = (ruleset.clone(), state.clone());
-        engine.register_fn(name, move |id: &str, from: Dynamic, targets: Array, max: INT, occupied: Array| -> Res<Array> {
+    engine.register_fn(
+        "visible_from",
+        move |id: &str, from: Dynamic, targets: Array, occupied: Array| -> Res<Array> {
             let m = mission(&r, id)?;
             let from = square(m, &from)?;
-            let targets = squares(m, &targets)?;
             let occupied = squares(m, &occupied)?;
-            let mut state = st.lock().unwrap_or_else(|p| p.into_inner());
-            let max = max.clamp(0, u16::MAX as INT - 1) as u16;
-            let path = moves::move_towards(&m.grid, from, &targets, max, Steps::Eight, goal, &|s| occupied.contains(&s), &mut state.rng);
-            let path = path.unwrap_or_else(|| vec![from]);
-            let text = format!(
-                "{} {from} → {} ({} squares)",
-                if goal == Goal::Towards { "move towards" } else { "move away" },
-                path.last().copied().unwrap_or(from),
-                path.len() - 1
-            );
-            state.steps.push(Step::Note { text, source: None });
-            Ok(to_array(path))
-        });
+            let seen = squares(m, &targets)?
+                .into_iter()
+                .filter(|&t| los::line_of_sight(&m.grid, from, t, &|s| occupied.contains(&s)).visible);
+            Ok(to_array(seen))
+        },
+    );
+    let r = ruleset.clone();
+    engine.register_fn(
+        "distance",
+        move |id: &str, from: Dynamic, to: Dynamic, diagonal: bool| -> Res<INT> {
+            let m = mission(&r, id)?;
+            let field = moves::distance_field(&m.grid, &[square(m, &to)?], steps_of(diagonal));
+            let d = field[m.grid.index(square(m, &from)?)];
+            Ok(if d == UNREACHABLE { -1 } else { d as INT })
+        },
+    );
+    let r = ruleset.clone();
+    engine.register_fn(
+        "nearest",
+        move |id: &str, from: Dynamic, targets: Array| -> Res<Dynamic> {
+            let m = mission(&r, id)?;
+            let field = moves::distance_field(&m.grid, &[square(m, &from)?], Steps::Eight);
+            let best = squares(m, &targets)?
+                .into_iter()
+                .filter(|&t| field[m.grid.index(t)] != UNREACHABLE)
+                .min_by_key(|&t| (field[m.grid.index(t)], t.y, t.x));
+            Ok(best.map_or(Dynamic::UNIT, |s| s.to_string().into()))
+        },
+    );
+    for (name, goal) in [("move_towards", Goal::Towards), ("move_away", Goal::Away)] {
+        let (r, st) = (ruleset.clone(), state.clone());
+        engine.register_fn(
+            name,
+            move |id: &str, from: Dynamic, targets: Array, max: INT, occupied: Array| -> Res<Array> {
+                let m = mission(&r, id)?;
+                let from = square(m, &from)?;
+                let targets = squares(m, &targets)?;
+                let occupied = squares(m, &occupied)?;
+                let mut state = st.lock().unwrap_or_else(|p| p.into_inner());
+                let max = max.clamp(0, u16::MAX as INT - 1) as u16;
+                let path = moves::move_towards(
+                    &m.grid,
+                    from,
+                    &targets,
+                    max,
+                    Steps::Eight,
+                    goal,
+                    &|s| occupied.contains(&s),
+                    &mut state.rng,
+                );
+                let path = path.unwrap_or_else(|| vec![from]);
+                let text = format!(
+                    "{} {from} → {} ({} squares)",
+                    if goal == Goal::Towards {
+                        "move towards"
+                    } else {
+                        "move away"
+                    },
+                    path.last().copied().unwrap_or(from),
+                    path.len() - 1
+                );
+                state.steps.push(Step::Note { text, source: None });
+                Ok(to_array(path))
+            },
+        );
     }
     let r = ruleset.clone();
     engine.register_fn("line", move |id: &str, from: Dynamic, dx: INT, dy: INT| -> Res<Array> {
@@ -128,7 +168,13 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Arc<Mutex<R
         if dx.abs() > 1 || dy.abs() > 1 || (dx == 0 && dy == 0) {
             return Err("line(mission, from, dx, dy): dx and dy are -1, 0 or 1, not both 0".into());
         }
-        Ok(to_array(area::line(&m.grid, square(m, &from)?, dx as i32, dy as i32, usize::MAX)))
+        Ok(to_array(area::line(
+            &m.grid,
+            square(m, &from)?,
+            dx as i32,
+            dy as i32,
+            usize::MAX,
+        )))
     });
     let r = ruleset.clone();
     engine.register_fn("blast", move |id: &str, target: Dynamic| -> Res<Array> {

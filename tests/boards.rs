@@ -1,0 +1,254 @@
+//! Boards: the rule book's worked examples (seed 002), line-of-sight and movement properties,
+//! and the pictures. Fixture boards live in tests/boards/.
+
+use servitor::board::los::{from_footprint, line_of_sight};
+use servitor::board::moves::{self, Goal, Steps, UNREACHABLE};
+use servitor::board::{Grid, Mission, Square, area};
+use servitor::dice::Rng;
+
+fn examples() -> servitor::Ruleset {
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
+    servitor::load("tests/boards/worked-examples.rules")
+        .unwrap_or_else(|e| panic!("{}", e.render(false)))
+        .ruleset
+}
+
+fn sq(text: &str) -> Square {
+    Square::parse(text).unwrap()
+}
+
+fn names(list: &[Square]) -> Vec<String> {
+    list.iter().map(Square::to_string).collect()
+}
+
+#[test]
+fn plasma_gun_three_lines() {
+    let r = examples();
+    let m = &r.missions["plasma"];
+    let gun = sq("1,4");
+    // Upwards: three squares.
+    assert_eq!(
+        names(&area::line(&m.grid, gun, 0, -1, usize::MAX)),
+        ["1,3", "1,2", "1,1"]
+    );
+    // Diagonally: one square, then the corner of the room stops the shot.
+    assert_eq!(names(&area::line(&m.grid, gun, 1, -1, usize::MAX)), ["2,3"]);
+    // Along the row: every square, through both aliens (A on 4,4 and B on 6,4).
+    let row = area::line(&m.grid, gun, 1, 0, usize::MAX);
+    assert_eq!(names(&row), ["2,4", "3,4", "4,4", "5,4", "6,4", "7,4"]);
+    // Off the board: nothing.
+    assert!(area::line(&m.grid, gun, -1, 0, usize::MAX).is_empty());
+}
+
+#[test]
+fn missile_launcher_blast_stops_at_the_wall() {
+    let r = examples();
+    let m = &r.missions["blast"];
+    let mut hit = names(&area::blast(&m.grid, sq("2,2")));
+    assert_eq!(
+        hit.remove(0),
+        "2,2",
+        "the target square comes first (hit with both dice)"
+    );
+    hit.sort();
+    // 3 points on every adjacent square except 1,1 and 2,1, beyond the wall.
+    assert_eq!(hit, ["1,2", "1,3", "2,3", "3,1", "3,2", "3,3"]);
+}
+
+#[test]
+fn dreadnought_moves_straight_and_sees_from_any_square() {
+    let r = examples();
+    let m = &r.missions["dreadnought"];
+    let walker = &m.pieces[0];
+    assert_eq!((walker.width, walker.height), (2, 2));
+    // Two squares down, a turn, two squares right: four moves, never diagonal.
+    assert_eq!(moves::footprint_distance(&m.grid, walker.at, 2, 2, sq("3,3")), Some(4));
+    let end: Vec<Square> = vec![sq("3,3"), sq("4,3"), sq("3,4"), sq("4,4")];
+    insta::assert_snapshot!(visibility_map(m, &end));
+}
+
+/// `D` the piece, `.` seen from at least one of its squares, `X` not seen.
+fn visibility_map(m: &Mission, footprint: &[Square]) -> String {
+    let mut out = String::new();
+    for y in 0..m.grid.height {
+        for x in 0..m.grid.width {
+            let s = Square::new(x, y);
+            out.push(if footprint.contains(&s) {
+                'D'
+            } else if from_footprint(&m.grid, footprint, s, &|_| false).is_some() {
+                '.'
+            } else {
+                'X'
+            });
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn sections_join_where_both_are_open() {
+    let r = examples();
+    let g = &r.missions["joined"].grid;
+    assert!(g.can_step(sq("2,1"), 1, 0), "both halves leave row 1 open");
+    assert!(!g.can_step(sq("2,2"), 1, 0), "row 2 is walled on both sides");
+    assert_eq!(g.section_of(sq("1,1")), Some("left-half"));
+    assert_eq!(g.section_of(sq("4,2")), Some("right-half"));
+}
+
+#[test]
+fn diagonally_adjacent_squares_never_see_each_other() {
+    let r = examples();
+    let g = &r.missions["blast"].grid;
+    assert!(!line_of_sight(g, sq("2,2"), sq("3,3"), &|_| false).visible);
+    assert!(line_of_sight(g, sq("1,3"), sq("3,3"), &|_| false).visible);
+}
+
+#[test]
+fn pieces_block_firing_but_not_revealing() {
+    let r = examples();
+    let g = &r.missions["plasma"].grid;
+    let alien_a = sq("4,4");
+    assert!(!line_of_sight(g, sq("1,4"), sq("6,4"), &|s| s == alien_a).visible);
+    assert!(line_of_sight(g, sq("1,4"), sq("6,4"), &|_| false).visible);
+}
+
+/// A 3 × 3 board with walls drawn by `map`, for the corner rule.
+fn tiny(map: &str) -> Grid {
+    let text = servitor::board::map::MapText {
+        text: map,
+        file: servitor::source::FileId(0),
+        start: 0,
+    };
+    servitor::board::map::read(&text, &Default::default()).unwrap_or_else(|e| panic!("{}", e[0].message))
+}
+
+#[test]
+fn a_line_through_a_corner_passes_if_either_way_round_is_open() {
+    // 1,1 → 3,3 passes exactly through the corners at the middle square's corners.
+    let open_one_side = tiny("\n+-+-+-+\n|. .|.|\n+ +-+ +\n|. . .|\n+-+ + +\n|. . .|\n+-+-+-+\n");
+    assert!(line_of_sight(&open_one_side, sq("1,1"), sq("3,3"), &|_| false).visible);
+    // Block both ways round the first corner: the walls right of 1,1 and below 1,1.
+    let both_blocked = tiny("\n+-+-+-+\n|.|. .|\n+-+ + +\n|. . .|\n+ + + +\n|. . .|\n+-+-+-+\n");
+    let sight = line_of_sight(&both_blocked, sq("1,1"), sq("3,3"), &|_| false);
+    assert!(!sight.visible);
+    assert_eq!(sight.blocked_at.unwrap().1, "both ways round the corner are blocked");
+}
+
+/// Random walls and rock on a 10 × 10 grid, from a seed.
+fn random_grid(seed: u64) -> Grid {
+    let mut rng = Rng::seeded(seed);
+    let mut lines = vec![String::from("+-+-+-+-+-+-+-+-+-+-+")];
+    for _ in 0..10 {
+        let mut cells = String::from("|");
+        for x in 0..10 {
+            cells.push(if rng.below(8) == 0 { '#' } else { '.' });
+            cells.push(if x == 9 {
+                '|'
+            } else if rng.below(5) == 0 {
+                '|'
+            } else {
+                ' '
+            });
+        }
+        lines.push(cells);
+        let mut edges = String::from("+");
+        for _ in 0..10 {
+            edges.push(if rng.below(5) == 0 { '-' } else { ' ' });
+            edges.push('+');
+        }
+        lines.push(edges);
+    }
+    *lines.last_mut().unwrap() = "+-+-+-+-+-+-+-+-+-+-+".into();
+    tiny(&lines.join("\n"))
+}
+
+#[test]
+fn line_of_sight_is_symmetric_when_walls_are_the_only_blockers() {
+    for seed in 0..40 {
+        let g = random_grid(seed);
+        for a in 0..g.len() {
+            for b in (a + 1..g.len()).step_by(7) {
+                let (sa, sb) = (g.square(a), g.square(b));
+                let ab = line_of_sight(&g, sa, sb, &|_| false).visible;
+                let ba = line_of_sight(&g, sb, sa, &|_| false).visible;
+                assert_eq!(ab, ba, "seed {seed}: {sa} ↔ {sb}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_path_is_never_shorter_than_the_chebyshev_distance() {
+    for seed in 0..40 {
+        let g = random_grid(seed);
+        let from = (0..g.len()).map(|i| g.square(i)).find(|&s| !g.is_solid(s)).unwrap();
+        let field = moves::distance_field(&g, &[from], Steps::Eight);
+        let four = moves::distance_field(&g, &[from], Steps::Four);
+        for i in 0..g.len() {
+            if field[i] != UNREACHABLE {
+                assert!(field[i] as i32 >= from.chebyshev(g.square(i)), "seed {seed}");
+                assert!(four[i] >= field[i], "seed {seed}: straight steps can only be longer");
+            }
+        }
+    }
+}
+
+#[test]
+fn moving_towards_ends_closer_and_never_on_an_occupied_square() {
+    let r = examples();
+    let g = &r.missions["dreadnought"].grid;
+    let mut rng = Rng::seeded(9);
+    let target = sq("8,6");
+    let blocker = sq("3,1");
+    for _ in 0..20 {
+        let path = moves::move_towards(
+            g,
+            sq("1,1"),
+            &[target],
+            5,
+            Steps::Eight,
+            Goal::Towards,
+            &|s| s == blocker,
+            &mut rng,
+        )
+        .expect("it can get closer");
+        let end = *path.last().unwrap();
+        assert!(path.len() <= 6 && end != blocker);
+        let field = moves::distance_field(g, &[target], Steps::Eight);
+        assert!(field[g.index(end)] < field[g.index(sq("1,1"))]);
+    }
+    // Away from the target from a corner it cannot leave further: stays.
+    let stay = moves::move_towards(
+        g,
+        sq("1,1"),
+        &[target],
+        3,
+        Steps::Eight,
+        Goal::Away,
+        &|_| false,
+        &mut rng,
+    );
+    assert!(stay.is_none());
+}
+
+#[test]
+fn every_bundled_mission_draws_and_its_svg_parses() {
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let mut count = 0;
+    for package in ["space-crusade", "space-hulk"] {
+        let r = servitor::load(package)
+            .unwrap_or_else(|e| panic!("{}", e.render(false)))
+            .ruleset;
+        for m in r.missions.values() {
+            let overlay = servitor::board::render::Overlay::default();
+            let text = servitor::board::render::text(&m.grid, &overlay, false);
+            assert_eq!(text.lines().count() as i32, 2 * m.grid.height + 1);
+            let svg = servitor::board::render::svg(&m.grid, &m.id, &overlay);
+            let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{}: {e}", m.id));
+            assert_eq!(doc.root_element().tag_name().name(), "svg");
+            count += 1;
+        }
+    }
+    assert!(count >= 3, "only {count} missions");
+}
