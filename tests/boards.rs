@@ -143,13 +143,8 @@ fn random_grid(seed: u64) -> Grid {
         let mut cells = String::from("|");
         for x in 0..10 {
             cells.push(if rng.below(8) == 0 { '#' } else { '.' });
-            cells.push(if x == 9 {
-                '|'
-            } else if rng.below(5) == 0 {
-                '|'
-            } else {
-                ' '
-            });
+            let wall = x == 9 || rng.below(5) == 0;
+            cells.push(if wall { '|' } else { ' ' });
         }
         lines.push(cells);
         let mut edges = String::from("+");
@@ -202,33 +197,30 @@ fn moving_towards_ends_closer_and_never_on_an_occupied_square() {
     let target = sq("8,6");
     let blocker = sq("3,1");
     for _ in 0..20 {
-        let path = moves::move_towards(
-            g,
-            sq("1,1"),
-            &[target],
-            5,
-            Steps::Eight,
-            Goal::Towards,
-            &|s| s == blocker,
-            &mut rng,
-        )
-        .expect("it can get closer");
+        let blocked = |s: Square| s == blocker;
+        let mover = moves::Mover {
+            from: sq("1,1"),
+            max: 5,
+            steps: Steps::Eight,
+            goal: Goal::Towards,
+            occupied: &blocked,
+        };
+        let path = moves::move_towards(g, &mover, &[target], &mut rng).expect("it can get closer");
         let end = *path.last().unwrap();
         assert!(path.len() <= 6 && end != blocker);
         let field = moves::distance_field(g, &[target], Steps::Eight);
         assert!(field[g.index(end)] < field[g.index(sq("1,1"))]);
     }
     // Away from the target from a corner it cannot leave further: stays.
-    let stay = moves::move_towards(
-        g,
-        sq("1,1"),
-        &[target],
-        3,
-        Steps::Eight,
-        Goal::Away,
-        &|_| false,
-        &mut rng,
-    );
+    let nothing = |_: Square| false;
+    let mover = moves::Mover {
+        from: sq("1,1"),
+        max: 3,
+        steps: Steps::Eight,
+        goal: Goal::Away,
+        occupied: &nothing,
+    };
+    let stay = moves::move_towards(g, &mover, &[target], &mut rng);
     assert!(stay.is_none());
 }
 

@@ -71,7 +71,7 @@ pub fn read(map: &MapText, legend: &BTreeMap<char, String>) -> Result<Grid, Vec<
             );
         }
     }
-    if lines.len() % 2 == 0 || width % 2 == 0 || width < 3 {
+    if lines.len().is_multiple_of(2) || width.is_multiple_of(2) || width < 3 {
         errors.push(
             Diagnostic::error(
                 whole,

@@ -59,21 +59,34 @@ pub enum Goal {
     Away,
 }
 
-/// Where a piece on `from` ends after moving up to `max` squares towards (or away from) the
-/// nearest of `targets`, and the squares it walks through. It may pass occupied squares but
-/// not end on one; among equally good ends the RNG picks. `None` if it cannot get closer
-/// (or further) than where it stands.
-pub fn move_towards(
-    grid: &Grid,
-    from: Square,
-    targets: &[Square],
-    max: u16,
-    steps: Steps,
-    goal: Goal,
-    occupied: &dyn Fn(Square) -> bool,
-    rng: &mut Rng,
-) -> Option<Vec<Square>> {
-    let to_target = distance_field(grid, targets, steps);
+/// A piece about to move: where it stands, how far it may go, how it steps, which way it
+/// wants to go, and which squares it may pass but not end on.
+pub struct Mover<'a> {
+    pub from: Square,
+    pub max: u16,
+    pub steps: Steps,
+    pub goal: Goal,
+    pub occupied: &'a dyn Fn(Square) -> bool,
+}
+
+/// Where the piece ends after moving up to `max` squares towards (or away from) the nearest of
+/// `targets`, and the squares it walks through. It may pass occupied squares but not end on
+/// one; among equally good ends the RNG picks. `None` if it cannot get closer (or further)
+/// than where it stands.
+pub fn move_towards(grid: &Grid, mover: &Mover, targets: &[Square], rng: &mut Rng) -> Option<Vec<Square>> {
+    move_by_field(grid, mover, &distance_field(grid, targets, mover.steps), rng)
+}
+
+/// [`move_towards`] with the targets' distance field already made: many pieces moving towards
+/// the same targets share one field.
+pub fn move_by_field(grid: &Grid, mover: &Mover, to_target: &[u16], rng: &mut Rng) -> Option<Vec<Square>> {
+    let Mover {
+        from,
+        max,
+        steps,
+        goal,
+        occupied,
+    } = *mover;
     // Breadth-first from the piece, up to `max` steps, remembering how each square was reached.
     let mut reach = vec![UNREACHABLE; grid.len()];
     let mut parent = vec![u32::MAX; grid.len()];

@@ -66,14 +66,14 @@ pub fn run(args: LosArgs) -> Result<(), String> {
         super::emitln(&format!("{json}"));
         return Ok(());
     }
-    let mut overlay = Overlay::default();
-    overlay.line = std::iter::once(start)
-        .chain(sight.path.iter().copied())
-        .chain([to])
-        .collect();
-    overlay.labels.insert(start, 'A');
-    overlay.labels.insert(to, 'B');
-    overlay.blocked = sight.blocked_at.map(|(s, _)| s);
+    let overlay = Overlay {
+        line: std::iter::once(start)
+            .chain(sight.path.iter().copied())
+            .chain([to])
+            .collect(),
+        labels: [(start, 'A'), (to, 'B')].into_iter().collect(),
+        blocked: sight.blocked_at.map(|(s, _)| s),
+    };
     let color = std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
     let verdict = match (visible, sight.blocked_at) {
         (true, _) if start != from => {

@@ -44,7 +44,7 @@ pub fn run(args: OddsArgs) -> Result<(), String> {
         let json = serde_json::json!({ "table": table.id, "dice": table.dice.to_string(), "outcomes": outcomes });
         super::emitln(&format!("{json}"));
     } else {
-        super::emit(&format!("{}", super::render::odds(table, &args.availability, &odds)));
+        super::emit(&super::render::odds(table, &args.availability, &odds));
     }
     Ok(())
 }

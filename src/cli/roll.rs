@@ -41,7 +41,7 @@ pub fn run(args: RollArgs) -> Result<(), String> {
     } else {
         super::emitln(&format!("seed {seed}"));
         for roll in &rolls {
-            super::emit(&format!("{}", super::render::table_roll(roll, 0)));
+            super::emit(&super::render::table_roll(roll, 0));
         }
     }
     Ok(())

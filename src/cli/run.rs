@@ -34,12 +34,9 @@ pub fn run(args: RunArgs) -> Result<(), String> {
     match run_procedure(&ruleset, &args.procedure, &args.args, seed) {
         Ok(output) => {
             if args.json {
-                super::emitln(&format!(
-                    "{}",
-                    serde_json::to_string(&output).map_err(|e| e.to_string())?
-                ));
+                super::emitln(&serde_json::to_string(&output).map_err(|e| e.to_string())?);
             } else {
-                super::emit(&format!("{}", super::render::run_output(&ruleset, &output)));
+                super::emit(&super::render::run_output(&ruleset, &output));
             }
             Ok(())
         }

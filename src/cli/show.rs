@@ -54,8 +54,8 @@ pub fn run(args: ShowArgs) -> Result<(), String> {
         grid.width,
         grid.height
     ));
-    super::emit(&format!("{}", render::text(&grid, &overlay, color)));
-    super::emit(&format!("{}", render::legend(&grid)));
+    super::emit(&render::text(&grid, &overlay, color));
+    super::emit(&render::legend(&grid));
     if let Some(path) = &args.svg {
         write_svg(
             path,

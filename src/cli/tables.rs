@@ -16,9 +16,9 @@ pub fn run(args: TablesArgs) -> Result<(), String> {
     let loaded = super::load(&args.package)?;
     let r = &loaded.ruleset;
     if args.json {
-        super::emitln(&format!("{}", json(r)));
+        super::emitln(&json(r).to_string());
     } else {
-        super::emit(&format!("{}", super::render::listing(r)));
+        super::emit(&super::render::listing(r));
     }
     Ok(())
 }

@@ -136,16 +136,15 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Arc<Mutex<R
                 let occupied = squares(m, &occupied)?;
                 let mut state = st.lock().unwrap_or_else(|p| p.into_inner());
                 let max = max.clamp(0, u16::MAX as INT - 1) as u16;
-                let path = moves::move_towards(
-                    &m.grid,
+                let blocked = |s: Square| occupied.contains(&s);
+                let mover = moves::Mover {
                     from,
-                    &targets,
                     max,
-                    Steps::Eight,
+                    steps: Steps::Eight,
                     goal,
-                    &|s| occupied.contains(&s),
-                    &mut state.rng,
-                );
+                    occupied: &blocked,
+                };
+                let path = moves::move_towards(&m.grid, &mover, &targets, &mut state.rng);
                 let path = path.unwrap_or_else(|| vec![from]);
                 let text = format!(
                     "{} {from} → {} ({} squares)",
