@@ -180,6 +180,7 @@ pub struct Ruleset {
     pub tables: IndexMap<String, Table>,
     pub boards: IndexMap<String, crate::board::Board>,
     pub missions: IndexMap<String, crate::board::Mission>,
+    pub battlefields: IndexMap<String, crate::board::field::Battlefield>,
     pub consts: IndexMap<String, Const>,
     pub pools: IndexMap<String, Pool>,
     pub schemas: IndexMap<String, Schema>,

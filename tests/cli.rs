@@ -274,3 +274,46 @@ fn scripts_ask_the_board() {
         "2"
     ]));
 }
+
+#[test]
+fn show_draws_a_battlefield() {
+    insta::assert_snapshot!(ok(&[
+        "show",
+        "tests/boards/battlefield.rules",
+        "--battlefield",
+        "test-table"
+    ]));
+}
+
+#[test]
+fn battlefield_scatter_rerolls_and_routes_go_round_terrain() {
+    let mut all = String::new();
+    for seed in ["1", "2", "3", "4"] {
+        all.push_str(&ok(&[
+            "run",
+            "tests/boards/battlefield.rules",
+            "spawn-near",
+            "--seed",
+            seed,
+        ]));
+    }
+    all.push_str(&ok(&[
+        "run",
+        "tests/boards/battlefield.rules",
+        "march",
+        "--arg",
+        "inches=12",
+        "--seed",
+        "1",
+    ]));
+    all.push_str(&ok(&[
+        "run",
+        "tests/boards/battlefield.rules",
+        "march",
+        "--arg",
+        "inches=40",
+        "--seed",
+        "1",
+    ]));
+    insta::assert_snapshot!(all);
+}

@@ -194,3 +194,123 @@ pub fn svg(grid: &Grid, title: &str, overlay: &Overlay) -> String {
     s.push_str("</svg>\n");
     s
 }
+
+/// A battlefield in text: one column per inch, one line per two inches (terminal characters
+/// are about twice as tall as wide). Terrain `▓`, zones `░`, markers by their last character.
+pub fn battlefield_text(b: &super::field::Battlefield) -> String {
+    use super::field::Point;
+    let (cols, rows) = (b.width.ceil() as usize, (b.height / 2.0).ceil() as usize);
+    let mut grid = vec![vec![' '; cols]; rows];
+    for (r, line) in grid.iter_mut().enumerate() {
+        for (c, cell) in line.iter_mut().enumerate() {
+            let p = Point::new(c as f64 + 0.5, r as f64 * 2.0 + 1.0);
+            if b.terrain_at(p).is_some() {
+                *cell = '▓';
+            } else if !b.zones_at(p).is_empty() {
+                *cell = '░';
+            }
+        }
+    }
+    for (name, p) in &b.markers {
+        let (c, r) = (
+            (p.x.floor() as usize).min(cols - 1),
+            ((p.y / 2.0).floor() as usize).min(rows - 1),
+        );
+        grid[r][c] = marker_char(name);
+    }
+    let mut out = format!("┌{}┐\n", "─".repeat(cols));
+    for line in grid {
+        out.push('│');
+        out.extend(line);
+        out.push_str("│\n");
+    }
+    out.push_str(&format!("└{}┘\n", "─".repeat(cols)));
+    out
+}
+
+/// A marker's letter: its last character (`objective-3` → `3`).
+pub fn marker_char(name: &str) -> char {
+    name.chars().last().map_or('?', |c| c.to_ascii_uppercase())
+}
+
+/// A key to a battlefield picture.
+pub fn battlefield_legend(b: &super::field::Battlefield) -> String {
+    let mut lines = vec![format!(
+        "{} × {} inches; 1 column = 1\", 1 line = 2\"; ▓ impassable terrain, ░ zone",
+        b.width, b.height
+    )];
+    for z in &b.zones {
+        lines.push(format!("░ zone {}", z.name));
+    }
+    for t in &b.terrain {
+        lines.push(format!("▓ {}", t.name));
+    }
+    for (name, p) in &b.markers {
+        lines.push(format!("{} {name} at {}, {}", marker_char(name), p.x, p.y));
+    }
+    lines.join("\n") + "\n"
+}
+
+/// A battlefield as SVG, 10 pixels to the inch, with an optional route drawn on it.
+pub fn battlefield_svg(b: &super::field::Battlefield, title: &str, route: &[super::field::Point]) -> String {
+    const PX: f64 = 10.0;
+    let (w, h) = (b.width * PX, b.height * PX);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">"#
+    );
+    let _ = writeln!(s, "<title>{}</title>", esc(title));
+    let _ = writeln!(
+        s,
+        r##"<rect x="0" y="0" width="{w}" height="{h}" fill="#d8d2b8" stroke="#333" stroke-width="2"/>"##
+    );
+    let points = |poly: &super::field::Polygon| {
+        poly.corners
+            .iter()
+            .map(|p| format!("{},{}", p.x * PX, p.y * PX))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for z in &b.zones {
+        let _ = writeln!(
+            s,
+            r##"<polygon points="{}" fill="#7fa7c9" fill-opacity="0.35" stroke="#2e5d85"><title>{}</title></polygon>"##,
+            points(z),
+            esc(&z.name)
+        );
+    }
+    for t in &b.terrain {
+        let _ = writeln!(
+            s,
+            r##"<polygon points="{}" fill="#5b4a3a" stroke="#2b2118"><title>{}</title></polygon>"##,
+            points(t),
+            esc(&t.name)
+        );
+    }
+    for (name, p) in &b.markers {
+        let _ = writeln!(
+            s,
+            r##"<circle cx="{}" cy="{}" r="10" fill="#f4d03f" stroke="#7d6608"><title>{}</title></circle><text x="{}" y="{}" font-family="sans-serif" font-size="11" text-anchor="middle">{}</text>"##,
+            p.x * PX,
+            p.y * PX,
+            esc(name),
+            p.x * PX,
+            p.y * PX + 4.0,
+            esc(&marker_char(name).to_string())
+        );
+    }
+    if route.len() >= 2 {
+        let pts = route
+            .iter()
+            .map(|p| format!("{},{}", p.x * PX, p.y * PX))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let _ = writeln!(
+            s,
+            r##"<polyline points="{pts}" fill="none" stroke="#c0392b" stroke-width="2" stroke-dasharray="6 4"/>"##
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}

@@ -11,11 +11,14 @@ pub struct ShowArgs {
     /// Package folder or bare name
     package: String,
     /// Mission id
-    #[arg(long, conflicts_with = "board", required_unless_present = "board")]
+    #[arg(long, conflicts_with_all = ["board", "battlefield"], required_unless_present_any = ["board", "battlefield"])]
     mission: Option<String>,
     /// A single board (section) instead of a mission
-    #[arg(long)]
+    #[arg(long, conflicts_with = "battlefield")]
     board: Option<String>,
+    /// An open battlefield (measured in inches)
+    #[arg(long)]
+    battlefield: Option<String>,
     /// Also write the picture as SVG to this file
     #[arg(long, value_name = "FILE")]
     svg: Option<std::path::PathBuf>,
@@ -24,6 +27,24 @@ pub struct ShowArgs {
 pub fn run(args: ShowArgs) -> Result<(), String> {
     let loaded = super::load(&args.package)?;
     let r = &loaded.ruleset;
+    if let Some(id) = &args.battlefield {
+        let b = r.battlefields.get(id).ok_or_else(|| {
+            let hint = servitor::diagnostic::did_you_mean(id, r.battlefields.keys().map(String::as_str))
+                .map(|h| format!("\n  help: {h}"))
+                .unwrap_or_default();
+            format!("error: no battlefield `{id}` in {}{hint}", r.name())
+        })?;
+        let title = format!("{} — {}", b.id, b.label.as_deref().unwrap_or(""));
+        super::emitln(&title);
+        super::emit(&render::battlefield_text(b));
+        super::emit(&render::battlefield_legend(b));
+        if let Some(path) = &args.svg {
+            std::fs::write(path, render::battlefield_svg(b, &title, &[]))
+                .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+            super::emitln(&format!("wrote {}", path.display()));
+        }
+        return Ok(());
+    }
     let (id, title, grid, overlay) = match (&args.mission, &args.board) {
         (Some(id), _) => {
             let m = super::find_mission(r, id)?;

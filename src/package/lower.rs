@@ -4,6 +4,7 @@
 
 use super::entry_span;
 use super::merge::{Merged, MergedItem};
+use crate::board::field::{Battlefield, Point, Polygon};
 use crate::board::map::{self, MapText};
 use crate::board::{Board, Grid, Mission, Piece, Square};
 use crate::diagnostic::{Diagnostic, Report, did_you_mean};
@@ -52,6 +53,7 @@ pub fn lower(
         tables: IndexMap::new(),
         boards: IndexMap::new(),
         missions: IndexMap::new(),
+        battlefields: IndexMap::new(),
         consts: IndexMap::new(),
         pools: IndexMap::new(),
         schemas: IndexMap::new(),
@@ -90,6 +92,11 @@ pub fn lower(
     for item in &items {
         match item.kind.text.as_str() {
             "die" | "schema" | "board" | "mission" => {}
+            "battlefield" => {
+                if let Some(b) = cx.battlefield(item) {
+                    ruleset.battlefields.insert(b.id.clone(), b);
+                }
+            }
             "table" => {
                 if let Some(t) = cx.table(item) {
                     ruleset.tables.insert(t.id.clone(), t);
@@ -1307,6 +1314,125 @@ impl Lower<'_> {
             pieces,
             fields,
             text: self.text(props.get("text")),
+            source: self.text(props.get("source")),
+            span: item.span,
+        })
+    }
+}
+
+impl Lower<'_> {
+    fn battlefield(&mut self, item: &MergedItem) -> Option<Battlefield> {
+        let known = ["size", "zone", "marker", "terrain", "source", "text", "label"];
+        let props = self.props(
+            &item.entries,
+            "a battlefield",
+            &known,
+            &["zone", "marker", "terrain"],
+            false,
+        );
+        let size: Option<(f64, f64)> = props.get("size").and_then(|p| match p.values.as_slice() {
+            [w, h] => match (w.as_number(), h.as_number()) {
+                (Some(w), Some(h)) if w > 0 && h > 0 => Some((w as f64, h as f64)),
+                _ => None,
+            },
+            _ => None,
+        });
+        let Some((width, height)) = size else {
+            let span = props.get("size").map_or(item.id.span, |p| p.span);
+            self.err(
+                Diagnostic::error(span, "a battlefield needs its `size` in inches", "no size")
+                    .with_help("write `size 72 48`"),
+            );
+            return None;
+        };
+        let mut names = BTreeSet::new();
+        let mut polygon = |this: &mut Self, p: &ast::Property| -> Option<Polygon> {
+            let name = p.values.first().and_then(|v| v.as_name());
+            let numbers: Option<Vec<i64>> = match p.values.get(1).map(|v| &v.kind) {
+                Some(ValueKind::List(items)) if p.values.len() == 2 => items.iter().map(|v| v.as_number()).collect(),
+                _ => None,
+            };
+            match (name, numbers) {
+                (Some(name), Some(n)) if n.len() >= 6 && n.len() % 2 == 0 => {
+                    if !names.insert(name.to_string()) {
+                        this.err(Diagnostic::error(
+                            p.values[0].span,
+                            format!("`{name}` is named twice on this battlefield"),
+                            "again here",
+                        ));
+                    }
+                    let corners = n.chunks(2).map(|c| Point::new(c[0] as f64, c[1] as f64)).collect();
+                    Some(Polygon {
+                        name: name.to_string(),
+                        corners,
+                    })
+                }
+                _ => {
+                    this.err(
+                        Diagnostic::error(
+                            p.span,
+                            format!(
+                                "`{}` takes a name and a list of x, y corners (at least three)",
+                                p.key.text
+                            ),
+                            "not a polygon",
+                        )
+                        .with_help(format!("write `{} ruin-a [20, 20, 28, 20, 28, 26]`", p.key.text)),
+                    );
+                    None
+                }
+            }
+        };
+        let zones: Vec<Polygon> = props.all("zone").filter_map(|p| polygon(self, p)).collect();
+        let terrain: Vec<Polygon> = props.all("terrain").filter_map(|p| polygon(self, p)).collect();
+        let mut markers = Vec::new();
+        for p in props.all("marker") {
+            let v = &p.values;
+            let parsed = match v.as_slice() {
+                [name, at, x, y] if at.as_name() == Some("at") => name.as_name().zip(x.as_number().zip(y.as_number())),
+                _ => None,
+            };
+            let Some((name, (x, y))) = parsed else {
+                self.err(
+                    Diagnostic::error(p.span, "`marker` takes a name and where it stands", "not understood")
+                        .with_help("write `marker objective-1 at 12 24`"),
+                );
+                continue;
+            };
+            let point = Point::new(x as f64, y as f64);
+            if !(0.0..=width).contains(&point.x) || !(0.0..=height).contains(&point.y) {
+                self.err(Diagnostic::error(
+                    p.span,
+                    format!("marker `{name}` at {x}, {y} is off the {width} × {height} table"),
+                    "off the table",
+                ));
+                continue;
+            }
+            if let Some(t) = terrain.iter().find(|t| t.contains(point)) {
+                self.err(Diagnostic::error(
+                    p.span,
+                    format!("marker `{name}` stands inside impassable terrain `{}`", t.name),
+                    "in terrain",
+                ));
+                continue;
+            }
+            if !names.insert(name.to_string()) {
+                self.err(Diagnostic::error(
+                    v[0].span,
+                    format!("`{name}` is named twice on this battlefield"),
+                    "again here",
+                ));
+            }
+            markers.push((name.to_string(), point));
+        }
+        Some(Battlefield {
+            id: item.id.text.clone(),
+            label: self.label(item, &props),
+            width,
+            height,
+            zones,
+            terrain,
+            markers,
             source: self.text(props.get("source")),
             span: item.span,
         })

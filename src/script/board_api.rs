@@ -186,3 +186,117 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Arc<Mutex<R
         Ok(to_array(moves::region(&m.grid, square(m, &from)?, Steps::Eight)))
     });
 }
+
+use crate::board::field::{Battlefield, Miss, Point};
+use rhai::FLOAT;
+
+fn battlefield<'r>(r: &'r Ruleset, id: &str) -> Res<&'r Battlefield> {
+    r.battlefields.get(id).ok_or_else(|| {
+        let hint = did_you_mean(id, r.battlefields.keys().map(String::as_str))
+            .map(|h| format!("; {h}"))
+            .unwrap_or_default();
+        format!("no battlefield `{id}`{hint}").into()
+    })
+}
+
+/// A number from a script, whole or not.
+fn num(value: &Dynamic) -> Res<f64> {
+    value
+        .as_float()
+        .or_else(|_| value.as_int().map(|i| i as f64))
+        .map_err(|t| format!("expected a number, found {t}").into())
+}
+
+fn point_map(p: Point) -> Map {
+    let mut m = Map::new();
+    m.insert("x".into(), Dynamic::from_float(p.x as FLOAT));
+    m.insert("y".into(), Dynamic::from_float(p.y as FLOAT));
+    m
+}
+
+/// Battlefield questions: markers, scatter, routes round terrain, distances, zones.
+pub fn register_field(engine: &mut Engine, ruleset: &Arc<Ruleset>) {
+    let r = ruleset.clone();
+    engine.register_fn("battlefield", move |id: &str| -> Res<Map> {
+        let b = battlefield(&r, id)?;
+        let mut map = Map::new();
+        map.insert("id".into(), b.id.clone().into());
+        map.insert("width".into(), Dynamic::from_float(b.width));
+        map.insert("height".into(), Dynamic::from_float(b.height));
+        let markers: Map = b
+            .markers
+            .iter()
+            .map(|(n, p)| (n.as_str().into(), Dynamic::from_map(point_map(*p))))
+            .collect();
+        map.insert("markers".into(), markers.into());
+        let names = |list: &[crate::board::field::Polygon]| -> Array {
+            list.iter().map(|z| Dynamic::from(z.name.clone())).collect()
+        };
+        map.insert("zones".into(), names(&b.zones).into());
+        map.insert("terrain".into(), names(&b.terrain).into());
+        Ok(map)
+    });
+    let r = ruleset.clone();
+    engine.register_fn(
+        "scatter",
+        move |id: &str, x: Dynamic, y: Dynamic, bearing: Dynamic, distance: Dynamic| -> Res<Map> {
+            let b = battlefield(&r, id)?;
+            let from = Point::new(num(&x)?, num(&y)?);
+            let (bearing, distance) = (num(&bearing)?, num(&distance)?);
+            let landed = b.scatter(from, bearing, distance);
+            let mut m = point_map(from.towards_bearing(bearing, distance));
+            m.insert("landed".into(), landed.is_ok().into());
+            let miss = match landed {
+                Ok(_) => Dynamic::UNIT,
+                Err(Miss::OffTable) => "off-table".into(),
+                Err(Miss::Impassable) => "impassable".into(),
+            };
+            m.insert("miss".into(), miss);
+            Ok(m)
+        },
+    );
+    let r = ruleset.clone();
+    engine.register_fn(
+        "advance",
+        move |id: &str, x: Dynamic, y: Dynamic, tx: Dynamic, ty: Dynamic, max: Dynamic| -> Res<Map> {
+            let b = battlefield(&r, id)?;
+            let (from, to) = (Point::new(num(&x)?, num(&y)?), Point::new(num(&tx)?, num(&ty)?));
+            let walked = b.advance(from, to, num(&max)?.max(0.0));
+            let mut m = match walked.as_ref().and_then(|w| w.last()) {
+                Some(end) => point_map(*end),
+                None => point_map(from),
+            };
+            let route: Array = walked
+                .iter()
+                .flatten()
+                .map(|p| Dynamic::from_map(point_map(*p)))
+                .collect();
+            m.insert("route".into(), route.into());
+            let reached = walked
+                .and_then(|w| w.last().copied())
+                .is_some_and(|end| end.distance(to) < 1e-6);
+            m.insert("reached".into(), reached.into());
+            Ok(m)
+        },
+    );
+    engine.register_fn(
+        "inches",
+        |x1: Dynamic, y1: Dynamic, x2: Dynamic, y2: Dynamic| -> Res<FLOAT> {
+            Ok(Point::new(num(&x1)?, num(&y1)?).distance(Point::new(num(&x2)?, num(&y2)?)))
+        },
+    );
+    let r = ruleset.clone();
+    engine.register_fn(
+        "in_zone",
+        move |id: &str, zone: &str, x: Dynamic, y: Dynamic| -> Res<bool> {
+            let b = battlefield(&r, id)?;
+            Ok(b.zones_at(Point::new(num(&x)?, num(&y)?)).contains(&zone))
+        },
+    );
+    let r = ruleset.clone();
+    engine.register_fn("in_terrain", move |id: &str, x: Dynamic, y: Dynamic| -> Res<bool> {
+        Ok(battlefield(&r, id)?
+            .terrain_at(Point::new(num(&x)?, num(&y)?))
+            .is_some())
+    });
+}

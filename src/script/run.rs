@@ -82,6 +82,7 @@ pub fn run_procedure(
     let mut engine = sandbox::engine();
     api::register(&mut engine, ruleset, &state);
     super::board_api::register(&mut engine, ruleset, &state);
+    super::board_api::register_field(&mut engine, ruleset);
 
     let mut scope = Scope::new();
     let arg_map: rhai::Map = values

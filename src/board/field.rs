@@ -1,0 +1,306 @@
+//! Open battlefields measured in inches: points, polygons (zones, impassable terrain), scatter
+//! that must stay on the table and off impassable ground, and the shortest route round terrain.
+
+use crate::source::Span;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Point {
+    pub x: f64,
+    pub y: f64,
+}
+
+impl Point {
+    pub fn new(x: f64, y: f64) -> Self {
+        Point { x, y }
+    }
+
+    pub fn distance(self, other: Point) -> f64 {
+        ((self.x - other.x).powi(2) + (self.y - other.y).powi(2)).sqrt()
+    }
+
+    /// The point `distance` inches away on `bearing` degrees clockwise from "up the table".
+    pub fn towards_bearing(self, bearing: f64, distance: f64) -> Point {
+        let radians = bearing.to_radians();
+        Point::new(self.x + distance * radians.sin(), self.y - distance * radians.cos())
+    }
+
+    fn lerp(self, other: Point, t: f64) -> Point {
+        Point::new(self.x + (other.x - self.x) * t, self.y + (other.y - self.y) * t)
+    }
+}
+
+/// A named polygon: its corners in order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Polygon {
+    pub name: String,
+    pub corners: Vec<Point>,
+}
+
+impl Polygon {
+    /// Strictly inside (ray casting; points on the boundary may go either way).
+    pub fn contains(&self, p: Point) -> bool {
+        let mut inside = false;
+        let n = self.corners.len();
+        for i in 0..n {
+            let (a, b) = (self.corners[i], self.corners[(i + 1) % n]);
+            if (a.y > p.y) != (b.y > p.y) {
+                let x = a.x + (p.y - a.y) * (b.x - a.x) / (b.y - a.y);
+                if p.x < x {
+                    inside = !inside;
+                }
+            }
+        }
+        inside
+    }
+
+    fn edges(&self) -> impl Iterator<Item = (Point, Point)> + '_ {
+        let n = self.corners.len();
+        (0..n).map(move |i| (self.corners[i], self.corners[(i + 1) % n]))
+    }
+
+    /// Whether the segment a–b passes through the inside of the polygon.
+    fn blocks(&self, a: Point, b: Point) -> bool {
+        if self.edges().any(|(c, d)| crosses(a, b, c, d)) {
+            return true;
+        }
+        // A segment can slip in and out through corners only: sample along it.
+        (1..16).any(|k| self.contains(a.lerp(b, k as f64 / 16.0)))
+    }
+}
+
+fn orient(a: Point, b: Point, c: Point) -> f64 {
+    (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)
+}
+
+/// Proper crossing of segments a–b and c–d (touching at an end does not count).
+fn crosses(a: Point, b: Point, c: Point, d: Point) -> bool {
+    const EPS: f64 = 1e-9;
+    let (o1, o2) = (orient(a, b, c), orient(a, b, d));
+    let (o3, o4) = (orient(c, d, a), orient(c, d, b));
+    ((o1 > EPS && o2 < -EPS) || (o1 < -EPS && o2 > EPS)) && ((o3 > EPS && o4 < -EPS) || (o3 < -EPS && o4 > EPS))
+}
+
+/// Why a scatter did not land.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Miss {
+    OffTable,
+    Impassable,
+}
+
+#[derive(Debug, Clone)]
+pub struct Battlefield {
+    pub id: String,
+    pub label: Option<String>,
+    pub width: f64,
+    pub height: f64,
+    pub zones: Vec<Polygon>,
+    pub terrain: Vec<Polygon>,
+    pub markers: Vec<(String, Point)>,
+    pub source: Option<String>,
+    pub span: Span,
+}
+
+/// How far outside a terrain corner a route passes, in inches.
+const CLEARANCE: f64 = 0.05;
+
+impl Battlefield {
+    pub fn on_table(&self, p: Point) -> bool {
+        p.x >= 0.0 && p.y >= 0.0 && p.x <= self.width && p.y <= self.height
+    }
+
+    pub fn terrain_at(&self, p: Point) -> Option<&Polygon> {
+        self.terrain.iter().find(|t| t.contains(p))
+    }
+
+    pub fn zones_at(&self, p: Point) -> Vec<&str> {
+        self.zones
+            .iter()
+            .filter(|z| z.contains(p))
+            .map(|z| z.name.as_str())
+            .collect()
+    }
+
+    pub fn marker(&self, name: &str) -> Option<Point> {
+        self.markers.iter().find(|(n, _)| n == name).map(|(_, p)| *p)
+    }
+
+    /// Where a scatter from `from` lands, or why it may not land there (the caller rerolls).
+    pub fn scatter(&self, from: Point, bearing: f64, distance: f64) -> Result<Point, Miss> {
+        let to = from.towards_bearing(bearing, distance);
+        if !self.on_table(to) {
+            Err(Miss::OffTable)
+        } else if self.terrain_at(to).is_some() {
+            Err(Miss::Impassable)
+        } else {
+            Ok(to)
+        }
+    }
+
+    fn clear(&self, a: Point, b: Point) -> bool {
+        !self.terrain.iter().any(|t| t.blocks(a, b))
+    }
+
+    /// Corners a shortest route may bend round: each convex terrain corner, pushed just outside.
+    fn waypoints(&self) -> Vec<Point> {
+        let mut out = Vec::new();
+        for t in &self.terrain {
+            let n = t.corners.len();
+            for i in 0..n {
+                let (prev, v, next) = (t.corners[(i + n - 1) % n], t.corners[i], t.corners[(i + 1) % n]);
+                let unit = |p: Point| {
+                    let d = p.distance(Point::new(0.0, 0.0)).max(1e-12);
+                    Point::new(p.x / d, p.y / d)
+                };
+                let a = unit(Point::new(v.x - prev.x, v.y - prev.y));
+                let b = unit(Point::new(v.x - next.x, v.y - next.y));
+                let out_dir = unit(Point::new(a.x + b.x, a.y + b.y));
+                let w = Point::new(v.x + out_dir.x * CLEARANCE, v.y + out_dir.y * CLEARANCE);
+                if self.on_table(w) && self.terrain_at(w).is_none() {
+                    out.push(w);
+                }
+            }
+        }
+        out
+    }
+
+    /// The shortest route from `from` to `to` round impassable terrain (Dijkstra over the
+    /// visibility graph of terrain corners); `None` if there is none.
+    pub fn route(&self, from: Point, to: Point) -> Option<Vec<Point>> {
+        if self.clear(from, to) {
+            return Some(vec![from, to]);
+        }
+        let mut nodes = vec![from, to];
+        nodes.extend(self.waypoints());
+        let n = nodes.len();
+        let mut dist = vec![f64::INFINITY; n];
+        let mut prev = vec![usize::MAX; n];
+        let mut done = vec![false; n];
+        dist[0] = 0.0;
+        for _ in 0..n {
+            let Some(u) = (0..n)
+                .filter(|&i| !done[i] && dist[i].is_finite())
+                .min_by(|&a, &b| dist[a].total_cmp(&dist[b]))
+            else {
+                break;
+            };
+            if u == 1 {
+                break;
+            }
+            done[u] = true;
+            for v in 0..n {
+                if done[v] || v == u {
+                    continue;
+                }
+                let d = dist[u] + nodes[u].distance(nodes[v]);
+                if d < dist[v] && self.clear(nodes[u], nodes[v]) {
+                    dist[v] = d;
+                    prev[v] = u;
+                }
+            }
+        }
+        if !dist[1].is_finite() {
+            return None;
+        }
+        let mut path = vec![nodes[1]];
+        let mut at = 1;
+        while prev[at] != usize::MAX {
+            at = prev[at];
+            path.push(nodes[at]);
+        }
+        path.reverse();
+        Some(path)
+    }
+
+    /// Moves from `from` towards `to` along the shortest route, at most `max` inches. Returns
+    /// the route walked (ending where the move ends), or `None` if `to` cannot be reached.
+    pub fn advance(&self, from: Point, to: Point, max: f64) -> Option<Vec<Point>> {
+        let route = self.route(from, to)?;
+        let mut walked = vec![from];
+        let mut left = max;
+        for pair in route.windows(2) {
+            let leg = pair[0].distance(pair[1]);
+            if leg <= left {
+                walked.push(pair[1]);
+                left -= leg;
+            } else {
+                walked.push(pair[0].lerp(pair[1], left / leg));
+                break;
+            }
+        }
+        Some(walked)
+    }
+}
+
+/// Length of a route.
+pub fn length(route: &[Point]) -> f64 {
+    route.windows(2).map(|p| p[0].distance(p[1])).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn square_terrain() -> Battlefield {
+        Battlefield {
+            id: "t".into(),
+            label: None,
+            width: 72.0,
+            height: 48.0,
+            zones: Vec::new(),
+            terrain: vec![Polygon {
+                name: "block".into(),
+                corners: vec![
+                    Point::new(30.0, 10.0),
+                    Point::new(40.0, 10.0),
+                    Point::new(40.0, 30.0),
+                    Point::new(30.0, 30.0),
+                ],
+            }],
+            markers: Vec::new(),
+            source: None,
+            span: Span::default(),
+        }
+    }
+
+    #[test]
+    fn a_clear_route_is_a_straight_line() {
+        let b = square_terrain();
+        let r = b.route(Point::new(10.0, 40.0), Point::new(60.0, 40.0)).unwrap();
+        assert_eq!(r.len(), 2);
+    }
+
+    #[test]
+    fn a_blocked_route_goes_round_the_nearer_corners() {
+        let b = square_terrain();
+        let (from, to) = (Point::new(20.0, 20.0), Point::new(50.0, 20.0));
+        let r = b.route(from, to).unwrap();
+        assert!(r.len() >= 3, "{r:?}");
+        // Round the top: up to y≈10 and back: 2 × sqrt(10² + 10²) + 10 ≈ 38.28.
+        assert!(
+            (length(&r) - (2.0 * 200f64.sqrt() + 10.0)).abs() < 0.3,
+            "{}",
+            length(&r)
+        );
+        for pair in r.windows(2) {
+            assert!(b.clear(pair[0], pair[1]));
+        }
+    }
+
+    #[test]
+    fn advance_stops_after_max_inches() {
+        let b = square_terrain();
+        let walked = b.advance(Point::new(20.0, 20.0), Point::new(50.0, 20.0), 6.0).unwrap();
+        assert!((length(&walked) - 6.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn scatter_misses_off_table_and_into_terrain() {
+        let b = square_terrain();
+        assert_eq!(b.scatter(Point::new(2.0, 2.0), 0.0, 5.0), Err(Miss::OffTable));
+        assert_eq!(b.scatter(Point::new(35.0, 40.0), 0.0, 20.0), Err(Miss::Impassable));
+        let landed = b.scatter(Point::new(10.0, 10.0), 90.0, 7.0).unwrap();
+        assert!((landed.x - 17.0).abs() < 1e-9 && (landed.y - 10.0).abs() < 1e-9);
+    }
+}
