@@ -206,5 +206,6 @@ pub fn read(map: &MapText, legend: &BTreeMap<char, String>) -> Result<Grid, Vec<
             );
         }
     }
+    grid.rebuild_steps();
     if errors.is_empty() { Ok(grid) } else { Err(errors) }
 }

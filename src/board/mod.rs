@@ -93,6 +93,9 @@ pub struct Grid {
     h_edges: Vec<Edge>,
     /// The edge left of square (x, y): `height × (width + 1)`.
     v_edges: Vec<Edge>,
+    /// Per square, bit `d` set when a step in `DIRECTIONS[d]` is allowed: derived from the
+    /// above by `rebuild_steps` after every change, so the hot loops test one bit.
+    steps: Vec<u8>,
 }
 
 const NO_MARK: u16 = u16::MAX;
@@ -111,7 +114,27 @@ impl Grid {
             sections: Vec::new(),
             h_edges: vec![Edge::Open; ((height + 1) * width) as usize],
             v_edges: vec![Edge::Open; (height * (width + 1)) as usize],
+            steps: vec![0; n],
         }
+    }
+
+    /// Recomputes the step bits from squares and edges; every change to them ends here.
+    pub(crate) fn rebuild_steps(&mut self) {
+        for i in 0..self.len() {
+            let s = self.square(i);
+            let mut bits = 0u8;
+            for (d, &(dx, dy)) in DIRECTIONS.iter().enumerate() {
+                if !self.is_solid(s) && self.can_step_slow(s, dx, dy) {
+                    bits |= 1 << d;
+                }
+            }
+            self.steps[i] = bits;
+        }
+    }
+
+    /// The step bits of square `i` (bit `d` for `DIRECTIONS[d]`).
+    pub fn step_bits(&self, i: usize) -> u8 {
+        self.steps[i]
     }
 
     pub fn contains(&self, s: Square) -> bool {
@@ -210,6 +233,7 @@ impl Grid {
         match self.edge_slot(a, b) {
             Some(e @ Edge::Door { .. }) => {
                 *e = Edge::Door { open };
+                self.rebuild_steps();
                 true
             }
             _ => false,
@@ -242,6 +266,13 @@ impl Grid {
     /// Whether a piece on `a` may step by (dx, dy). A diagonal step needs one of its two
     /// L-shaped ways round to be open (grammar/README.md, "Movement and distance").
     pub fn can_step(&self, a: Square, dx: i32, dy: i32) -> bool {
+        match DIRECTIONS.iter().position(|&d| d == (dx, dy)) {
+            Some(d) if self.contains(a) => self.steps[self.index(a)] & (1 << d) != 0,
+            _ => false,
+        }
+    }
+
+    fn can_step_slow(&self, a: Square, dx: i32, dy: i32) -> bool {
         if dx == 0 || dy == 0 {
             return self.straight_open(a, dx, dy);
         }
@@ -298,6 +329,7 @@ impl Grid {
                 }
             }
         }
+        self.rebuild_steps();
     }
 
     fn mark_id(&mut self, name: &str) -> u16 {

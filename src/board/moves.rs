@@ -20,6 +20,54 @@ impl Steps {
             Steps::Four => &DIRECTIONS[..4],
         }
     }
+
+    /// The step bits this kind of piece may use (see `Grid::step_bits`).
+    fn mask(self) -> u8 {
+        match self {
+            Steps::Eight => 0xff,
+            Steps::Four => 0x0f,
+        }
+    }
+}
+
+/// Index offsets of the eight directions on a grid `width` wide.
+fn offsets(width: i32) -> [isize; 8] {
+    DIRECTIONS.map(|(dx, dy)| (dy * width + dx) as isize)
+}
+
+/// Breadth-first over the step bits from the squares already in `queue` (with `dist` set for
+/// them), going no further than `limit` steps; `parent` records the way back when given.
+fn spread(
+    grid: &Grid,
+    steps: Steps,
+    dist: &mut [u16],
+    queue: &mut Vec<u32>,
+    limit: u16,
+    mut parent: Option<&mut [u32]>,
+) {
+    let offsets = offsets(grid.width);
+    let mask = steps.mask();
+    let mut head = 0;
+    while head < queue.len() {
+        let i = queue[head] as usize;
+        head += 1;
+        if dist[i] >= limit {
+            continue;
+        }
+        let mut bits = grid.step_bits(i) & mask;
+        while bits != 0 {
+            let d = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let n = (i as isize + offsets[d]) as usize;
+            if dist[n] == UNREACHABLE {
+                dist[n] = dist[i] + 1;
+                if let Some(p) = parent.as_deref_mut() {
+                    p[n] = i as u32;
+                }
+                queue.push(n as u32);
+            }
+        }
+    }
 }
 
 pub const UNREACHABLE: u16 = u16::MAX;
@@ -35,20 +83,7 @@ pub fn distance_field(grid: &Grid, sources: &[Square], steps: Steps) -> Vec<u16>
             queue.push(grid.index(s) as u32);
         }
     }
-    let mut head = 0;
-    while head < queue.len() {
-        let i = queue[head] as usize;
-        head += 1;
-        let s = grid.square(i);
-        let d = dist[i] + 1;
-        for &(dx, dy) in steps.directions() {
-            let n = s.offset(dx, dy);
-            if grid.contains(n) && dist[grid.index(n)] == UNREACHABLE && grid.can_step(s, dx, dy) {
-                dist[grid.index(n)] = d;
-                queue.push(grid.index(n) as u32);
-            }
-        }
-    }
+    spread(grid, steps, &mut dist, &mut queue, UNREACHABLE - 1, None);
     dist
 }
 
@@ -92,23 +127,7 @@ pub fn move_by_field(grid: &Grid, mover: &Mover, to_target: &[u16], rng: &mut Rn
     let mut parent = vec![u32::MAX; grid.len()];
     let mut queue = vec![grid.index(from) as u32];
     reach[grid.index(from)] = 0;
-    let mut head = 0;
-    while head < queue.len() {
-        let i = queue[head] as usize;
-        head += 1;
-        if reach[i] >= max {
-            continue;
-        }
-        let s = grid.square(i);
-        for &(dx, dy) in steps.directions() {
-            let n = s.offset(dx, dy);
-            if grid.contains(n) && reach[grid.index(n)] == UNREACHABLE && grid.can_step(s, dx, dy) {
-                reach[grid.index(n)] = reach[i] + 1;
-                parent[grid.index(n)] = i as u32;
-                queue.push(grid.index(n) as u32);
-            }
-        }
-    }
+    spread(grid, steps, &mut reach, &mut queue, max, Some(&mut parent));
     let score = |i: usize| -> Option<i32> {
         let d = to_target[i];
         (d != UNREACHABLE).then_some(match goal {
