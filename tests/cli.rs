@@ -317,3 +317,20 @@ fn battlefield_scatter_rerolls_and_routes_go_round_terrain() {
     ]));
     insta::assert_snapshot!(all);
 }
+
+#[test]
+fn facing_pieces_pay_per_action() {
+    let mut all = ok(&["run", "space-hulk", "move-cost", "--seed", "1"]);
+    all.push_str(&ok(&[
+        "run",
+        "space-hulk",
+        "move-cost",
+        "--arg",
+        "model=genestealer",
+        "--arg",
+        "facing=left",
+        "--seed",
+        "1",
+    ]));
+    insta::assert_snapshot!(all);
+}

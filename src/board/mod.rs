@@ -3,6 +3,7 @@
 //! ([`moves`]), and area effects ([`area`]). Knows no game: marks are names a package gives.
 
 pub mod area;
+pub mod facing;
 pub mod field;
 pub mod los;
 pub mod map;

@@ -300,3 +300,70 @@ pub fn register_field(engine: &mut Engine, ruleset: &Arc<Ruleset>) {
             .is_some())
     });
 }
+
+/// `facing_path(mission, from, facing, to, costs)`: the cheapest actions for a piece that
+/// faces one way; `costs` maps `forward`, `forward-diagonal`, `sideways`, `backward`,
+/// `backward-diagonal` and `turn` to action points (leave one out: not allowed).
+pub fn register_facing(engine: &mut Engine, ruleset: &Arc<Ruleset>) {
+    use crate::board::facing::{Action, Costs, FACING_NAMES, StepKind, cheapest_path, facing_from_name};
+    let r = ruleset.clone();
+    engine.register_fn(
+        "facing_path",
+        move |id: &str, from: Dynamic, facing: &str, to: Dynamic, costs: Map| -> Res<Dynamic> {
+            let m = mission(&r, id)?;
+            let Some(f) = facing_from_name(facing) else {
+                return Err(format!("`{facing}` is not a facing: use up, right, down or left").into());
+            };
+            let mut table = Costs::default();
+            for (key, value) in &costs {
+                let cost = value
+                    .as_int()
+                    .map_err(|_| format!("cost of `{key}` must be a whole number"))?;
+                let cost = u32::try_from(cost).map_err(|_| format!("cost of `{key}` must not be negative"))?;
+                match (key.as_str(), StepKind::NAMES.iter().position(|n| *n == key.as_str())) {
+                    ("turn", _) => table.turn = Some(cost),
+                    (_, Some(i)) => table.steps[i] = Some(cost),
+                    _ => {
+                        return Err(
+                            format!("unknown action `{key}`: use {} or turn", StepKind::NAMES.join(", ")).into(),
+                        );
+                    }
+                }
+            }
+            let Some((cost, actions)) = cheapest_path(&m.grid, square(m, &from)?, f, square(m, &to)?, &table) else {
+                return Ok(Dynamic::UNIT);
+            };
+            let mut facing_now = f;
+            let list: Array = actions
+                .iter()
+                .map(|a| {
+                    Dynamic::from(match a {
+                        Action::Turn { to } => {
+                            facing_now = *to;
+                            format!("turn to face {}", FACING_NAMES[*to])
+                        }
+                        Action::Step { kind, to } => format!("{} to {to}", kind.name()),
+                    })
+                })
+                .collect();
+            let mut out = Map::new();
+            out.insert("cost".into(), Dynamic::from_int(cost as INT));
+            out.insert("actions".into(), list.into());
+            out.insert("facing".into(), FACING_NAMES[facing_now].into());
+            Ok(Dynamic::from_map(out))
+        },
+    );
+    engine.register_fn("range", |a: &str, b: &str| -> Res<INT> {
+        match (Square::parse(a), Square::parse(b)) {
+            (Some(a), Some(b)) => Ok(a.chebyshev(b) as INT),
+            _ => Err(format!("range(\"{a}\", \"{b}\"): squares are \"x,y\" from 1").into()),
+        }
+    });
+    let r = ruleset.clone();
+    engine.register_fn("section", move |id: &str, at: Dynamic| -> Res<Dynamic> {
+        let m = mission(&r, id)?;
+        Ok(m.grid
+            .section_of(square(m, &at)?)
+            .map_or(Dynamic::UNIT, |s| s.to_string().into()))
+    });
+}
