@@ -367,3 +367,53 @@ pub fn register_facing(engine: &mut Engine, ruleset: &Arc<Ruleset>) {
             .map_or(Dynamic::UNIT, |s| s.to_string().into()))
     });
 }
+
+/// A unit on an open table as scripts give it: `#{ x, y }` with an optional `base` diameter.
+fn unit_of(value: &Dynamic) -> Res<(Point, f64)> {
+    let map = value
+        .clone()
+        .try_cast::<Map>()
+        .ok_or("a unit is a map #{ x, y } (with `base`: its base diameter)")?;
+    let get = |k: &str| map.get(k).map(num).transpose();
+    let (Some(x), Some(y)) = (get("x")?, get("y")?) else {
+        return Err("a unit needs `x` and `y`".into());
+    };
+    Ok((Point::new(x, y), get("base")?.unwrap_or(0.0)))
+}
+
+/// Edge-to-edge distance between two units' bases.
+fn gap(a: (Point, f64), b: (Point, f64)) -> f64 {
+    (a.0.distance(b.0) - a.1 / 2.0 - b.1 / 2.0).max(0.0)
+}
+
+/// Nearest-unit and within-distance questions on open tables, base to base.
+pub fn register_units(engine: &mut Engine) {
+    engine.register_fn("nearest_unit", |from: Dynamic, units: Array| -> Res<Dynamic> {
+        let from = unit_of(&from)?;
+        let mut best: Option<(f64, usize)> = None;
+        for (i, u) in units.iter().enumerate() {
+            let d = gap(from, unit_of(u)?);
+            if best.is_none_or(|(b, _)| d < b) {
+                best = Some((d, i));
+            }
+        }
+        Ok(best.map_or(Dynamic::UNIT, |(_, i)| Dynamic::from_int(i as INT)))
+    });
+    engine.register_fn(
+        "within",
+        |from: Dynamic, units: Array, distance: Dynamic| -> Res<Array> {
+            let from = unit_of(&from)?;
+            let limit = num(&distance)?;
+            let mut out = Array::new();
+            for (i, u) in units.iter().enumerate() {
+                if gap(from, unit_of(u)?) <= limit {
+                    out.push(Dynamic::from_int(i as INT));
+                }
+            }
+            Ok(out)
+        },
+    );
+    engine.register_fn("gap", |a: Dynamic, b: Dynamic| -> Res<FLOAT> {
+        Ok(gap(unit_of(&a)?, unit_of(&b)?))
+    });
+}

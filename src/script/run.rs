@@ -84,6 +84,7 @@ pub fn run_procedure(
     super::board_api::register(&mut engine, ruleset, &state);
     super::board_api::register_field(&mut engine, ruleset);
     super::board_api::register_facing(&mut engine, ruleset);
+    super::board_api::register_units(&mut engine);
 
     let mut scope = Scope::new();
     let arg_map: rhai::Map = values
