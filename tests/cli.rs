@@ -238,6 +238,10 @@ fn show_draws_every_bundled_mission() {
             assert!(out.contains('┌'), "{package}/{mission}");
         }
     }
+    for battlefield in ["ashfall-ruins", "listening-post"] {
+        let out = ok(&["show", "solo-heresy", "--battlefield", battlefield]);
+        assert!(out.contains('▓') && out.contains("objective-6"), "{battlefield}");
+    }
 }
 
 #[test]

@@ -14,7 +14,7 @@ pub fn run(args: CheckArgs) -> Result<(), String> {
     let records: usize = r.records.values().map(|m| m.len()).sum();
     let chain: Vec<&str> = r.packages.iter().map(|p| p.name.as_str()).collect();
     super::emitln(&format!(
-        "ok: {} ({}) — {} tables, {} dice, {} records, {} pools, {} constants, {} procedures, {} boards, {} missions",
+        "ok: {} ({}) — {} tables, {} dice, {} records, {} pools, {} constants, {} procedures, {} boards, {} missions, {} battlefields",
         r.name(),
         chain.join(" → "),
         r.tables.len(),
@@ -25,6 +25,7 @@ pub fn run(args: CheckArgs) -> Result<(), String> {
         r.procedures.len(),
         r.boards.len(),
         r.missions.len(),
+        r.battlefields.len(),
     ));
     Ok(())
 }
