@@ -94,6 +94,17 @@ pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str
     best.map(|(_, c)| format!("did you mean `{c}`?"))
 }
 
+/// Looks `id` up in a map of named items; the error names the kind and suggests a near name:
+/// "no table `reinforcement`; did you mean `reinforcements`?".
+pub fn find<'m, T>(items: &'m indexmap::IndexMap<String, T>, kind: &str, id: &str) -> Result<&'m T, String> {
+    items.get(id).ok_or_else(|| {
+        let hint = did_you_mean(id, items.keys().map(String::as_str))
+            .map(|h| format!("; {h}"))
+            .unwrap_or_default();
+        format!("no {kind} `{id}`{hint}")
+    })
+}
+
 /// All diagnostics of one load or run, with the sources they point into.
 #[derive(Debug, Default)]
 pub struct Report {

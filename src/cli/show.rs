@@ -28,12 +28,7 @@ pub fn run(args: ShowArgs) -> Result<(), String> {
     let loaded = super::load(&args.package)?;
     let r = &loaded.ruleset;
     if let Some(id) = &args.battlefield {
-        let b = r.battlefields.get(id).ok_or_else(|| {
-            let hint = servitor::diagnostic::did_you_mean(id, r.battlefields.keys().map(String::as_str))
-                .map(|h| format!("\n  help: {h}"))
-                .unwrap_or_default();
-            format!("error: no battlefield `{id}` in {}{hint}", r.name())
-        })?;
+        let b = servitor::diagnostic::find(&r.battlefields, "battlefield", id).map_err(|e| format!("error: {e}"))?;
         let title = format!("{} — {}", b.id, b.label.as_deref().unwrap_or(""));
         super::emitln(&title);
         super::emit(&render::battlefield_text(b));
@@ -58,12 +53,7 @@ pub fn run(args: ShowArgs) -> Result<(), String> {
             (m.id.clone(), m.label.clone(), m.grid.clone(), overlay)
         }
         (None, Some(id)) => {
-            let b = r.boards.get(id).ok_or_else(|| {
-                let hint = servitor::diagnostic::did_you_mean(id, r.boards.keys().map(String::as_str))
-                    .map(|h| format!("\n  help: {h}"))
-                    .unwrap_or_default();
-                format!("error: no board `{id}` in {}{hint}", r.name())
-            })?;
+            let b = servitor::diagnostic::find(&r.boards, "board", id).map_err(|e| format!("error: {e}"))?;
             (b.id.clone(), b.label.clone(), b.grid.clone(), Overlay::default())
         }
         (None, None) => unreachable!("clap requires one of them"),

@@ -184,15 +184,7 @@ fn roll(ruleset: &Ruleset, state: &Shared, text: &str) -> Res<DiceRoll> {
 }
 
 fn find_table<'r>(ruleset: &'r Ruleset, id: &str) -> Res<&'r crate::tables::Table> {
-    ruleset.tables.get(id).map_or_else(
-        || {
-            fail(format!(
-                "no table `{id}`{}",
-                hint(did_you_mean(id, ruleset.tables.keys().map(String::as_str)))
-            ))
-        },
-        Ok,
-    )
+    Ok(crate::diagnostic::find(&ruleset.tables, "table", id)?)
 }
 
 fn find_kind<'r>(ruleset: &'r Ruleset, kind: &str) -> Res<&'r indexmap::IndexMap<String, Record>> {

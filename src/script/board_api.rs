@@ -5,7 +5,7 @@ use super::api::RunState;
 use super::run::Step;
 use crate::board::moves::{self, Goal, Steps, UNREACHABLE};
 use crate::board::{Mission, Square, area, los};
-use crate::diagnostic::did_you_mean;
+use crate::diagnostic::find;
 use crate::ruleset::Ruleset;
 use rhai::{Array, Dynamic, Engine, EvalAltResult, INT, Map};
 use std::sync::{Arc, Mutex};
@@ -13,12 +13,7 @@ use std::sync::{Arc, Mutex};
 type Res<T> = Result<T, Box<EvalAltResult>>;
 
 fn mission<'r>(r: &'r Ruleset, id: &str) -> Res<&'r Mission> {
-    r.missions.get(id).ok_or_else(|| {
-        let hint = did_you_mean(id, r.missions.keys().map(String::as_str))
-            .map(|h| format!("; {h}"))
-            .unwrap_or_default();
-        format!("no mission `{id}`{hint}").into()
-    })
+    Ok(find(&r.missions, "mission", id)?)
 }
 
 fn square(m: &Mission, value: &Dynamic) -> Res<Square> {
@@ -191,12 +186,7 @@ use crate::board::field::{Battlefield, Miss, Point};
 use rhai::FLOAT;
 
 fn battlefield<'r>(r: &'r Ruleset, id: &str) -> Res<&'r Battlefield> {
-    r.battlefields.get(id).ok_or_else(|| {
-        let hint = did_you_mean(id, r.battlefields.keys().map(String::as_str))
-            .map(|h| format!("; {h}"))
-            .unwrap_or_default();
-        format!("no battlefield `{id}`{hint}").into()
-    })
+    Ok(find(&r.battlefields, "battlefield", id)?)
 }
 
 /// A number from a script, whole or not.
