@@ -287,8 +287,19 @@ impl Grid {
             || (self.straight_open(a, 0, dy) && self.straight_open(via_y, dx, 0))
     }
 
-    /// Places `board` with its top-left square on `at`, joining edges where boards touch.
-    pub fn place(&mut self, board: &Grid, at: Square, section: &str) {
+    /// Puts boards together: each with its top-left square on its `Square`, joining edges where
+    /// boards touch. Squares no board covers are solid.
+    pub fn assemble(width: i32, height: i32, boards: &[(&Grid, Square, &str)]) -> Grid {
+        let mut grid = Grid::new(width, height);
+        for (board, at, section) in boards {
+            grid.place(board, *at, section);
+        }
+        grid.rebuild_steps();
+        grid
+    }
+
+    /// Places one board (see `assemble`); the step bits are rebuilt by the caller.
+    fn place(&mut self, board: &Grid, at: Square, section: &str) {
         let sid = self.sections.len() as u16;
         self.sections.push(section.to_string());
         for y in 0..board.height {
@@ -330,7 +341,6 @@ impl Grid {
                 }
             }
         }
-        self.rebuild_steps();
     }
 
     fn mark_id(&mut self, name: &str) -> u16 {

@@ -1244,13 +1244,13 @@ impl Lower<'_> {
         }
         let width = placed.iter().map(|(b, at, _)| at.x + b.grid.width).max().unwrap_or(0);
         let height = placed.iter().map(|(b, at, _)| at.y + b.grid.height).max().unwrap_or(0);
-        let mut grid = Grid::new(width, height);
-        let mut owner: Vec<Option<usize>> = vec![None; grid.len()];
+        let mut owner: Vec<Option<usize>> = vec![None; (width * height) as usize];
+        let index = |s: Square| (s.y * width + s.x) as usize;
         for (k, (board, at, span)) in placed.iter().enumerate() {
             let mut clash = None;
             for y in 0..board.grid.height {
                 for x in 0..board.grid.width {
-                    let i = grid.index(at.offset(x, y));
+                    let i = index(at.offset(x, y));
                     if let Some(other) = owner[i] {
                         clash.get_or_insert(other);
                     }
@@ -1268,8 +1268,10 @@ impl Lower<'_> {
                     .with_help("boards are placed by their top-left square; move one of them"),
                 );
             }
-            grid.place(&board.grid, *at, &board.id);
         }
+        let layout: Vec<(&Grid, Square, &str)> =
+            placed.iter().map(|(b, at, _)| (&b.grid, *at, b.id.as_str())).collect();
+        let grid = Grid::assemble(width, height, &layout);
         let mut pieces = Vec::new();
         for p in props.all("piece") {
             let Some((id, span, x, y, w, h)) = placement(p) else {

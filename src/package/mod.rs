@@ -73,6 +73,7 @@ pub fn load(arg: &str) -> Result<Loaded, LoadError> {
         roots,
         stack: Vec::new(),
         scripts_failed: false,
+        compiler: script::Compiler::default(),
     };
     let layers = loader.load_layers(&manifest, None);
     let Loader {
@@ -104,6 +105,7 @@ struct Loader {
     stack: Vec<PathBuf>,
     /// A script failed to compile, so its functions are unknown.
     scripts_failed: bool,
+    compiler: script::Compiler,
 }
 
 type Layers = (Merged, Vec<PackageInfo>, Vec<Script>);
@@ -195,7 +197,7 @@ impl Loader {
             let Some(file) = self.read(&folder.join(path), Some(*span)) else {
                 continue;
             };
-            match script::compile(file, &self.sources) {
+            match self.compiler.compile(file, &self.sources) {
                 Ok(s) => scripts.push(s),
                 Err(d) => {
                     self.scripts_failed = true;

@@ -20,10 +20,29 @@ pub struct Script {
     pub functions: Vec<(String, usize)>,
 }
 
-/// Compiles one script file; a syntax error points at its line and column.
-pub fn compile(file: FileId, sources: &SourceMap) -> Result<Script, Diagnostic> {
+/// Compiles scripts with the sandbox's settings; made once per load (building an engine
+/// registers every standard function, which costs more than compiling a small script).
+pub struct Compiler {
+    engine: rhai::Engine,
+}
+
+impl Default for Compiler {
+    fn default() -> Self {
+        Compiler {
+            engine: sandbox::engine(),
+        }
+    }
+}
+
+impl Compiler {
+    /// Compiles one script file; a syntax error points at its line and column.
+    pub fn compile(&self, file: FileId, sources: &SourceMap) -> Result<Script, Diagnostic> {
+        compile_with(&self.engine, file, sources)
+    }
+}
+
+fn compile_with(engine: &rhai::Engine, file: FileId, sources: &SourceMap) -> Result<Script, Diagnostic> {
     let text = &sources.get(file).text;
-    let engine = sandbox::engine();
     match engine.compile(text.as_ref()) {
         Ok(ast) => {
             let functions = ast
