@@ -7,12 +7,14 @@
 pub mod board;
 pub mod diagnostic;
 pub mod dice;
+pub mod game;
 pub mod package;
 pub mod ruleset;
 pub mod script;
 pub mod source;
 pub mod syntax;
 pub mod tables;
+pub mod value;
 
 pub use package::{LoadError, Loaded, load};
 pub use ruleset::Ruleset;

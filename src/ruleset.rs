@@ -1,60 +1,15 @@
 //! The resolved model of a package and everything it extends: plain data, names resolved,
 //! every item with its span. Built by [`crate::package`]; read by every layer after it.
 
-use crate::dice::{DiceExpr, Face};
+use crate::dice::Face;
 use crate::script::Script;
 use crate::source::{SourceMap, Span};
 use crate::tables::Table;
+pub use crate::value::{DiceText, Value};
 use indexmap::IndexMap;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Arc;
-
-/// A field value of a record, a row or a constant.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum Value {
-    Number(i64),
-    Flag(bool),
-    Text(String),
-    /// A name (an identifier); serialised as a string.
-    Name(String),
-    /// A dice expression, kept as its text (`2d6+4`); `Ruleset::dice_of` parses it.
-    Dice(DiceText),
-    List(Vec<Value>),
-    Map(IndexMap<String, Value>),
-}
-
-/// A dice expression in a value: its canonical text and the parsed expression.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DiceText {
-    pub text: String,
-    pub expr: DiceExpr,
-}
-
-impl Serialize for DiceText {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.text)
-    }
-}
-
-impl Value {
-    /// The value as plain text, the way `tables` and logs show it.
-    pub fn show(&self) -> String {
-        match self {
-            Value::Number(n) => n.to_string(),
-            Value::Flag(b) => if *b { "yes" } else { "no" }.into(),
-            Value::Text(t) => format!("{t:?}"),
-            Value::Name(n) => n.clone(),
-            Value::Dice(d) => d.text.clone(),
-            Value::List(items) => format!("[{}]", items.iter().map(Value::show).collect::<Vec<_>>().join(", ")),
-            Value::Map(m) => {
-                let inner: Vec<String> = m.iter().map(|(k, v)| format!("{k} {}", v.show())).collect();
-                format!("{{ {} }}", inner.join("; "))
-            }
-        }
-    }
-}
 
 /// A package in the `extends` chain, base first.
 #[derive(Debug, Clone, Serialize)]
@@ -171,6 +126,75 @@ pub struct Procedure {
     pub span: Span,
 }
 
+/// The events that can call a trigger function during a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TriggerEvent {
+    /// A hidden piece and a piece of another side came to see each other.
+    Sighted,
+    /// A piece stepped onto a board section its side had not entered before.
+    EnteredSection,
+    /// A piece was eliminated.
+    Removed,
+    /// The last card of a deck was drawn.
+    DeckEmpty,
+}
+
+impl TriggerEvent {
+    pub const ALL: [(&'static str, TriggerEvent); 4] = [
+        ("sighted", TriggerEvent::Sighted),
+        ("entered-section", TriggerEvent::EnteredSection),
+        ("removed", TriggerEvent::Removed),
+        ("deck-empty", TriggerEvent::DeckEmpty),
+    ];
+
+    pub fn name(self) -> &'static str {
+        Self::ALL.iter().find(|(_, e)| *e == self).map_or("", |(n, _)| n)
+    }
+}
+
+/// One phase of a side's turn: the script function that plays it.
+#[derive(Debug, Clone)]
+pub struct PhaseDef {
+    pub side: String,
+    pub id: String,
+    pub function: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct TriggerDef {
+    pub event: TriggerEvent,
+    pub function: String,
+    /// Only pieces of this side cause it (all sides when `None`).
+    pub side: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct GameOption {
+    pub default: Value,
+    pub help: Option<String>,
+}
+
+/// A `game` item: the sides, the turn as phases, the triggers, and the functions that play them.
+#[derive(Debug, Clone)]
+pub struct GameDef {
+    pub id: String,
+    pub label: Option<String>,
+    /// Turn order: every turn, each side plays its phases in this order.
+    pub sides: Vec<String>,
+    /// The record kind whose records give pieces their stats (`life`, `size`, `diagonal`).
+    pub stats: Option<String>,
+    pub setup: Option<String>,
+    pub phases: Vec<PhaseDef>,
+    pub triggers: Vec<TriggerDef>,
+    pub options: IndexMap<String, GameOption>,
+    /// A game not over after this many turns ends with no winner.
+    pub max_turns: u32,
+    pub source: Option<String>,
+    pub text: Option<String>,
+    pub span: Span,
+}
+
 /// A loaded package with everything it extends, checked and resolved.
 #[derive(Debug)]
 pub struct Ruleset {
@@ -187,6 +211,7 @@ pub struct Ruleset {
     /// kind → id → record, in declaration order.
     pub records: IndexMap<String, IndexMap<String, Record>>,
     pub procedures: IndexMap<String, Procedure>,
+    pub games: IndexMap<String, GameDef>,
     pub scripts: Vec<Script>,
     /// All scripts merged, base first: a later script's function replaces an earlier one of
     /// the same name, so a variant can redefine a base's helper.

@@ -14,12 +14,6 @@ pub struct Sight {
     pub blocked_at: Option<(Square, &'static str)>,
 }
 
-impl Serialize for Square {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.to_string())
-    }
-}
-
 /// Can `from` see `to`? `occupied` says which squares hold a piece that blocks (pass
 /// `|_| false` when revealing, where pieces do not block).
 pub fn line_of_sight(grid: &Grid, from: Square, to: Square, occupied: &dyn Fn(Square) -> bool) -> Sight {

@@ -10,8 +10,8 @@ pub mod map;
 pub mod moves;
 pub mod render;
 
-use crate::ruleset::Value;
 use crate::source::Span;
+use crate::value::Value;
 use indexmap::IndexMap;
 use std::fmt;
 
@@ -72,6 +72,20 @@ impl Square {
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{},{}", self.x + 1, self.y + 1)
+    }
+}
+
+/// Squares travel as their `x,y` text in saves and JSON.
+impl serde::Serialize for Square {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Square {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        Square::parse(&text).ok_or_else(|| serde::de::Error::custom(format!("`{text}` is not a square")))
     }
 }
 

@@ -1,6 +1,7 @@
 //! Command-line parsing (clap) and dispatch. One file per command; `render` draws results.
 
 mod check;
+mod game;
 mod los;
 mod odds;
 mod render;
@@ -42,6 +43,8 @@ enum Command {
     Show(show::ShowArgs),
     /// Can one square see another? Draws the line of sight on the map
     Los(los::LosArgs),
+    /// Play one headless game and print it turn by turn
+    Game(game::GameArgs),
 }
 
 /// Which results are ruled out, as given on the command line.
@@ -77,6 +80,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Show(args) => show::run(args),
         Command::Los(args) => los::run(args),
+        Command::Game(args) => game::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -21,7 +21,7 @@ pub struct RunArgs {
     json: bool,
 }
 
-fn parse_arg(text: &str) -> Result<(String, String), String> {
+pub fn parse_arg(text: &str) -> Result<(String, String), String> {
     text.split_once('=')
         .map(|(k, v)| (k.trim().to_string(), v.to_string()))
         .ok_or_else(|| format!("expected NAME=VALUE, got `{text}`"))

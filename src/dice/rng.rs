@@ -17,6 +17,22 @@ impl Rng {
         }
     }
 
+    /// An independent stream for one purpose of a game: the game seed and the purpose's name
+    /// pick the stream, so a change in how often one purpose rolls never moves another's dice.
+    pub fn derived(seed: u64, purpose: &str) -> Self {
+        Rng::seeded(mix(seed, purpose))
+    }
+
+    /// How far the stream has gone, in 32-bit words (saved with a game).
+    pub fn word_pos(&self) -> u128 {
+        self.inner.get_word_pos()
+    }
+
+    /// Puts the stream back where [`Rng::word_pos`] found it.
+    pub fn set_word_pos(&mut self, pos: u128) {
+        self.inner.set_word_pos(pos);
+    }
+
     /// A uniform integer in `0..n` by rejection sampling (no modulo bias). `n` must be > 0.
     pub fn below(&mut self, n: u64) -> u64 {
         debug_assert!(n > 0);
@@ -48,6 +64,24 @@ impl Rng {
     }
 }
 
+/// FNV-1a over the purpose, then splitmix64 with the seed: fixed, portable, documented here.
+pub fn mix(seed: u64, purpose: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in purpose.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    splitmix(seed ^ h)
+}
+
+/// splitmix64: spreads nearby seeds (game 1, game 2, …) far apart.
+pub fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,6 +95,19 @@ mod tests {
         let replay: Vec<u64> = (0..8).map(|_| again.below(6) + 1).collect();
         assert_eq!(rolls, replay);
         insta::assert_debug_snapshot!(rolls);
+    }
+
+    #[test]
+    fn derived_streams_are_pinned_and_resume() {
+        let mut a = Rng::derived(7, "alien-turn");
+        let first: Vec<u64> = (0..4).map(|_| a.below(6) + 1).collect();
+        insta::assert_debug_snapshot!(first);
+        let pos = a.word_pos();
+        let next = a.below(1000);
+        let mut b = Rng::derived(7, "alien-turn");
+        b.set_word_pos(pos);
+        assert_eq!(b.below(1000), next);
+        assert_ne!(mix(7, "alien-turn"), mix(7, "marine-turn"));
     }
 
     #[test]

@@ -19,8 +19,10 @@ use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+mod game;
+
 /// Item kinds the engine itself understands; records add the kinds their schemas declare.
-const BUILTIN_KINDS: [&str; 8] = [
+const BUILTIN_KINDS: [&str; 9] = [
     "die",
     "table",
     "pool",
@@ -29,6 +31,7 @@ const BUILTIN_KINDS: [&str; 8] = [
     "procedure",
     "board",
     "mission",
+    "game",
 ];
 /// Entries every record may carry besides its schema's fields.
 const RECORD_META: [&str; 4] = ["source", "text", "provisional", "label"];
@@ -59,6 +62,7 @@ pub fn lower(
         schemas: IndexMap::new(),
         records: IndexMap::new(),
         procedures: IndexMap::new(),
+        games: IndexMap::new(),
         program: scripts
             .iter()
             .fold(rhai::AST::empty(), |program, s| program.merge(&s.ast)),
@@ -105,6 +109,11 @@ pub fn lower(
             "pool" | "deck" => {
                 if let Some(p) = cx.pool(item) {
                     ruleset.pools.insert(p.id.clone(), p);
+                }
+            }
+            "game" => {
+                if let Some(g) = cx.game(item, &ruleset.scripts, sources) {
+                    ruleset.games.insert(g.id.clone(), g);
                 }
             }
             "procedure" => {

@@ -6,7 +6,23 @@ mod board_api;
 mod run;
 mod sandbox;
 
-pub use run::{RunError, RunOutput, Step, run_procedure};
+pub use api::{RunState, to_dynamic};
+pub use run::{RunError, RunOutput, Step, run_procedure, script_failure};
+
+/// A sandboxed engine with every function a procedure may call (dice, tables, data, board
+/// questions), drawing on `state`. The game layer adds its own on top.
+pub fn engine_for(
+    ruleset: &std::sync::Arc<crate::Ruleset>,
+    state: &std::sync::Arc<std::sync::Mutex<RunState>>,
+) -> rhai::Engine {
+    let mut engine = sandbox::engine();
+    api::register(&mut engine, ruleset, state);
+    board_api::register(&mut engine, ruleset, state);
+    board_api::register_field(&mut engine, ruleset);
+    board_api::register_facing(&mut engine, ruleset);
+    board_api::register_units(&mut engine);
+    engine
+}
 
 use crate::diagnostic::Diagnostic;
 use crate::source::{FileId, SourceMap, Span};

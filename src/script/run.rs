@@ -79,12 +79,7 @@ pub fn run_procedure(
         steps: Vec::new(),
         dice_cache: Default::default(),
     }));
-    let mut engine = sandbox::engine();
-    api::register(&mut engine, ruleset, &state);
-    super::board_api::register(&mut engine, ruleset, &state);
-    super::board_api::register_field(&mut engine, ruleset);
-    super::board_api::register_facing(&mut engine, ruleset);
-    super::board_api::register_units(&mut engine);
+    let engine = super::engine_for(ruleset, &state);
 
     let mut scope = Scope::new();
     let arg_map: rhai::Map = values
@@ -103,7 +98,12 @@ pub fn run_procedure(
             steps,
             result: rhai::serde::from_dynamic(&value).unwrap_or(serde_json::Value::Null),
         }),
-        Err(error) => Err(RunError::Script(Box::new(script_error(*error, ruleset, procedure)))),
+        Err(error) => Err(RunError::Script(Box::new(script_failure(
+            *error,
+            ruleset,
+            &procedure.function,
+            &format!("procedure `{}`", procedure.id),
+        )))),
     }
 }
 
@@ -172,11 +172,12 @@ fn parse_arg(default: &Value, text: &str) -> Option<Value> {
     })
 }
 
-/// A Rhai error as a diagnostic at the script line where it happened.
-fn script_error(error: EvalAltResult, ruleset: &Ruleset, procedure: &Procedure) -> Diagnostic {
+/// A Rhai error as a diagnostic at the script line where it happened; `entry` is the script
+/// function the engine called, `what` names it for the message ("procedure `x`").
+pub fn script_failure(error: EvalAltResult, ruleset: &Ruleset, entry: &str, what: &str) -> Diagnostic {
     let mut error = error;
     let mut outer_pos = Position::NONE;
-    let mut function = procedure.function.clone();
+    let mut function = entry.to_string();
     // Errors inside nested function calls are wrapped; the innermost one says what went
     // wrong, and the innermost function tells which script file it happened in.
     while let EvalAltResult::ErrorInFunctionCall(name, _, inner, pos) = error {
@@ -190,12 +191,19 @@ fn script_error(error: EvalAltResult, ruleset: &Ruleset, procedure: &Procedure) 
     if pos.is_none() {
         pos = outer_pos;
     }
-    let file = ruleset
+    let Some(file) = ruleset
         .scripts
         .iter()
         .rev()
-        .find(|s| s.functions.iter().any(|(name, _)| *name == function))
-        .map_or(ruleset.scripts[procedure.script].file, |s| s.file);
+        .find(|s| s.functions.iter().any(|(name, _)| *name == function || *name == entry))
+        .map(|s| s.file)
+    else {
+        return Diagnostic::error(
+            crate::source::Span::default(),
+            format!("{what} failed: {error}"),
+            "while running this",
+        );
+    };
     let mut span = span_at(&ruleset.sources, file, pos);
     if pos.is_none() {
         // Limit errors carry no position: point at the function that was running.
@@ -223,10 +231,5 @@ fn script_error(error: EvalAltResult, ruleset: &Ruleset, procedure: &Procedure) 
         EvalAltResult::ErrorRuntime(value, _) => value.to_string(),
         other => other.to_string(),
     };
-    Diagnostic::error(
-        span,
-        format!("procedure `{}` failed: {message}", procedure.id),
-        "while running this",
-    )
-    .with_help_opt(help)
+    Diagnostic::error(span, format!("{what} failed: {message}"), "while running this").with_help_opt(help)
 }

@@ -6,8 +6,8 @@ pub mod odds;
 pub mod roll;
 
 use crate::dice::DiceExpr;
-use crate::ruleset::Value;
 use crate::source::Span;
+use crate::value::Value;
 use indexmap::IndexMap;
 use std::collections::BTreeSet;
 use std::fmt;

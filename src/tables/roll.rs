@@ -2,7 +2,7 @@
 
 use super::{Availability, Resolution, Table};
 use crate::dice::{DiceRoll, Rng};
-use crate::ruleset::Value;
+use crate::value::Value;
 use indexmap::IndexMap;
 use serde::Serialize;
 use std::collections::BTreeSet;

@@ -1,0 +1,185 @@
+//! `servitor game <package> --mission M --seed N`: one headless game, printed turn by turn as
+//! a player can follow it (or `--json`); `--save`/`--resume` stop and go on; `--svg` draws the
+//! final board.
+
+use clap::Args;
+use servitor::board::render::{self, Overlay};
+use servitor::game::{Event, Game, GameError, Host, Save, Setup, host};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(Args)]
+pub struct GameArgs {
+    /// Package folder or bare name
+    package: String,
+    /// Mission id (`servitor tables <package>` lists them)
+    #[arg(long)]
+    mission: Option<String>,
+    /// Seed of the game; the same seed plays the same game
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Which `game` item, when the package has several
+    #[arg(long)]
+    game: Option<String>,
+    /// A game option, as name=value (repeatable)
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = super::run::parse_arg)]
+    options: Vec<(String, String)>,
+    /// Stop after this many phases (setup counts as one) and write --save
+    #[arg(long, value_name = "N")]
+    phases: Option<u32>,
+    /// Write the game, as it stands at the end, to this file
+    #[arg(long, value_name = "FILE")]
+    save: Option<PathBuf>,
+    /// Go on with a game written by --save
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["mission", "seed", "game", "options"])]
+    resume: Option<PathBuf>,
+    /// Print one JSON object instead of text
+    #[arg(long)]
+    json: bool,
+    /// Draw the final board as SVG
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+}
+
+pub fn run(args: GameArgs) -> Result<(), String> {
+    let loaded = super::load(&args.package)?;
+    let ruleset = Arc::new(loaded.ruleset);
+    let mut host = Host::new(&ruleset);
+    let played = match &args.resume {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+            let save: Save = serde_json::from_str(&text)
+                .map_err(|e| format!("error: {} is not a saved game: {e}", path.display()))?;
+            host.load(save).and_then(|g| host.advance(g, args.phases))
+        }
+        None => {
+            let Some(mission) = args.mission.clone() else {
+                return Err(format!(
+                    "error: say which mission to play with --mission\n  missions: {}",
+                    ruleset.missions.keys().cloned().collect::<Vec<_>>().join(", ")
+                ));
+            };
+            let setup = Setup {
+                game: args.game.clone(),
+                mission,
+                seed: super::seed_or_fresh(args.seed),
+                options: args.options.clone(),
+            };
+            host.start(&setup, args.phases)
+        }
+    };
+    let game = match played {
+        Ok(game) => game,
+        Err(error) => return Err(failure(&ruleset, error, args.json)),
+    };
+    if let Some(path) = &args.save {
+        let text = serde_json::to_string_pretty(&host.save(&game)).map_err(|e| e.to_string())?;
+        write_atomically(path, &text)?;
+    }
+    if let Some(path) = &args.svg {
+        let (grid, overlay) = final_board(&game);
+        std::fs::write(
+            path,
+            render::svg(&grid, &format!("{} — seed {}", game.mission, game.seed), &overlay),
+        )
+        .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+    }
+    let record = host::record(game);
+    if args.json {
+        super::emitln(&serde_json::to_string(&record).map_err(|e| e.to_string())?);
+    } else {
+        super::emit(&account(&record.events));
+        let r = &record.result;
+        let scores: Vec<String> = r.scores.iter().map(|(s, p)| format!("{s} {p}")).collect();
+        super::emitln(&format!(
+            "\nResult: {} — {} ({}; {} turns; seed {})",
+            match r.winner.as_str() {
+                "none" => "no winner".to_string(),
+                "unfinished" => "not finished".to_string(),
+                w => format!("{w} wins"),
+            },
+            r.reason,
+            scores.join(", "),
+            r.turns,
+            record.seed
+        ));
+    }
+    Ok(())
+}
+
+/// The log as a player reads it: a heading per phase, one line per event, sources in brackets.
+pub fn account(events: &[Event]) -> String {
+    let mut out = String::new();
+    for e in events {
+        match e.kind.as_str() {
+            "phase" if e.turn == 0 => out.push_str("Setup\n"),
+            "phase" => out.push_str(&format!("\nTurn {} · {} · {}\n", e.turn, e.side, e.phase)),
+            kind => {
+                let mark = match kind {
+                    "decision" => "→ ",
+                    "roll" | "table" => "⚄ ",
+                    _ => "  ",
+                };
+                let source = e.source.as_deref().map(|s| format!("  [{s}]")).unwrap_or_default();
+                out.push_str(&format!("  {mark}{}{source}\n", e.text));
+            }
+        }
+    }
+    out
+}
+
+fn failure(ruleset: &servitor::Ruleset, error: GameError, json: bool) -> String {
+    match error {
+        GameError::Usage(m) | GameError::Save(m) => format!("error: {m}"),
+        GameError::Script {
+            diagnostic,
+            events,
+            turn,
+        } => {
+            let report = servitor::diagnostic::Report {
+                diagnostics: vec![*diagnostic],
+            };
+            let tail: Vec<&Event> = events.iter().rev().take(12).collect();
+            let mut text = String::new();
+            if !json {
+                text.push_str(&format!("the game stopped in turn {turn}; its last events:\n"));
+                for e in tail.iter().rev() {
+                    text.push_str(&format!("  {}\n", e.text));
+                }
+            }
+            text.push_str(&report.render(&ruleset.sources, super::color()));
+            text
+        }
+    }
+}
+
+/// The board as the game left it: doors, and a letter per piece (its side's initial; lower
+/// case while face down).
+fn final_board(game: &Game) -> (servitor::board::Grid, Overlay) {
+    let mut overlay = Overlay::default();
+    for p in game.state.pieces.iter().filter(|p| p.on_board()) {
+        let letter = p.side.chars().next().unwrap_or('?');
+        let letter = if p.hidden.is_some() {
+            letter.to_ascii_lowercase()
+        } else {
+            letter.to_ascii_uppercase()
+        };
+        for s in p.squares() {
+            overlay.labels.insert(s, letter);
+        }
+    }
+    (game.view.grid.clone(), overlay)
+}
+
+/// Writes to a temporary file beside the target, syncs it, then renames it over the target:
+/// a crash leaves the old file or the new one, never half of one.
+pub fn write_atomically(path: &std::path::Path, text: &str) -> Result<(), String> {
+    use std::io::Write;
+    let tmp = path.with_extension("tmp");
+    let fail = |e: std::io::Error| format!("error: cannot write {}: {e}", path.display());
+    let mut file = std::fs::File::create(&tmp).map_err(fail)?;
+    file.write_all(text.as_bytes()).map_err(fail)?;
+    file.sync_all().map_err(fail)?;
+    std::fs::rename(&tmp, path).map_err(fail)
+}

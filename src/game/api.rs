@@ -1,0 +1,1126 @@
+//! What behaviours may ask and do during a game: `game.method(…)` calls on the handle every
+//! phase and trigger function receives. Questions are answered in Rust ([`super::view`]);
+//! actions are validated, logged and applied by [`Game`]. A refused action is a script error
+//! at the script's line, never a silent fix. The reference is grammar/README.md, "Games".
+
+use super::state::{Action, ON_BOARD, Piece};
+use super::view::Goal;
+use super::{Game, Pending};
+use crate::board::Square;
+use crate::script::RunState;
+use rhai::{Array, Dynamic, Engine, EvalAltResult, INT, Map, NativeCallContext};
+use serde_json::Value as Json;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+type Res<T> = Result<T, Box<EvalAltResult>>;
+pub type SharedGame = Arc<Mutex<Option<Box<Game>>>>;
+
+/// The handle scripts hold; every call goes to the game being played on this engine.
+#[derive(Debug, Clone, Copy)]
+pub struct GameRef;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[derive(Clone)]
+struct Api {
+    game: SharedGame,
+    run: Arc<Mutex<RunState>>,
+}
+
+impl Api {
+    /// Runs `f` on the game with the run's rolls so far moved into the log first, so the log
+    /// keeps the order in which things happened.
+    fn with<T>(&self, f: impl FnOnce(&mut Game, &mut RunState) -> Result<T, String>) -> Res<T> {
+        let mut guard = lock(&self.game);
+        let Some(game) = guard.as_mut() else {
+            return Err("no game is being played".into());
+        };
+        let mut run = lock(&self.run);
+        let steps = std::mem::take(&mut run.steps);
+        game.absorb(steps);
+        f(game, &mut run).map_err(Into::into)
+    }
+
+    /// Runs the trigger functions that actions queued, each on its own stream. Runs after
+    /// the action's lock is released: triggers call the API themselves.
+    fn triggers(&self, ctx: &NativeCallContext) -> Res<()> {
+        loop {
+            let next: Option<Pending> = lock(&self.game).as_mut().and_then(|g| g.pending.pop_front());
+            let Some(p) = next else { return Ok(()) };
+            let previous = self.with(|g, run| Ok(g.enter_stream(run, &p.stream)))?;
+            let result = ctx.call_fn::<Dynamic>(&p.function, (GameRef, p.event));
+            self.with(|g, run| {
+                g.leave_stream(run, previous);
+                Ok(())
+            })?;
+            result.map(|_| ())?;
+        }
+    }
+}
+
+fn square(game: &Game, value: &Dynamic) -> Result<Square, String> {
+    let text = value.to_string();
+    match Square::parse(&text) {
+        Some(s) if game.view.grid.contains(s) && !game.view.grid.is_solid(s) => Ok(s),
+        Some(s) => Err(format!("{s} is not a square of the board")),
+        None => Err(format!("`{text}` is not a square: write \"x,y\" counted from 1")),
+    }
+}
+
+fn to_json(value: &Dynamic) -> Result<Json, String> {
+    rhai::serde::from_dynamic(value).map_err(|e| format!("cannot keep this value in the game: {e}"))
+}
+
+fn from_json(value: &Json) -> Dynamic {
+    rhai::serde::to_dynamic(value).unwrap_or(Dynamic::UNIT)
+}
+
+fn piece_map(p: &Piece) -> Map {
+    let mut m = Map::new();
+    m.insert("id".into(), p.id.clone().into());
+    m.insert("kind".into(), p.kind.clone().into());
+    m.insert("side".into(), p.side.clone().into());
+    m.insert("status".into(), p.status.clone().into());
+    m.insert("at".into(), p.at.map_or(Dynamic::UNIT, |s| s.to_string().into()));
+    let squares: Array = p.squares().iter().map(|s| Dynamic::from(s.to_string())).collect();
+    m.insert("squares".into(), squares.into());
+    m.insert("life".into(), Dynamic::from_int(p.life));
+    m.insert("hidden".into(), p.hidden.is_some().into());
+    let fields: Map = p
+        .fields
+        .iter()
+        .map(|(k, v)| (k.as_str().into(), from_json(v)))
+        .collect();
+    m.insert("fields".into(), fields.into());
+    m
+}
+
+fn ids(game: &Game, list: impl IntoIterator<Item = usize>) -> Array {
+    list.into_iter()
+        .map(|i| Dynamic::from(game.state.pieces[i].id.clone()))
+        .collect()
+}
+
+fn id_distances(game: &Game, list: Vec<(usize, u16)>) -> Array {
+    list.into_iter()
+        .map(|(i, d)| {
+            let mut m = Map::new();
+            m.insert("id".into(), game.state.pieces[i].id.clone().into());
+            m.insert("distance".into(), Dynamic::from_int(d as INT));
+            Dynamic::from_map(m)
+        })
+        .collect()
+}
+
+fn new_piece(game: &Game, kind: &str, side: &str, fields: &Map) -> Result<Piece, String> {
+    if !game.def.sides.iter().any(|s| s == side) {
+        return Err(format!(
+            "`{side}` is not a side of this game (sides: {})",
+            game.def.sides.join(", ")
+        ));
+    }
+    if !game.is_stats_kind(kind) {
+        let kinds = game
+            .def
+            .stats
+            .as_ref()
+            .and_then(|k| game.ruleset.records.get(k))
+            .map(|r| r.keys().cloned().collect::<Vec<_>>())
+            .unwrap_or_default();
+        let hint = crate::diagnostic::did_you_mean(kind, kinds.iter().map(String::as_str))
+            .map(|h| format!("; {h}"))
+            .unwrap_or_default();
+        return Err(format!(
+            "no {} `{kind}`{hint}",
+            game.def.stats.as_deref().unwrap_or("kind")
+        ));
+    }
+    let (life, size, diagonal) = game.stats(kind);
+    let mut piece_fields = indexmap::IndexMap::new();
+    let mut id = None;
+    for (k, v) in fields {
+        if k.as_str() == "id" {
+            let wanted = v.to_string();
+            if game.state.index_of(&wanted).is_some() {
+                return Err(format!("a piece `{wanted}` already exists"));
+            }
+            id = Some(wanted);
+        } else {
+            piece_fields.insert(k.to_string(), to_json(v)?);
+        }
+    }
+    Ok(Piece {
+        id: id.unwrap_or_else(|| game.new_id(kind)),
+        kind: kind.to_string(),
+        hidden: None,
+        side: side.to_string(),
+        status: super::state::OFF_BOARD.into(),
+        at: None,
+        size,
+        diagonal,
+        life,
+        fields: piece_fields,
+    })
+}
+
+/// Puts a new piece on a free square (validated), logs it, looks for sightings.
+fn place_piece(game: &mut Game, mut piece: Piece, at: Square, text: String) -> Result<String, String> {
+    for s in super::state::footprint(Some(at), piece.size) {
+        if !game.view.square_free(s) {
+            return Err(match game.view.occupant(s) {
+                Some(o) => format!("{s} is taken by {}", game.state.pieces[o].id),
+                None => format!("{s} is not a square of the board"),
+            });
+        }
+    }
+    piece.at = Some(at);
+    piece.status = ON_BOARD.into();
+    let id = piece.id.clone();
+    game.act("place", text, Some(&id), Action::Add { piece: Box::new(piece) });
+    let i = game.state.pieces.len() - 1;
+    game.check_sightings(Some(i));
+    Ok(id)
+}
+
+/// Walks piece `id` along `path`, one step at a time; triggers run as they come up. Stops
+/// early when the piece itself is revealed or removed by a trigger.
+fn walk(api: &Api, ctx: &NativeCallContext, id: &str, path: Vec<Square>) -> Res<Map> {
+    let mut steps = 0;
+    let mut stopped = "";
+    for to in path {
+        let interrupted = api.with(|g, _| {
+            let i = g.on_board(id)?;
+            let from = g.state.pieces[i].at.expect("on the board");
+            g.view.check_step(&g.state.pieces, i, from, to)?;
+            g.step(i, to);
+            Ok(!g.pending.is_empty())
+        })?;
+        steps += 1;
+        if interrupted {
+            api.with(|g, _| {
+                g.flush_segment();
+                Ok(())
+            })?;
+            let was_hidden = api.with(|g, _| Ok(g.state.piece(id).is_some_and(|p| p.hidden.is_some())))?;
+            api.triggers(ctx)?;
+            let (now_hidden, on_board) = api.with(|g, _| {
+                let p = g.state.piece(id).expect("pieces are never deleted");
+                Ok((p.hidden.is_some(), p.on_board()))
+            })?;
+            if !on_board {
+                stopped = "removed";
+                break;
+            }
+            if was_hidden && !now_hidden {
+                stopped = "revealed";
+                break;
+            }
+        }
+    }
+    let at = api.with(|g, _| {
+        g.end_move();
+        Ok(g.state.piece(id).and_then(|p| p.at))
+    })?;
+    api.triggers(ctx)?;
+    let mut m = Map::new();
+    m.insert("steps".into(), Dynamic::from_int(steps));
+    m.insert("at".into(), at.map_or(Dynamic::UNIT, |s| s.to_string().into()));
+    m.insert("stopped".into(), stopped.into());
+    Ok(m)
+}
+
+fn stuck() -> Map {
+    let mut m = Map::new();
+    m.insert("steps".into(), Dynamic::from_int(0));
+    m.insert("stopped".into(), "stuck".into());
+    m
+}
+
+fn max_steps(n: INT) -> Result<u16, String> {
+    if (0..=1000).contains(&n) {
+        Ok(n as u16)
+    } else {
+        Err(format!("a move of {n} squares: give 0 to 1000"))
+    }
+}
+
+pub fn register(engine: &mut Engine, game: &SharedGame, run: &Arc<Mutex<RunState>>) {
+    engine.register_type_with_name::<GameRef>("Game");
+    let api = Api {
+        game: game.clone(),
+        run: run.clone(),
+    };
+    register_reads(engine, &api);
+    register_board(engine, &api);
+    register_pieces(engine, &api);
+    register_moves(engine, &api);
+    register_counters(engine, &api);
+}
+
+fn register_reads(engine: &mut Engine, api: &Api) {
+    let a = api.clone();
+    engine.register_fn("turn", move |_: &mut GameRef| a.with(|g, _| Ok(g.state.turn as INT)));
+    let a = api.clone();
+    engine.register_fn("side", move |_: &mut GameRef| a.with(|g, _| Ok(g.state.side.clone())));
+    let a = api.clone();
+    engine.register_fn("phase", move |_: &mut GameRef| a.with(|g, _| Ok(g.state.phase.clone())));
+    let a = api.clone();
+    engine.register_fn("over", move |_: &mut GameRef| a.with(|g, _| Ok(g.state.over.is_some())));
+    let a = api.clone();
+    engine.register_fn("mission", move |_: &mut GameRef| {
+        a.with(|g, _| {
+            let m = g.ruleset.missions.get(&g.mission).ok_or("the mission is gone")?;
+            let mut map: Map = m
+                .fields
+                .iter()
+                .map(|(k, v)| (k.as_str().into(), crate::script::to_dynamic(v)))
+                .collect();
+            map.insert("id".into(), m.id.clone().into());
+            map.insert("width".into(), Dynamic::from_int(m.grid.width as INT));
+            map.insert("height".into(), Dynamic::from_int(m.grid.height as INT));
+            Ok(map)
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("option", move |_: &mut GameRef, name: &str| {
+        a.with(|g, _| match g.options.get(name) {
+            Some(v) => Ok(from_json(v)),
+            None => Err(format!(
+                "no option `{name}`{}",
+                crate::diagnostic::did_you_mean(name, g.options.keys().map(String::as_str))
+                    .map(|h| format!("; {h}"))
+                    .unwrap_or_default()
+            )),
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("pieces", move |_: &mut GameRef, side: &str| {
+        a.with(|g, _| {
+            let list = (0..g.state.pieces.len()).filter(|&i| {
+                let p = &g.state.pieces[i];
+                p.on_board() && (side.is_empty() || p.side == side)
+            });
+            Ok(ids(g, list))
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("pieces_with", move |_: &mut GameRef, side: &str, status: &str| {
+        a.with(|g, _| {
+            let list = (0..g.state.pieces.len()).filter(|&i| {
+                let p = &g.state.pieces[i];
+                p.status == status && (side.is_empty() || p.side == side)
+            });
+            Ok(ids(g, list))
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("piece", move |_: &mut GameRef, id: &str| {
+        a.with(|g, _| Ok(piece_map(&g.state.pieces[g.index(id)?])))
+    });
+    let a = api.clone();
+    engine.register_fn("get", move |_: &mut GameRef, id: &str, field: &str| {
+        a.with(|g, _| {
+            let p = &g.state.pieces[g.index(id)?];
+            Ok(p.fields.get(field).map_or(Dynamic::UNIT, from_json))
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("var", move |_: &mut GameRef, name: &str| {
+        a.with(|g, _| Ok(g.state.vars.get(name).map_or(Dynamic::UNIT, from_json)))
+    });
+    let a = api.clone();
+    engine.register_fn("scores", move |_: &mut GameRef| {
+        a.with(|g, _| {
+            Ok(g.def
+                .sides
+                .iter()
+                .map(|s| {
+                    (
+                        s.as_str().into(),
+                        Dynamic::from_int(*g.state.scores.get(s).unwrap_or(&0)),
+                    )
+                })
+                .collect::<Map>())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("collected", move |_: &mut GameRef, side: &str| {
+        a.with(|g, _| {
+            Ok(g.state
+                .collected
+                .get(side)
+                .map(|l| l.iter().map(|t| Dynamic::from(t.clone())).collect::<Array>())
+                .unwrap_or_default())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("say", move |_: &mut GameRef, text: &str| {
+        a.with(|g, _| {
+            g.say(text.to_string(), None);
+            Ok(())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("say", move |_: &mut GameRef, text: &str, source: &str| {
+        a.with(|g, _| {
+            g.say(text.to_string(), Some(source.to_string()));
+            Ok(())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("use_stream", move |_: &mut GameRef, name: &str| {
+        a.with(|g, run| {
+            if name.is_empty() || name == super::IDLE_STREAM {
+                return Err(format!("`{name}` cannot name a stream"));
+            }
+            g.enter_stream(run, name);
+            Ok(())
+        })
+    });
+}
+
+fn register_board(engine: &mut Engine, api: &Api) {
+    let a = api.clone();
+    engine.register_fn("distance", move |_: &mut GameRef, from: &str, to: &str| {
+        a.with(|g, _| {
+            let (i, j) = (g.on_board(from)?, g.on_board(to)?);
+            Ok(g.view.distance(&g.state.pieces, i, j).map_or(-1, |d| d as INT))
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("by_distance", move |_: &mut GameRef, id: &str, side: &str| {
+        a.with(|g, _| {
+            let i = g.on_board(id)?;
+            Ok(id_distances(g, g.view.by_distance(&g.state.pieces, i, side)))
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("visible", move |_: &mut GameRef, id: &str, side: &str| {
+        a.with(|g, _| {
+            let i = g.on_board(id)?;
+            Ok(id_distances(g, g.view.visible(&g.state.pieces, i, side)))
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("sees", move |_: &mut GameRef, from: &str, to: &str| {
+        a.with(|g, _| {
+            let (i, j) = (g.on_board(from)?, g.on_board(to)?);
+            Ok(g.view.sees(&g.state.pieces, i, j, true))
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("adjacent", move |_: &mut GameRef, id: &str, side: &str| {
+        a.with(|g, _| {
+            let i = g.on_board(id)?;
+            Ok(ids(g, g.view.adjacent(&g.state.pieces, i, side)))
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("shut_in", move |_: &mut GameRef, id: &str| {
+        a.with(|g, _| {
+            let i = g.on_board(id)?;
+            Ok(g.view.shut_in(&g.state.pieces, i))
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("free_squares", move |_: &mut GameRef, mark: &str, side: &str| {
+        a.with(|g, _| {
+            if !g.view.grid.mark_names.iter().any(|m| m == mark) {
+                let hint = crate::diagnostic::did_you_mean(mark, g.view.grid.mark_names.iter().map(String::as_str))
+                    .map(|h| format!("; {h}"))
+                    .unwrap_or_default();
+                return Err(format!("no square is marked `{mark}` on this mission{hint}"));
+            }
+            let list: Array = g
+                .view
+                .grid
+                .marked(mark)
+                .into_iter()
+                .filter(|&s| g.view.square_free(s) && g.view.unseen(&g.state.pieces, s, side))
+                .map(|s| Dynamic::from(s.to_string()))
+                .collect();
+            Ok(list)
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("square_free", move |_: &mut GameRef, at: Dynamic| {
+        a.with(|g, _| Ok(g.view.square_free(square(g, &at)?)))
+    });
+    let a = api.clone();
+    engine.register_fn("unseen", move |_: &mut GameRef, at: Dynamic, side: &str| {
+        a.with(|g, _| Ok(g.view.unseen(&g.state.pieces, square(g, &at)?, side)))
+    });
+    let a = api.clone();
+    engine.register_fn("sections", move |_: &mut GameRef| {
+        a.with(|g, _| {
+            Ok(g.view
+                .grid
+                .sections
+                .iter()
+                .map(|s| Dynamic::from(s.clone()))
+                .collect::<Array>())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("section_of", move |_: &mut GameRef, at: Dynamic| {
+        a.with(|g, _| {
+            let s = square(g, &at)?;
+            Ok(g.view
+                .grid
+                .section_of(s)
+                .map_or(Dynamic::UNIT, |n| n.to_string().into()))
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("section_squares", move |_: &mut GameRef, section: &str| {
+        a.with(|g, _| {
+            if !g.view.grid.sections.iter().any(|s| s == section) {
+                return Err(format!("no board section `{section}` in this mission"));
+            }
+            let grid = &g.view.grid;
+            Ok((0..grid.len())
+                .map(|i| grid.square(i))
+                .filter(|&s| !grid.is_solid(s) && grid.section_of(s) == Some(section))
+                .map(|s| Dynamic::from(s.to_string()))
+                .collect::<Array>())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("entered", move |_: &mut GameRef, section: &str| {
+        a.with(|g, _| Ok(g.state.has_entered(section)))
+    });
+    let a = api.clone();
+    engine.register_fn("lines", move |_: &mut GameRef, id: &str| {
+        a.with(|g, _| {
+            let i = g.on_board(id)?;
+            Ok(g.view
+                .lines(&g.state.pieces, i)
+                .into_iter()
+                .map(|(dx, dy, on)| {
+                    let mut m = Map::new();
+                    m.insert("dx".into(), Dynamic::from_int(dx as INT));
+                    m.insert("dy".into(), Dynamic::from_int(dy as INT));
+                    m.insert("pieces".into(), ids(g, on).into());
+                    Dynamic::from_map(m)
+                })
+                .collect::<Array>())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("blast_at", move |_: &mut GameRef, at: Dynamic| {
+        a.with(|g, _| {
+            let (centre, around) = g.view.blast_at(square(g, &at)?);
+            let mut m = Map::new();
+            m.insert(
+                "centre".into(),
+                centre.map_or(Dynamic::UNIT, |c| g.state.pieces[c].id.clone().into()),
+            );
+            m.insert("around".into(), ids(g, around).into());
+            Ok(m)
+        })
+    });
+    for (name, line) in [("best_blast", false), ("best_line", true)] {
+        let a = api.clone();
+        engine.register_fn(name, move |_: &mut GameRef, id: &str, side: &str| {
+            a.with(|g, _| {
+                let i = g.on_board(id)?;
+                let shot = if line {
+                    g.view.best_line(&g.state.pieces, i, side)
+                } else {
+                    g.view.best_blast(&g.state.pieces, i, side)
+                };
+                Ok(shot.map_or(Dynamic::UNIT, |s| {
+                    let mut m = Map::new();
+                    m.insert("square".into(), s.square.to_string().into());
+                    m.insert("dx".into(), Dynamic::from_int(s.dx as INT));
+                    m.insert("dy".into(), Dynamic::from_int(s.dy as INT));
+                    m.insert("hits".into(), ids(g, s.hits).into());
+                    m.insert("own".into(), ids(g, s.own).into());
+                    Dynamic::from_map(m)
+                }))
+            })
+        });
+    }
+}
+
+fn register_pieces(engine: &mut Engine, api: &Api) {
+    let a = api.clone();
+    engine.register_fn("add", move |_: &mut GameRef, kind: &str, side: &str| {
+        a.with(|g, _| add(g, kind, side, &Map::new()))
+    });
+    let a = api.clone();
+    engine.register_fn("add", move |_: &mut GameRef, kind: &str, side: &str, fields: Map| {
+        a.with(|g, _| add(g, kind, side, &fields))
+    });
+    let a = api.clone();
+    engine.register_fn(
+        "place",
+        move |ctx: NativeCallContext, _: &mut GameRef, kind: &str, side: &str, at: Dynamic| -> Res<String> {
+            let id = a.with(|g, _| place(g, kind, side, &at, &Map::new()))?;
+            a.triggers(&ctx)?;
+            Ok(id)
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "place",
+        move |ctx: NativeCallContext,
+              _: &mut GameRef,
+              kind: &str,
+              side: &str,
+              at: Dynamic,
+              fields: Map|
+              -> Res<String> {
+            let id = a.with(|g, _| place(g, kind, side, &at, &fields))?;
+            a.triggers(&ctx)?;
+            Ok(id)
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "place_hidden",
+        move |ctx: NativeCallContext,
+              _: &mut GameRef,
+              token: &str,
+              identity: &str,
+              side: &str,
+              at: Dynamic|
+              -> Res<String> {
+            let id = a.with(|g, _| {
+                let at = square(g, &at)?;
+                let mut piece = new_piece(g, identity, side, &Map::new())?;
+                piece.id = g.new_id(token);
+                piece.hidden = Some(identity.to_string());
+                piece.kind = token.to_string();
+                let text = format!("{} ({side}) placed face down on {at}", piece.id);
+                place_piece(g, piece, at, text)
+            })?;
+            a.triggers(&ctx)?;
+            Ok(id)
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "reveal",
+        move |ctx: NativeCallContext, _: &mut GameRef, id: &str| -> Res<String> {
+            let kind = a.with(|g, _| {
+                let i = g.index(id)?;
+                let Some(identity) = g.state.pieces[i].hidden.clone() else {
+                    return Err(format!("{id} is not face down"));
+                };
+                let (life, size, diagonal) = g.stats(&identity);
+                let label = label_of(g, &identity);
+                g.act(
+                    "reveal",
+                    format!("{id} is revealed: {label}"),
+                    Some(id),
+                    Action::Reveal {
+                        id: id.into(),
+                        life,
+                        size,
+                        diagonal,
+                    },
+                );
+                g.check_sightings(None);
+                Ok(identity)
+            })?;
+            a.triggers(&ctx)?;
+            Ok(kind)
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "enter",
+        move |ctx: NativeCallContext, _: &mut GameRef, id: &str, at: Dynamic| -> Res<()> {
+            a.with(|g, _| {
+                let i = g.index(id)?;
+                if g.state.pieces[i].on_board() {
+                    return Err(format!("{id} is already on the board"));
+                }
+                let at = square(g, &at)?;
+                for s in super::state::footprint(Some(at), g.state.pieces[i].size) {
+                    if !g.view.square_free(s) {
+                        return Err(format!("{s} is not free for {id}"));
+                    }
+                }
+                g.act(
+                    "enter",
+                    format!("{id} enters the board on {at}"),
+                    Some(id),
+                    Action::Enter { id: id.into(), at },
+                );
+                g.check_entries(i);
+                g.end_move();
+                g.check_sightings(Some(i));
+                Ok(())
+            })?;
+            a.triggers(&ctx)
+        },
+    );
+    let a = api.clone();
+    engine.register_fn("leave", move |_: &mut GameRef, id: &str, status: &str| {
+        a.with(|g, _| {
+            let i = g.on_board(id)?;
+            if [ON_BOARD, super::state::REMOVED, ""].contains(&status) {
+                return Err(format!("`{status}` cannot be the status of a piece leaving the board"));
+            }
+            let from = g.state.pieces[i].at.expect("on the board");
+            g.act(
+                "leave",
+                format!("{id} leaves the board from {from} ({status})"),
+                Some(id),
+                Action::Leave {
+                    id: id.into(),
+                    status: status.into(),
+                },
+            );
+            Ok(())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn(
+        "damage",
+        move |ctx: NativeCallContext, _: &mut GameRef, id: &str, n: INT, reason: &str| -> Res<INT> {
+            let left = a.with(|g, _| {
+                let i = g.on_board(id)?;
+                if n < 0 {
+                    return Err(format!("damage of {n}: give 0 or more"));
+                }
+                if n == 0 {
+                    return Ok(g.state.pieces[i].life);
+                }
+                let left = g.state.pieces[i].life - n;
+                g.act(
+                    "damage",
+                    format!("{id} loses {n} life ({} left): {reason}", left.max(0)),
+                    Some(id),
+                    Action::Damage {
+                        id: id.into(),
+                        amount: n,
+                    },
+                );
+                if left <= 0 {
+                    g.eliminate(i, reason);
+                }
+                Ok(left.max(0))
+            })?;
+            a.triggers(&ctx)?;
+            Ok(left)
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "remove",
+        move |ctx: NativeCallContext, _: &mut GameRef, id: &str, reason: &str| -> Res<()> {
+            a.with(|g, _| {
+                let i = g.on_board(id)?;
+                g.eliminate(i, reason);
+                Ok(())
+            })?;
+            a.triggers(&ctx)
+        },
+    );
+    let a = api.clone();
+    engine.register_fn("set", move |_: &mut GameRef, id: &str, field: &str, value: Dynamic| {
+        a.with(|g, _| {
+            g.index(id)?;
+            let value = to_json(&value)?;
+            g.act(
+                "set",
+                format!("{id}: {field} = {value}"),
+                Some(id),
+                Action::Set {
+                    id: id.into(),
+                    field: field.into(),
+                    value,
+                },
+            );
+            Ok(())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn(
+        "open_door",
+        move |ctx: NativeCallContext, _: &mut GameRef, from: Dynamic, to: Dynamic| -> Res<()> {
+            a.with(|g, _| {
+                let (x, y) = (square(g, &from)?, square(g, &to)?);
+                if g.view.grid.edge(x, y) != (crate::board::Edge::Door { open: false }) {
+                    return Err(format!("there is no closed door between {x} and {y}"));
+                }
+                g.act(
+                    "door",
+                    format!("the door between {x} and {y} opens"),
+                    None,
+                    Action::Door { a: x, b: y, open: true },
+                );
+                g.check_sightings(None);
+                Ok(())
+            })?;
+            a.triggers(&ctx)
+        },
+    );
+}
+
+fn label_of(g: &Game, kind: &str) -> String {
+    g.def
+        .stats
+        .as_ref()
+        .and_then(|k| g.ruleset.records.get(k))
+        .and_then(|r| r.get(kind))
+        .and_then(|r| r.label.clone())
+        .map_or_else(|| kind.to_string(), |l| format!("{l} ({kind})"))
+}
+
+fn add(g: &mut Game, kind: &str, side: &str, fields: &Map) -> Result<String, String> {
+    let piece = new_piece(g, kind, side, fields)?;
+    let id = piece.id.clone();
+    let text = format!("{id}: {} joins the {side} side, off the board", label_of(g, kind));
+    g.act("add", text, Some(&id), Action::Add { piece: Box::new(piece) });
+    Ok(id)
+}
+
+fn place(g: &mut Game, kind: &str, side: &str, at: &Dynamic, fields: &Map) -> Result<String, String> {
+    let at = square(g, at)?;
+    let piece = new_piece(g, kind, side, fields)?;
+    let text = format!("{}: {} ({side}) placed on {at}", piece.id, label_of(g, kind));
+    place_piece(g, piece, at, text)
+}
+
+fn register_moves(engine: &mut Engine, api: &Api) {
+    for (name, towards) in [("move_towards", true), ("move_away", false)] {
+        let a = api.clone();
+        engine.register_fn(
+            name,
+            move |ctx: NativeCallContext, _: &mut GameRef, id: &str, other: &str, n: INT| -> Res<Map> {
+                let path = a.with(|g, run| {
+                    let i = g.on_board(id)?;
+                    let j = g.on_board(other)?;
+                    let max = max_steps(n)?;
+                    let field = g.view.field_to(&g.state.pieces[i], &g.state.pieces[j].squares());
+                    let goal = if towards {
+                        Goal::Towards(&field)
+                    } else {
+                        Goal::Away(&field)
+                    };
+                    Ok(g.view.plan(&g.state.pieces, i, goal, max, &mut run.rng))
+                })?;
+                match path {
+                    Some(path) => walk(&a, &ctx, id, path),
+                    None => Ok(stuck()),
+                }
+            },
+        );
+    }
+    let a = api.clone();
+    engine.register_fn(
+        "move_to",
+        move |ctx: NativeCallContext, _: &mut GameRef, id: &str, to: Dynamic, n: INT| -> Res<Map> {
+            let path = a.with(|g, run| {
+                let i = g.on_board(id)?;
+                let target = square(g, &to)?;
+                let max = max_steps(n)?;
+                let field = g.view.field_to(&g.state.pieces[i], &[target]);
+                Ok(g.view
+                    .plan(&g.state.pieces, i, Goal::Towards(&field), max, &mut run.rng))
+            })?;
+            match path {
+                Some(path) => walk(&a, &ctx, id, path),
+                None => Ok(stuck()),
+            }
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "move_path",
+        move |ctx: NativeCallContext, _: &mut GameRef, id: &str, squares: Array| -> Res<Map> {
+            let path = a.with(|g, _| {
+                let i = g.on_board(id)?;
+                let path: Vec<Square> = squares.iter().map(|s| square(g, s)).collect::<Result<_, _>>()?;
+                // Check the whole path before taking a step: a refused move changes nothing.
+                let mut at = g.state.pieces[i].at.expect("on the board");
+                for &to in &path {
+                    g.view.check_step(&g.state.pieces, i, at, to)?;
+                    at = to;
+                }
+                if !path.is_empty() && !g.view.may_end(&g.state.pieces, i, at) {
+                    return Err(format!(
+                        "{id} may not end its move on {at}: it is taken or under a door"
+                    ));
+                }
+                Ok(path)
+            })?;
+            walk(&a, &ctx, id, path)
+        },
+    );
+}
+
+fn register_counters(engine: &mut Engine, api: &Api) {
+    let a = api.clone();
+    engine.register_fn("set_var", move |_: &mut GameRef, name: &str, value: Dynamic| {
+        a.with(|g, _| {
+            let value = to_json(&value)?;
+            g.act(
+                "var",
+                format!("{name} = {value}"),
+                None,
+                Action::SetVar {
+                    name: name.into(),
+                    value,
+                },
+            );
+            Ok(())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("set_entered", move |_: &mut GameRef, section: &str| {
+        a.with(|g, _| {
+            if !g.view.grid.sections.iter().any(|s| s == section) {
+                return Err(format!("no board section `{section}` in this mission"));
+            }
+            g.mark_entered(section);
+            Ok(())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn(
+        "score",
+        move |_: &mut GameRef, side: &str, points: INT, reason: &str| {
+            a.with(|g, _| {
+                if !g.def.sides.iter().any(|s| s == side) {
+                    return Err(format!("`{side}` is not a side of this game"));
+                }
+                let total = g.state.scores.get(side).copied().unwrap_or(0) + points;
+                let verb = if points < 0 { "loses" } else { "scores" };
+                g.act(
+                    "score",
+                    format!("{side} {verb} {} ({total} in all): {reason}", points.abs()),
+                    None,
+                    Action::Score {
+                        side: side.into(),
+                        points,
+                    },
+                );
+                Ok(())
+            })
+        },
+    );
+    let a = api.clone();
+    engine.register_fn("collect", move |_: &mut GameRef, side: &str, token: &str| {
+        a.with(|g, _| {
+            g.act(
+                "collect",
+                format!("{side} collects a {token} token"),
+                None,
+                Action::Collect {
+                    side: side.into(),
+                    token: token.into(),
+                },
+            );
+            Ok(())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("new_pool", move |_: &mut GameRef, id: &str, entries: Map| {
+        a.with(|g, _| {
+            let mut counts = indexmap::IndexMap::new();
+            for (k, v) in entries {
+                let n = v
+                    .as_int()
+                    .map_err(|_| format!("pool `{id}`: the count of `{k}` is not a whole number"))?;
+                if n < 0 {
+                    return Err(format!("pool `{id}`: `{k}` has {n}, below zero"));
+                }
+                counts.insert(k.to_string(), n);
+            }
+            let list: Vec<String> = counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            g.act(
+                "pool",
+                format!("pool {id}: {}", list.join(", ")),
+                None,
+                Action::NewPool {
+                    id: id.into(),
+                    entries: counts,
+                },
+            );
+            Ok(())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("pool", move |_: &mut GameRef, id: &str| {
+        a.with(|g, _| {
+            let p = g
+                .state
+                .pools
+                .get(id)
+                .ok_or_else(|| format!("no game pool `{id}`: make it with new_pool"))?;
+            Ok(p.iter()
+                .map(|(k, v)| (k.as_str().into(), Dynamic::from_int(*v)))
+                .collect::<Map>())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("take", move |_: &mut GameRef, id: &str, entry: &str, n: INT| {
+        a.with(|g, _| {
+            let p = g
+                .state
+                .pools
+                .get(id)
+                .ok_or_else(|| format!("no game pool `{id}`: make it with new_pool"))?;
+            let Some(&have) = p.get(entry) else {
+                let hint = crate::diagnostic::did_you_mean(entry, p.keys().map(String::as_str))
+                    .map(|h| format!("; {h}"))
+                    .unwrap_or_default();
+                return Err(format!("pool `{id}` has no `{entry}`{hint}"));
+            };
+            if n < 0 {
+                return Err(format!("take {n}: give 0 or more"));
+            }
+            let taken = n.min(have);
+            if taken > 0 {
+                g.act(
+                    "take",
+                    format!("{taken} {entry} taken from {id} ({} left)", have - taken),
+                    None,
+                    Action::Take {
+                        pool: id.into(),
+                        entry: entry.into(),
+                        n: taken,
+                    },
+                );
+            }
+            Ok(taken)
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("take_random", move |_: &mut GameRef, id: &str| {
+        a.with(|g, run| {
+            let p = g
+                .state
+                .pools
+                .get(id)
+                .ok_or_else(|| format!("no game pool `{id}`: make it with new_pool"))?;
+            let total: i64 = p.values().sum();
+            if total <= 0 {
+                return Ok(Dynamic::UNIT);
+            }
+            let stream = format!("pool-{id}");
+            let previous = g.enter_stream(run, &stream);
+            let mut pick = run.rng.below(total as u64) as i64;
+            g.leave_stream(run, previous);
+            let p = &g.state.pools[id];
+            let entry = p
+                .iter()
+                .find(|(_, n)| {
+                    pick -= **n;
+                    pick < 0
+                })
+                .map(|(k, _)| k.clone())
+                .expect("the pick is below the total");
+            let left = p[&entry] - 1;
+            g.act(
+                "take",
+                format!("one {entry} drawn at random from {id} ({left} left)"),
+                None,
+                Action::Take {
+                    pool: id.into(),
+                    entry: entry.clone(),
+                    n: 1,
+                },
+            );
+            Ok(Dynamic::from(entry))
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("new_deck", move |_: &mut GameRef, id: &str, cards: Array| {
+        a.with(|g, run| {
+            let mut cards: Vec<String> = cards.iter().map(|c| c.to_string()).collect();
+            let previous = g.enter_stream(run, &format!("deck-{id}"));
+            run.rng.shuffle(&mut cards);
+            g.leave_stream(run, previous);
+            g.act(
+                "deck",
+                format!("deck {id}: {} cards shuffled", cards.len()),
+                None,
+                Action::NewDeck { id: id.into(), cards },
+            );
+            Ok(())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("cards_left", move |_: &mut GameRef, id: &str| {
+        a.with(|g, _| {
+            let d = g
+                .state
+                .decks
+                .get(id)
+                .ok_or_else(|| format!("no deck `{id}`: make it with new_deck"))?;
+            Ok(d.len() as INT)
+        })
+    });
+    let a = api.clone();
+    engine.register_fn(
+        "draw",
+        move |ctx: NativeCallContext, _: &mut GameRef, id: &str| -> Res<Dynamic> {
+            let card = a.with(|g, _| {
+                let d = g
+                    .state
+                    .decks
+                    .get(id)
+                    .ok_or_else(|| format!("no deck `{id}`: make it with new_deck"))?;
+                let Some(card) = d.last().cloned() else {
+                    return Ok(Dynamic::UNIT);
+                };
+                let left = d.len() - 1;
+                g.act(
+                    "draw",
+                    format!("{card} drawn from {id} ({left} left)"),
+                    None,
+                    Action::Draw { deck: id.into() },
+                );
+                if left == 0 {
+                    let mut map = Map::new();
+                    map.insert("deck".into(), id.into());
+                    let side = g.state.side.clone();
+                    g.queue(crate::ruleset::TriggerEvent::DeckEmpty, &side, map);
+                }
+                Ok(Dynamic::from(card))
+            })?;
+            a.triggers(&ctx)?;
+            Ok(card)
+        },
+    );
+    let a = api.clone();
+    engine.register_fn("end", move |_: &mut GameRef, winner: &str, reason: &str| {
+        a.with(|g, _| {
+            if g.state.over.is_some() {
+                return Err("the game is already over".into());
+            }
+            let winner = if winner.is_empty() {
+                None
+            } else if g.def.sides.iter().any(|s| s == winner) {
+                Some(winner.to_string())
+            } else {
+                return Err(format!(
+                    "`{winner}` is not a side of this game (sides: {})",
+                    g.def.sides.join(", ")
+                ));
+            };
+            let text = match &winner {
+                Some(w) => format!("the game ends: {w} wins ({reason})"),
+                None => format!("the game ends with no winner ({reason})"),
+            };
+            g.act(
+                "end",
+                text,
+                None,
+                Action::End {
+                    winner,
+                    reason: reason.into(),
+                },
+            );
+            Ok(())
+        })
+    });
+}

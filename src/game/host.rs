@@ -1,0 +1,425 @@
+//! The turn runner: one sandboxed engine per host (a host plays many games, one after the
+//! other), setup, turns of phases, the end of the game, and save / load.
+
+use super::api::{self, GameRef, SharedGame};
+use super::state::{Action, GameState, Outcome};
+use super::view::View;
+use super::{Event, Game};
+use crate::board::Grid;
+use crate::diagnostic::{Diagnostic, did_you_mean};
+use crate::dice::Rng;
+use crate::ruleset::{GameDef, Ruleset};
+use crate::script::RunState;
+use indexmap::IndexMap;
+use rhai::{CallFnOptions, Dynamic, Scope};
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// The save format's name and version: a save of another version is refused, not guessed at.
+pub const SAVE_FORMAT: &str = "servitor-game";
+pub const SAVE_VERSION: u32 = 1;
+
+/// What a new game needs.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// The `game` item; `None` when the package has exactly one.
+    pub game: Option<String>,
+    pub mission: String,
+    pub seed: u64,
+    /// `name=value` texts over the game's options.
+    pub options: Vec<(String, String)>,
+}
+
+/// Why a game could not be played.
+#[derive(Debug)]
+pub enum GameError {
+    /// The command line was wrong (unknown game, mission or option).
+    Usage(String),
+    /// A script failed: a diagnostic at its line, with the log up to there.
+    Script {
+        diagnostic: Box<Diagnostic>,
+        events: Vec<Event>,
+        turn: u32,
+    },
+    /// A save could not be read.
+    Save(String),
+}
+
+/// A finished (or stopped) game: how it ended and everything that happened.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GameRecord {
+    pub seed: u64,
+    pub result: Summary,
+    pub events: Vec<Event>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Summary {
+    /// The winning side, `none` for no winner, or `unfinished`.
+    pub winner: String,
+    pub reason: String,
+    pub scores: IndexMap<String, i64>,
+    pub turns: u32,
+}
+
+/// A game between two phases, as one versioned JSON document.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Save {
+    pub format: String,
+    pub version: u32,
+    pub package: String,
+    pub game: String,
+    pub mission: String,
+    pub seed: u64,
+    pub options: IndexMap<String, Json>,
+    /// The turn and the index of the phase to play next.
+    pub next: (u32, usize),
+    pub state: GameState,
+    /// Stream name → position (a decimal text: positions exceed JSON's safe integers).
+    pub streams: IndexMap<String, String>,
+    pub events: Vec<Event>,
+}
+
+/// Plays games of one package. Building the engine costs more than a short game, so a host
+/// is made once per thread and reused.
+pub struct Host {
+    ruleset: Arc<Ruleset>,
+    engine: rhai::Engine,
+    game: SharedGame,
+    run: Arc<Mutex<RunState>>,
+    /// Mission → its grid with every door open (for distances).
+    open_grids: HashMap<String, Arc<Grid>>,
+}
+
+impl Host {
+    pub fn new(ruleset: &Arc<Ruleset>) -> Host {
+        let run = Arc::new(Mutex::new(RunState {
+            rng: Rng::seeded(0),
+            steps: Vec::new(),
+            dice_cache: Default::default(),
+        }));
+        let mut engine = crate::script::engine_for(ruleset, &run);
+        let game: SharedGame = Arc::new(Mutex::new(None));
+        api::register(&mut engine, &game, &run);
+        Host {
+            ruleset: ruleset.clone(),
+            engine,
+            game,
+            run,
+            open_grids: HashMap::new(),
+        }
+    }
+
+    pub fn ruleset(&self) -> &Arc<Ruleset> {
+        &self.ruleset
+    }
+
+    /// The `game` item a setup names (or the package's only one).
+    pub fn game_def(&self, id: Option<&str>) -> Result<&GameDef, GameError> {
+        let games = &self.ruleset.games;
+        match id {
+            Some(id) => games.get(id).ok_or_else(|| {
+                let hint = did_you_mean(id, games.keys().map(String::as_str))
+                    .map(|h| format!("; {h}"))
+                    .unwrap_or_default();
+                GameError::Usage(format!("no game `{id}` in {}{hint}", self.ruleset.name()))
+            }),
+            None => match games.len() {
+                1 => Ok(&games[0]),
+                0 => Err(GameError::Usage(format!(
+                    "{} declares no `game`: it has tables and procedures but cannot be played whole",
+                    self.ruleset.name()
+                ))),
+                _ => Err(GameError::Usage(format!(
+                    "{} declares several games: choose one with --game ({})",
+                    self.ruleset.name(),
+                    games.keys().cloned().collect::<Vec<_>>().join(", ")
+                ))),
+            },
+        }
+    }
+
+    fn new_game(&mut self, setup: &Setup) -> Result<Game, GameError> {
+        let def = self.game_def(setup.game.as_deref())?.clone();
+        let options = options(&def, &setup.options)?;
+        self.make_game(def, &setup.mission, setup.seed, options)
+    }
+
+    fn make_game(
+        &mut self,
+        def: GameDef,
+        mission: &str,
+        seed: u64,
+        options: IndexMap<String, Json>,
+    ) -> Result<Game, GameError> {
+        let Some(m) = self.ruleset.missions.get(mission) else {
+            let missions = &self.ruleset.missions;
+            let hint = did_you_mean(mission, missions.keys().map(String::as_str))
+                .map(|h| format!("; {h}"))
+                .unwrap_or_default();
+            return Err(GameError::Usage(format!(
+                "no mission `{mission}` in {}{hint}\nmissions: {}",
+                self.ruleset.name(),
+                missions.keys().cloned().collect::<Vec<_>>().join(", ")
+            )));
+        };
+        if m.grid.is_empty() {
+            return Err(GameError::Usage(format!("mission `{mission}` has no map to play on")));
+        }
+        let open = self
+            .open_grids
+            .entry(mission.to_string())
+            .or_insert_with(|| Arc::new(View::all_doors_open(&m.grid)))
+            .clone();
+        let view = View::new(m.grid.clone(), open);
+        Ok(Game::new(self.ruleset.clone(), def, mission, seed, options, view))
+    }
+
+    /// Plays a new game to its end.
+    pub fn play(&mut self, setup: &Setup) -> Result<GameRecord, GameError> {
+        let game = self.new_game(setup)?;
+        let game = self.advance(game, None)?;
+        Ok(record(game))
+    }
+
+    /// Starts a game and plays at most `phases` phases (setup counts as one): for saving
+    /// mid-game.
+    pub fn start(&mut self, setup: &Setup, phases: Option<u32>) -> Result<Game, GameError> {
+        let game = self.new_game(setup)?;
+        self.advance(game, phases)
+    }
+
+    /// Plays on from where `game` stands, for at most `phases` phases, or to the end.
+    pub fn advance(&mut self, mut game: Game, phases: Option<u32>) -> Result<Game, GameError> {
+        let mut budget = phases.unwrap_or(u32::MAX);
+        if game.next == (1, 0) && game.events.is_empty() {
+            if budget == 0 {
+                return Ok(game);
+            }
+            budget -= 1;
+            game.act(
+                "phase",
+                "setup".into(),
+                None,
+                Action::Begin {
+                    turn: 0,
+                    side: String::new(),
+                    phase: "setup".into(),
+                },
+            );
+            if let Some(setup) = game.def.setup.clone() {
+                game = self.call(game, &setup, "setup")?;
+            }
+        }
+        while game.state.over.is_none() && budget > 0 {
+            let (turn, index) = game.next;
+            if turn > game.def.max_turns {
+                let reason = format!("no side won within {} turns", game.def.max_turns);
+                game.act(
+                    "end",
+                    format!("the game ends with no winner ({reason})"),
+                    None,
+                    Action::End { winner: None, reason },
+                );
+                break;
+            }
+            let phase = game.def.phases[index].clone();
+            game.act(
+                "phase",
+                format!("turn {turn}: {} ({})", phase.id, phase.side),
+                None,
+                Action::Begin {
+                    turn,
+                    side: phase.side.clone(),
+                    phase: phase.id.clone(),
+                },
+            );
+            game = self.call(game, &phase.function, &phase.id)?;
+            game.next = if index + 1 < game.def.phases.len() {
+                (turn, index + 1)
+            } else {
+                (turn + 1, 0)
+            };
+            budget -= 1;
+        }
+        Ok(game)
+    }
+
+    /// Calls a phase (or setup) function with the game installed on the engine, rolling on
+    /// the stream named `stream`.
+    fn call(&mut self, game: Game, function: &str, stream: &str) -> Result<Game, GameError> {
+        *lock(&self.game) = Some(Box::new(game));
+        {
+            let mut g = lock(&self.game);
+            let g = g.as_mut().expect("just installed");
+            let mut run = lock(&self.run);
+            run.steps.clear();
+            g.enter_stream(&mut run, stream);
+        }
+        let options = CallFnOptions::new().eval_ast(false);
+        let mut scope = Scope::new();
+        let outcome = self.engine.call_fn_with_options::<Dynamic>(
+            options,
+            &mut scope,
+            &self.ruleset.program,
+            function,
+            (GameRef,),
+        );
+        let mut game = *lock(&self.game).take().expect("the game stays installed during a call");
+        {
+            let mut run = lock(&self.run);
+            let steps = std::mem::take(&mut run.steps);
+            game.absorb(steps);
+            game.leave_stream(&mut run, super::IDLE_STREAM.into());
+            game.end_move();
+            game.pending.clear();
+        }
+        match outcome {
+            Ok(_) => Ok(game),
+            Err(error) => {
+                let what = format!("`{function}` (turn {}, {})", game.state.turn, game.state.phase);
+                let diagnostic = crate::script::script_failure(*error, &self.ruleset, function, &what);
+                Err(GameError::Script {
+                    diagnostic: Box::new(diagnostic),
+                    turn: game.state.turn,
+                    events: game.events,
+                })
+            }
+        }
+    }
+
+    /// A game between phases as a save document.
+    pub fn save(&self, game: &Game) -> Save {
+        Save {
+            format: SAVE_FORMAT.into(),
+            version: SAVE_VERSION,
+            package: self.ruleset.name().to_string(),
+            game: game.def.id.clone(),
+            mission: game.mission.clone(),
+            seed: game.seed,
+            options: game.options.clone(),
+            next: game.next,
+            state: game.state.clone(),
+            streams: game.stream_positions(),
+            events: game.events.clone(),
+        }
+    }
+
+    /// A saved game, ready to play on.
+    pub fn load(&mut self, save: Save) -> Result<Game, GameError> {
+        if save.format != SAVE_FORMAT || save.version != SAVE_VERSION {
+            return Err(GameError::Save(format!(
+                "this is a `{}` save, version {}; this servitor reads `{SAVE_FORMAT}` version {SAVE_VERSION}",
+                save.format, save.version
+            )));
+        }
+        if save.package != self.ruleset.name() {
+            return Err(GameError::Save(format!(
+                "the save is a game of `{}`, not of `{}`",
+                save.package,
+                self.ruleset.name()
+            )));
+        }
+        let def = self.game_def(Some(&save.game))?.clone();
+        let mut game = self.make_game(def, &save.mission, save.seed, save.options)?;
+        // Rebuild by replaying the log's actions: the save's state must agree.
+        let mut replayed = GameState::default();
+        for e in &save.events {
+            if let Some(action) = &e.action
+                && !super::state::apply(&mut replayed, action)
+            {
+                return Err(GameError::Save(format!("the log does not replay: {action:?}")));
+            }
+        }
+        if replayed != save.state {
+            return Err(GameError::Save("the saved state is not what its log replays to".into()));
+        }
+        for (a, b, open) in &save.state.doors {
+            game.view.grid.set_door(*a, *b, *open);
+        }
+        game.state = save.state;
+        game.view.rebuild(&game.state.pieces);
+        game.events = save.events;
+        game.next = save.next;
+        game.restore_streams(&save.streams).map_err(GameError::Save)?;
+        Ok(game)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The game's options with `name=value` texts applied, typed by their defaults.
+fn options(def: &GameDef, given: &[(String, String)]) -> Result<IndexMap<String, Json>, GameError> {
+    let mut out: IndexMap<String, Json> = def
+        .options
+        .iter()
+        .map(|(k, o)| (k.clone(), serde_json::to_value(&o.default).unwrap_or(Json::Null)))
+        .collect();
+    for (name, text) in given {
+        let Some(current) = out.get(name) else {
+            let hint = did_you_mean(name, def.options.keys().map(String::as_str))
+                .map(|h| format!("; {h}"))
+                .unwrap_or_default();
+            let list: Vec<&str> = def.options.keys().map(String::as_str).collect();
+            return Err(GameError::Usage(format!(
+                "game `{}` has no option `{name}`{hint}\noptions: {}",
+                def.id,
+                if list.is_empty() {
+                    "(none)".into()
+                } else {
+                    list.join(", ")
+                }
+            )));
+        };
+        let value = match current {
+            Json::Number(_) => text
+                .trim()
+                .parse::<i64>()
+                .map(Json::from)
+                .map_err(|_| GameError::Usage(format!("option `{name}` takes a whole number, not `{text}`")))?,
+            Json::Bool(_) => match text.trim() {
+                "yes" | "true" => Json::Bool(true),
+                "no" | "false" => Json::Bool(false),
+                _ => {
+                    return Err(GameError::Usage(format!(
+                        "option `{name}` takes yes or no, not `{text}`"
+                    )));
+                }
+            },
+            _ => Json::String(text.trim().to_string()),
+        };
+        out.insert(name.clone(), value);
+    }
+    Ok(out)
+}
+
+/// How a game stands, in one line's worth of data.
+pub fn summary(game: &Game) -> Summary {
+    let (winner, reason) = match &game.state.over {
+        Some(Outcome { winner, reason }) => (winner.clone().unwrap_or_else(|| "none".into()), reason.clone()),
+        None => ("unfinished".into(), "stopped before the end".into()),
+    };
+    Summary {
+        winner,
+        reason,
+        scores: game
+            .def
+            .sides
+            .iter()
+            .map(|s| (s.clone(), game.state.scores.get(s).copied().unwrap_or(0)))
+            .collect(),
+        turns: game.state.turn,
+    }
+}
+
+pub fn record(game: Game) -> GameRecord {
+    GameRecord {
+        seed: game.seed,
+        result: summary(&game),
+        events: game.events,
+    }
+}

@@ -1,0 +1,504 @@
+//! The game layer: the state of one game, the actions that change it, the event log, random
+//! streams by purpose, and the turn runner. It knows no game by name: a package's `game` item
+//! says which sides play which phases with which script functions.
+//!
+//! Start at [`host::Host`] (the turn loop and save/load), then [`Game`] (actions, validated
+//! and logged), [`api`] (what scripts may ask and do) and [`view`] (board questions).
+
+pub mod api;
+pub mod event;
+pub mod host;
+pub mod state;
+pub mod view;
+
+pub use event::Event;
+pub use host::{GameError, GameRecord, Host, Save, Setup};
+pub use state::{Action, GameState, Outcome, Piece};
+
+use crate::board::Square;
+use crate::dice::Rng;
+use crate::ruleset::{GameDef, Ruleset, TriggerEvent};
+use crate::script::{RunState, Step};
+use indexmap::IndexMap;
+use serde_json::Value as Json;
+use state::{ON_BOARD, apply};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use view::View;
+
+/// A trigger function waiting to run, with the stream it rolls on and its event map.
+pub struct Pending {
+    pub function: String,
+    pub stream: String,
+    pub event: rhai::Map,
+}
+
+/// One game being played: its state, its log, its board view and its random streams.
+pub struct Game {
+    pub ruleset: Arc<Ruleset>,
+    pub def: GameDef,
+    pub mission: String,
+    pub seed: u64,
+    pub options: IndexMap<String, Json>,
+    pub state: GameState,
+    pub events: Vec<Event>,
+    pub view: View,
+    /// Where the turn loop goes on: (turn, index of the next phase).
+    pub next: (u32, usize),
+    /// Parked streams; the one in use sits in the script run's `rng`.
+    streams: IndexMap<String, Rng>,
+    current: String,
+    pub pending: VecDeque<Pending>,
+    /// `entered-section` triggers wait until the move that caused them ends.
+    after_move: Vec<Pending>,
+    /// The piece walking now and the squares walked since its last logged segment.
+    segment: Option<(usize, Square, Vec<Square>)>,
+}
+
+pub const IDLE_STREAM: &str = "idle";
+
+impl Game {
+    pub fn new(
+        ruleset: Arc<Ruleset>,
+        def: GameDef,
+        mission: &str,
+        seed: u64,
+        options: IndexMap<String, Json>,
+        view: View,
+    ) -> Game {
+        Game {
+            ruleset,
+            def,
+            mission: mission.to_string(),
+            seed,
+            options,
+            state: GameState::default(),
+            events: Vec::new(),
+            view,
+            next: (1, 0),
+            streams: IndexMap::new(),
+            current: IDLE_STREAM.into(),
+            pending: VecDeque::new(),
+            after_move: Vec::new(),
+            segment: None,
+        }
+    }
+
+    // ----- random streams -------------------------------------------------------------
+
+    fn take_stream(&mut self, name: &str) -> Rng {
+        self.streams
+            .shift_remove(name)
+            .unwrap_or_else(|| Rng::derived(self.seed, name))
+    }
+
+    /// Makes `name` the stream the script rolls on; returns the one it replaces.
+    pub fn enter_stream(&mut self, run: &mut RunState, name: &str) -> String {
+        if self.current == name {
+            return name.to_string();
+        }
+        let fresh = self.take_stream(name);
+        let parked = std::mem::replace(&mut run.rng, fresh);
+        let previous = std::mem::replace(&mut self.current, name.to_string());
+        self.streams.insert(previous.clone(), parked);
+        previous
+    }
+
+    /// Puts back the stream `enter_stream` replaced.
+    pub fn leave_stream(&mut self, run: &mut RunState, previous: String) {
+        self.enter_stream(run, &previous);
+    }
+
+    /// Stream positions, for a save (taken between phases, when no stream is in use).
+    pub fn stream_positions(&self) -> IndexMap<String, String> {
+        self.streams
+            .iter()
+            .filter(|(name, _)| name.as_str() != IDLE_STREAM)
+            .map(|(name, rng)| (name.clone(), rng.word_pos().to_string()))
+            .collect()
+    }
+
+    pub fn restore_streams(&mut self, positions: &IndexMap<String, String>) -> Result<(), String> {
+        for (name, pos) in positions {
+            let pos: u128 = pos
+                .parse()
+                .map_err(|_| format!("stream `{name}`: `{pos}` is not a position"))?;
+            let mut rng = Rng::derived(self.seed, name);
+            rng.set_word_pos(pos);
+            self.streams.insert(name.clone(), rng);
+        }
+        Ok(())
+    }
+
+    // ----- the log ----------------------------------------------------------------------
+
+    fn event(&self, kind: &str, text: String) -> Event {
+        Event {
+            turn: self.state.turn,
+            side: self.state.side.clone(),
+            phase: self.state.phase.clone(),
+            kind: kind.into(),
+            text,
+            table: None,
+            result: None,
+            source: None,
+            piece: None,
+            action: None,
+        }
+    }
+
+    /// Logs an action with its text and carries it out.
+    pub fn act(&mut self, kind: &str, text: String, piece: Option<&str>, action: Action) {
+        self.flush_segment();
+        self.commit(kind, text, piece, action);
+    }
+
+    fn commit(&mut self, kind: &str, text: String, piece: Option<&str>, action: Action) {
+        let applied = apply(&mut self.state, &action);
+        debug_assert!(applied, "validated actions always apply: {action:?}");
+        match &action {
+            Action::Door { a, b, open } => {
+                self.view.grid.set_door(*a, *b, *open);
+            }
+            Action::Add { .. }
+            | Action::Enter { .. }
+            | Action::Leave { .. }
+            | Action::Move { .. }
+            | Action::Remove { .. }
+            | Action::Reveal { .. } => self.view.rebuild(&self.state.pieces),
+            _ => {}
+        }
+        let mut e = self.event(kind, text);
+        e.piece = piece.map(str::to_string);
+        e.action = Some(action);
+        self.events.push(e);
+    }
+
+    /// A decision or remark, with its citation.
+    pub fn say(&mut self, text: String, source: Option<String>) {
+        self.flush_segment();
+        let mut e = self.event("decision", text);
+        e.source = source;
+        self.events.push(e);
+    }
+
+    /// Turns the script run's steps (rolls, table rolls, notes) into log events, in order.
+    pub fn absorb(&mut self, steps: Vec<Step>) {
+        if steps.is_empty() {
+            return;
+        }
+        self.flush_segment();
+        for step in steps {
+            let e = match step {
+                Step::Roll { roll, why } => {
+                    let text = match why {
+                        Some(w) => format!("{roll} ({w})"),
+                        None => roll.to_string(),
+                    };
+                    self.event("roll", text)
+                }
+                Step::Table(t) => {
+                    let dice: Vec<String> = t.rolls.iter().map(|r| r.to_string()).collect();
+                    let (result, text) = match &t.outcome {
+                        Some(o) => {
+                            let label = o.label.as_deref().map(|l| format!(" ({l})")).unwrap_or_default();
+                            let amount = o.amount.as_ref().map(|a| format!(", amount {a}")).unwrap_or_default();
+                            (Some(o.result.clone()), format!("{}{label}{amount}", o.result))
+                        }
+                        None => (None, "no result".to_string()),
+                    };
+                    let notes = if t.notes.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" [{}]", t.notes.join("; "))
+                    };
+                    let mut e = self.event(
+                        "table",
+                        format!("{}: {} → {text}{notes}", t.title, dice.join(", then ")),
+                    );
+                    e.table = Some(t.table.clone());
+                    e.result = result;
+                    e.source = t.outcome.as_ref().and_then(|o| o.source.clone()).or(t.source.clone());
+                    e
+                }
+                Step::Note { text, source } => {
+                    let mut e = self.event("note", text);
+                    e.source = source;
+                    e
+                }
+            };
+            self.events.push(e);
+        }
+    }
+
+    // ----- pieces -----------------------------------------------------------------------
+
+    pub fn index(&self, id: &str) -> Result<usize, String> {
+        self.state.index_of(id).ok_or_else(|| {
+            let ids = self.state.pieces.iter().map(|p| p.id.as_str());
+            let hint = crate::diagnostic::did_you_mean(id, ids)
+                .map(|h| format!("; {h}"))
+                .unwrap_or_default();
+            format!("no piece `{id}`{hint}")
+        })
+    }
+
+    pub fn on_board(&self, id: &str) -> Result<usize, String> {
+        let i = self.index(id)?;
+        match self.state.pieces[i].status.as_str() {
+            ON_BOARD => Ok(i),
+            status => Err(format!("{id} is not on the board (it is {status})")),
+        }
+    }
+
+    /// A new piece's stats: (life, size, diagonal) from its stats record, if it has one.
+    pub fn stats(&self, kind: &str) -> (i64, i32, bool) {
+        let record = self
+            .def
+            .stats
+            .as_ref()
+            .and_then(|k| self.ruleset.records.get(k))
+            .and_then(|records| records.get(kind));
+        let number = |f: &str| match record.and_then(|r| r.fields.get(f)) {
+            Some(crate::value::Value::Number(n)) => Some(*n),
+            _ => None,
+        };
+        let diagonal = !matches!(
+            record.and_then(|r| r.fields.get("diagonal")),
+            Some(crate::value::Value::Flag(false))
+        );
+        (
+            number("life").unwrap_or(1),
+            number("size").unwrap_or(1).clamp(1, 8) as i32,
+            diagonal,
+        )
+    }
+
+    pub fn is_stats_kind(&self, kind: &str) -> bool {
+        match self.def.stats.as_ref() {
+            None => true,
+            Some(k) => self.ruleset.records.get(k).is_some_and(|r| r.contains_key(kind)),
+        }
+    }
+
+    pub fn new_id(&self, kind: &str) -> String {
+        let mut n = self.state.counters.get(kind).copied().unwrap_or(0) + 1;
+        loop {
+            let id = format!("{kind}-{n}");
+            if self.state.index_of(&id).is_none() {
+                return id;
+            }
+            n += 1;
+        }
+    }
+
+    // ----- triggers ---------------------------------------------------------------------
+
+    fn trigger_for(&self, event: TriggerEvent, side: &str) -> Option<String> {
+        self.def
+            .triggers
+            .iter()
+            .find(|t| t.event == event && t.side.as_deref().is_none_or(|s| s == side))
+            .map(|t| t.function.clone())
+    }
+
+    pub fn queue(&mut self, event: TriggerEvent, side: &str, map: rhai::Map) {
+        if let Some(function) = self.trigger_for(event, side) {
+            self.pending.push_back(Pending {
+                function,
+                stream: format!("on-{}", event.name()),
+                event: map,
+            });
+        }
+    }
+
+    /// Looks for hidden pieces that `moved` (or, with `None`, any piece) now sees or is seen
+    /// by; queues one `sighted` trigger per hidden piece.
+    pub fn check_sightings(&mut self, moved: Option<usize>) {
+        let pieces = &self.state.pieces;
+        let mut found: Vec<(usize, usize)> = Vec::new();
+        let hidden: Vec<usize> = (0..pieces.len())
+            .filter(|&i| pieces[i].on_board() && pieces[i].hidden.is_some())
+            .filter(|&i| moved.is_none_or(|m| m == i || pieces[m].hidden.is_none()))
+            .collect();
+        for h in hidden {
+            let watchers = (0..pieces.len()).filter(|&w| {
+                pieces[w].on_board()
+                    && pieces[w].side != pieces[h].side
+                    && pieces[w].hidden.is_none()
+                    && moved.is_none_or(|m| m == h || m == w)
+            });
+            for w in watchers {
+                if self.view.sees(pieces, w, h, false) {
+                    found.push((h, w));
+                    break;
+                }
+            }
+        }
+        for (h, w) in found {
+            let (piece, by, side) = (
+                self.state.pieces[h].id.clone(),
+                self.state.pieces[w].id.clone(),
+                self.state.pieces[w].side.clone(),
+            );
+            if self
+                .pending
+                .iter()
+                .any(|p| p.event.get("piece").is_some_and(|v| v.to_string() == piece))
+            {
+                continue;
+            }
+            let mut map = rhai::Map::new();
+            map.insert("piece".into(), piece.into());
+            map.insert("by".into(), by.into());
+            self.queue(TriggerEvent::Sighted, &side, map);
+        }
+    }
+
+    // ----- moving -----------------------------------------------------------------------
+
+    /// One step of piece `i` to `to` (its top-left square), opening doors on the way; checks
+    /// sightings and section entries. The caller validated the step.
+    pub fn step(&mut self, i: usize, to: Square) {
+        let from = self.state.pieces[i].at.expect("a walking piece is on the board");
+        let size = self.state.pieces[i].size;
+        let doors = self.view.doors_on_step(from, size, to.x - from.x, to.y - from.y);
+        for (a, b) in doors {
+            let id = self.state.pieces[i].id.clone();
+            self.act(
+                "door",
+                format!("{id} opens the door between {a} and {b}"),
+                Some(&id),
+                Action::Door { a, b, open: true },
+            );
+            self.check_sightings(None);
+        }
+        // Walk: the state follows every step; the log gets one line per segment.
+        self.state.pieces[i].at = Some(to);
+        self.view.rebuild(&self.state.pieces);
+        match &mut self.segment {
+            Some((who, _, path)) if *who == i => path.push(to),
+            _ => {
+                self.flush_segment();
+                self.segment = Some((i, from, vec![to]));
+            }
+        }
+        self.check_entries(i);
+        self.check_sightings(Some(i));
+    }
+
+    fn check_entries(&mut self, i: usize) {
+        let p = &self.state.pieces[i];
+        let side = p.side.clone();
+        let sections: Vec<String> = p
+            .squares()
+            .iter()
+            .filter_map(|&s| self.view.grid.section_of(s).map(str::to_string))
+            .collect();
+        for section in sections {
+            let known = self.state.entered.get(&side).is_some_and(|l| l.contains(&section));
+            if known {
+                continue;
+            }
+            let id = self.state.pieces[i].id.clone();
+            self.state_entered(&side, &section, Some(&id));
+            if let Some(function) = self.trigger_for(TriggerEvent::EnteredSection, &side) {
+                let mut map = rhai::Map::new();
+                map.insert("piece".into(), id.into());
+                map.insert("section".into(), section.into());
+                self.after_move.push(Pending {
+                    function,
+                    stream: format!("on-{}", TriggerEvent::EnteredSection.name()),
+                    event: map,
+                });
+            }
+        }
+    }
+
+    fn state_entered(&mut self, side: &str, section: &str, by: Option<&str>) {
+        let text = match by {
+            Some(id) => format!("{id} enters {section}: the {side} side's first piece there"),
+            None => format!("{section} counts as entered"),
+        };
+        // Logged through `commit` so a segment in progress stays in one line.
+        let mut e = self.event("entered", text);
+        e.piece = by.map(str::to_string);
+        let action = Action::Entered {
+            side: side.to_string(),
+            section: section.to_string(),
+        };
+        apply(&mut self.state, &action);
+        e.action = Some(action);
+        if self.segment.is_some() {
+            // Keep the walk's line before this one: it happened first.
+            self.flush_segment();
+        }
+        self.events.push(e);
+    }
+
+    pub fn mark_entered(&mut self, section: &str) {
+        self.flush_segment();
+        let sides = self.def.sides.clone();
+        for side in sides {
+            if !self
+                .state
+                .entered
+                .get(&side)
+                .is_some_and(|l| l.iter().any(|s| s == section))
+            {
+                self.state_entered(&side, section, None);
+            }
+        }
+    }
+
+    /// Logs the squares walked since the last line as one `move` event.
+    pub fn flush_segment(&mut self) {
+        let Some((i, from, path)) = self.segment.take() else {
+            return;
+        };
+        let id = self.state.pieces[i].id.clone();
+        let route: Vec<String> = path.iter().map(Square::to_string).collect();
+        let n = path.len();
+        let mut e = self.event(
+            "move",
+            format!(
+                "{id} moves {n} square{} from {from} to {}",
+                if n == 1 { "" } else { "s" },
+                route.join(" → ")
+            ),
+        );
+        e.piece = Some(id.clone());
+        e.action = Some(Action::Move { id, path });
+        self.events.push(e);
+    }
+
+    /// The move is over: its `entered-section` triggers may run now.
+    pub fn end_move(&mut self) {
+        self.flush_segment();
+        self.pending.extend(self.after_move.drain(..));
+    }
+
+    // ----- eliminations -----------------------------------------------------------------
+
+    pub fn eliminate(&mut self, i: usize, reason: &str) {
+        let p = &self.state.pieces[i];
+        let (id, kind, side) = (p.id.clone(), p.kind.clone(), p.side.clone());
+        let because = if reason.is_empty() {
+            String::new()
+        } else {
+            format!(": {reason}")
+        };
+        self.act(
+            "remove",
+            format!("{id} ({kind}) is eliminated{because}"),
+            Some(&id),
+            Action::Remove { id: id.clone() },
+        );
+        let mut map = rhai::Map::new();
+        map.insert("piece".into(), id.into());
+        map.insert("kind".into(), kind.into());
+        map.insert("side".into(), side.clone().into());
+        map.insert("reason".into(), reason.into());
+        self.queue(TriggerEvent::Removed, &side, map);
+    }
+}

@@ -1,0 +1,285 @@
+//! The state of one game as plain data, and the closed set of [`Action`]s that change it.
+//! [`apply`] is the only function that mutates a [`GameState`]: replaying a log's actions on
+//! the starting state rebuilds the state exactly.
+
+use crate::board::Square;
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+
+/// Statuses the engine gives; `leave` may give any other word (e.g. `escaped`).
+pub const ON_BOARD: &str = "board";
+pub const OFF_BOARD: &str = "off";
+pub const REMOVED: &str = "removed";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Piece {
+    pub id: String,
+    /// The stats record it is, or the token it shows while hidden.
+    pub kind: String,
+    /// What a face-down piece really is; only the engine reads it until `reveal`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<String>,
+    pub side: String,
+    pub status: String,
+    /// Top-left square of its footprint; `None` off the board.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Square>,
+    /// Squares along one edge of its square footprint.
+    pub size: i32,
+    /// May step diagonally.
+    pub diagonal: bool,
+    pub life: i64,
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub fields: IndexMap<String, Json>,
+}
+
+impl Piece {
+    /// The squares it covers (none off the board).
+    pub fn squares(&self) -> Vec<Square> {
+        footprint(self.at, self.size)
+    }
+
+    pub fn on_board(&self) -> bool {
+        self.status == ON_BOARD
+    }
+}
+
+/// The squares a `size × size` piece covers with its top-left square on `at`.
+pub fn footprint(at: Option<Square>, size: i32) -> Vec<Square> {
+    let Some(at) = at else { return Vec::new() };
+    (0..size)
+        .flat_map(|dy| (0..size).map(move |dx| at.offset(dx, dy)))
+        .collect()
+}
+
+/// How a game ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// The winning side; `None` for no winner (a draw or the turn limit).
+    pub winner: Option<String>,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct GameState {
+    /// 0 during setup, then from 1.
+    pub turn: u32,
+    pub side: String,
+    pub phase: String,
+    pub pieces: Vec<Piece>,
+    /// Doors opened or closed since the mission was laid out, in order.
+    pub doors: Vec<(Square, Square, bool)>,
+    /// Side → the board sections its pieces have entered.
+    pub entered: IndexMap<String, Vec<String>>,
+    pub pools: IndexMap<String, IndexMap<String, i64>>,
+    /// Draw piles; the next card is the last one.
+    pub decks: IndexMap<String, Vec<String>>,
+    pub scores: IndexMap<String, i64>,
+    pub collected: IndexMap<String, Vec<String>>,
+    pub vars: IndexMap<String, Json>,
+    /// Kind → how many pieces of it were made (for ids).
+    pub counters: IndexMap<String, u32>,
+    pub over: Option<Outcome>,
+}
+
+impl GameState {
+    pub fn index_of(&self, id: &str) -> Option<usize> {
+        self.pieces.iter().position(|p| p.id == id)
+    }
+
+    pub fn piece(&self, id: &str) -> Option<&Piece> {
+        self.pieces.iter().find(|p| p.id == id)
+    }
+
+    pub fn has_entered(&self, section: &str) -> bool {
+        self.entered.values().any(|s| s.iter().any(|x| x == section))
+    }
+}
+
+/// Every change a game can make. Validation happens before an action is made (in the game
+/// API); `apply` only carries it out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "do", rename_all = "kebab-case")]
+pub enum Action {
+    Begin {
+        turn: u32,
+        side: String,
+        phase: String,
+    },
+    Add {
+        piece: Box<Piece>,
+    },
+    /// Face up: the piece becomes what it hid, with that kind's stats.
+    Reveal {
+        id: String,
+        life: i64,
+        size: i32,
+        diagonal: bool,
+    },
+    Enter {
+        id: String,
+        at: Square,
+    },
+    Leave {
+        id: String,
+        status: String,
+    },
+    Move {
+        id: String,
+        path: Vec<Square>,
+    },
+    Door {
+        a: Square,
+        b: Square,
+        open: bool,
+    },
+    Damage {
+        id: String,
+        amount: i64,
+    },
+    Remove {
+        id: String,
+    },
+    Set {
+        id: String,
+        field: String,
+        value: Json,
+    },
+    SetVar {
+        name: String,
+        value: Json,
+    },
+    Entered {
+        side: String,
+        section: String,
+    },
+    Score {
+        side: String,
+        points: i64,
+    },
+    Collect {
+        side: String,
+        token: String,
+    },
+    NewPool {
+        id: String,
+        entries: IndexMap<String, i64>,
+    },
+    Take {
+        pool: String,
+        entry: String,
+        n: i64,
+    },
+    NewDeck {
+        id: String,
+        cards: Vec<String>,
+    },
+    Draw {
+        deck: String,
+    },
+    End {
+        winner: Option<String>,
+        reason: String,
+    },
+}
+
+/// Carries out an action already validated. Returns false if it names something that is not
+/// there (a corrupt log): replay reports that instead of guessing.
+pub fn apply(state: &mut GameState, action: &Action) -> bool {
+    let piece = |state: &mut GameState, id: &str| state.index_of(id);
+    match action {
+        Action::Begin { turn, side, phase } => {
+            state.turn = *turn;
+            state.side.clone_from(side);
+            state.phase.clone_from(phase);
+        }
+        Action::Add { piece: p } => {
+            *state.counters.entry(p.kind.clone()).or_default() += 1;
+            state.pieces.push((**p).clone());
+        }
+        Action::Reveal {
+            id,
+            life,
+            size,
+            diagonal,
+        } => {
+            let Some(i) = piece(state, id) else { return false };
+            let p = &mut state.pieces[i];
+            let Some(kind) = p.hidden.take() else { return false };
+            p.kind = kind;
+            (p.life, p.size, p.diagonal) = (*life, *size, *diagonal);
+        }
+        Action::Enter { id, at } => {
+            let Some(i) = piece(state, id) else { return false };
+            state.pieces[i].at = Some(*at);
+            state.pieces[i].status = ON_BOARD.into();
+        }
+        Action::Leave { id, status } => {
+            let Some(i) = piece(state, id) else { return false };
+            state.pieces[i].at = None;
+            state.pieces[i].status.clone_from(status);
+        }
+        Action::Move { id, path } => {
+            let Some(i) = piece(state, id) else { return false };
+            let Some(last) = path.last() else { return false };
+            state.pieces[i].at = Some(*last);
+        }
+        Action::Door { a, b, open } => state.doors.push((*a, *b, *open)),
+        Action::Damage { id, amount } => {
+            let Some(i) = piece(state, id) else { return false };
+            state.pieces[i].life -= amount;
+        }
+        Action::Remove { id } => {
+            let Some(i) = piece(state, id) else { return false };
+            state.pieces[i].at = None;
+            state.pieces[i].status = REMOVED.into();
+        }
+        Action::Set { id, field, value } => {
+            let Some(i) = piece(state, id) else { return false };
+            if value.is_null() {
+                state.pieces[i].fields.shift_remove(field);
+            } else {
+                state.pieces[i].fields.insert(field.clone(), value.clone());
+            }
+        }
+        Action::SetVar { name, value } => {
+            state.vars.insert(name.clone(), value.clone());
+        }
+        Action::Entered { side, section } => {
+            let list = state.entered.entry(side.clone()).or_default();
+            if !list.contains(section) {
+                list.push(section.clone());
+            }
+        }
+        Action::Score { side, points } => *state.scores.entry(side.clone()).or_default() += points,
+        Action::Collect { side, token } => state.collected.entry(side.clone()).or_default().push(token.clone()),
+        Action::NewPool { id, entries } => {
+            state.pools.insert(id.clone(), entries.clone());
+        }
+        Action::Take { pool, entry, n } => {
+            let Some(count) = state.pools.get_mut(pool).and_then(|p| p.get_mut(entry)) else {
+                return false;
+            };
+            *count -= n;
+        }
+        Action::NewDeck { id, cards } => {
+            state.decks.insert(id.clone(), cards.clone());
+        }
+        Action::Draw { deck } => {
+            let Some(d) = state.decks.get_mut(deck) else {
+                return false;
+            };
+            if d.pop().is_none() {
+                return false;
+            }
+        }
+        Action::End { winner, reason } => {
+            state.over = Some(Outcome {
+                winner: winner.clone(),
+                reason: reason.clone(),
+            });
+        }
+    }
+    true
+}

@@ -1,0 +1,466 @@
+//! The board during a game: the mission grid with its doors as they are now, who stands
+//! where, and the questions behaviours ask of it (distances, sight, adjacency, lines, blasts,
+//! where a piece may move). All in Rust: a script makes one call per question.
+
+use super::state::{Piece, footprint};
+use crate::board::moves::{self, Steps, UNREACHABLE};
+use crate::board::{DIRECTIONS, Edge, Grid, Square, area, los};
+use crate::dice::Rng;
+use std::sync::Arc;
+
+/// Which way a move goes.
+#[derive(Clone, Copy)]
+pub enum Goal<'a> {
+    /// Nearer to the squares of this distance field.
+    Towards(&'a [u16]),
+    /// Farther from them.
+    Away(&'a [u16]),
+}
+
+pub struct View {
+    /// Doors as they are now.
+    pub grid: Grid,
+    /// Every door open: distances for choosing where to go count doors as passable.
+    open: Arc<Grid>,
+    /// Per square: index + 1 of the piece standing there, 0 when empty.
+    occ: Vec<u32>,
+}
+
+/// The best area shot found.
+pub struct Shot {
+    pub square: Square,
+    pub dx: i32,
+    pub dy: i32,
+    pub hits: Vec<usize>,
+    pub own: Vec<usize>,
+}
+
+impl View {
+    pub fn new(grid: Grid, open: Arc<Grid>) -> View {
+        let occ = vec![0; grid.len()];
+        View { grid, open, occ }
+    }
+
+    /// The mission grid with every door open (made once per mission and shared).
+    pub fn all_doors_open(grid: &Grid) -> Grid {
+        let mut open = grid.clone();
+        for (a, b, is_open) in grid.doors() {
+            if !is_open {
+                open.set_door(a, b, true);
+            }
+        }
+        open
+    }
+
+    pub fn rebuild(&mut self, pieces: &[Piece]) {
+        self.occ.iter_mut().for_each(|o| *o = 0);
+        for (i, p) in pieces.iter().enumerate().filter(|(_, p)| p.on_board()) {
+            for s in p.squares() {
+                if self.grid.contains(s) {
+                    let at = self.grid.index(s);
+                    self.occ[at] = i as u32 + 1;
+                }
+            }
+        }
+    }
+
+    pub fn occupant(&self, s: Square) -> Option<usize> {
+        if !self.grid.contains(s) {
+            return None;
+        }
+        match self.occ[self.grid.index(s)] {
+            0 => None,
+            n => Some(n as usize - 1),
+        }
+    }
+
+    pub fn square_free(&self, s: Square) -> bool {
+        self.grid.contains(s) && !self.grid.is_solid(s) && self.occupant(s).is_none()
+    }
+
+    fn steps(p: &Piece) -> Steps {
+        if p.diagonal { Steps::Eight } else { Steps::Four }
+    }
+
+    /// Steps from the squares of `p` to every square (doors passable, pieces ignored).
+    pub fn field_from(&self, p: &Piece) -> Vec<u16> {
+        moves::distance_field(&self.open, &p.squares(), Self::steps(p))
+    }
+
+    /// Steps to any square of `to` from every square, for a piece that steps like `mover`.
+    pub fn field_to(&self, mover: &Piece, to: &[Square]) -> Vec<u16> {
+        moves::distance_field(&self.open, to, Self::steps(mover))
+    }
+
+    fn nearest_in(&self, field: &[u16], p: &Piece) -> u16 {
+        p.squares()
+            .iter()
+            .filter(|s| self.grid.contains(**s))
+            .map(|&s| field[self.grid.index(s)])
+            .min()
+            .unwrap_or(UNREACHABLE)
+    }
+
+    /// Steps between two pieces, `None` if no way leads from one to the other.
+    pub fn distance(&self, pieces: &[Piece], a: usize, b: usize) -> Option<u16> {
+        let field = self.field_from(&pieces[a]);
+        let d = self.nearest_in(&field, &pieces[b]);
+        (d != UNREACHABLE).then_some(d)
+    }
+
+    /// Pieces of `side` on the board other than `a`, nearest first (placement order on ties).
+    pub fn by_distance(&self, pieces: &[Piece], a: usize, side: &str) -> Vec<(usize, u16)> {
+        let field = self.field_from(&pieces[a]);
+        let mut out: Vec<(usize, u16)> = pieces
+            .iter()
+            .enumerate()
+            .filter(|(i, p)| *i != a && p.on_board() && (side.is_empty() || p.side == side))
+            .map(|(i, p)| (i, self.nearest_in(&field, p)))
+            .filter(|(_, d)| *d != UNREACHABLE)
+            .collect();
+        out.sort_by_key(|&(i, d)| (d, i));
+        out
+    }
+
+    /// Whether `a` can see `b`: to shoot (`pieces_block`) or to reveal (pieces never block).
+    pub fn sees(&self, pieces: &[Piece], a: usize, b: usize, pieces_block: bool) -> bool {
+        let (from, to) = (pieces[a].squares(), pieces[b].squares());
+        if from.is_empty() || to.is_empty() {
+            return false;
+        }
+        let blocks = |s: Square| pieces_block && self.occupant(s).is_some_and(|o| o != a && o != b);
+        to.iter()
+            .any(|&t| los::from_footprint(&self.grid, &from, t, &blocks).is_some())
+    }
+
+    /// Whether a piece on `from` can see square `to` to shoot at it.
+    pub fn sees_square(&self, pieces: &[Piece], a: usize, to: Square) -> bool {
+        let from = pieces[a].squares();
+        let blocks = |s: Square| s != to && self.occupant(s).is_some_and(|o| o != a);
+        los::from_footprint(&self.grid, &from, to, &blocks).is_some()
+    }
+
+    /// Pieces of `side` that `a` can see to shoot at, nearest first.
+    pub fn visible(&self, pieces: &[Piece], a: usize, side: &str) -> Vec<(usize, u16)> {
+        self.by_distance(pieces, a, side)
+            .into_iter()
+            .filter(|&(b, _)| self.sees(pieces, a, b, true))
+            .collect()
+    }
+
+    /// Pieces of `side` on the four squares beside `a`, with no wall or closed door between.
+    pub fn adjacent(&self, pieces: &[Piece], a: usize, side: &str) -> Vec<usize> {
+        let mut out = Vec::new();
+        for s in pieces[a].squares() {
+            for (dx, dy) in &DIRECTIONS[..4] {
+                let n = s.offset(*dx, *dy);
+                if let Some(o) = self.occupant(n)
+                    && o != a
+                    && !out.contains(&o)
+                    && pieces[o].side == side
+                    && !self.grid.edge(s, n).blocks()
+                {
+                    out.push(o);
+                }
+            }
+        }
+        out
+    }
+
+    /// True when no piece of another side can be reached from `a` without opening a door.
+    pub fn shut_in(&self, pieces: &[Piece], a: usize) -> bool {
+        let field = moves::distance_field(&self.grid, &pieces[a].squares(), Steps::Eight);
+        !pieces
+            .iter()
+            .any(|p| p.on_board() && p.side != pieces[a].side && self.nearest_in(&field, p) != UNREACHABLE)
+    }
+
+    /// Whether no piece of `side` on the board can see square `s` (pieces do not block).
+    pub fn unseen(&self, pieces: &[Piece], s: Square, side: &str) -> bool {
+        !pieces.iter().filter(|p| p.on_board() && p.side == side).any(|p| {
+            let from = p.squares();
+            los::from_footprint(&self.grid, &from, s, &|_| false).is_some()
+        })
+    }
+
+    /// The pieces along each of the 8 straight lines from `a`, nearest first.
+    pub fn lines(&self, pieces: &[Piece], a: usize) -> Vec<(i32, i32, Vec<usize>)> {
+        let Some(from) = pieces[a].at else { return Vec::new() };
+        DIRECTIONS
+            .iter()
+            .map(|&(dx, dy)| {
+                let mut hit = Vec::new();
+                for s in area::line(&self.grid, from, dx, dy, usize::MAX) {
+                    if let Some(o) = self.occupant(s).filter(|o| *o != a && !hit.contains(o)) {
+                        hit.push(o);
+                    }
+                }
+                (dx, dy, hit)
+            })
+            .collect()
+    }
+
+    /// The piece on the square, and the other pieces a blast there reaches.
+    pub fn blast_at(&self, s: Square) -> (Option<usize>, Vec<usize>) {
+        let centre = self.occupant(s);
+        let mut around = Vec::new();
+        for n in area::blast(&self.grid, s).into_iter().skip(1) {
+            if let Some(o) = self.occupant(n).filter(|o| Some(*o) != centre && !around.contains(o)) {
+                around.push(o);
+            }
+        }
+        (centre, around)
+    }
+
+    /// Of the squares `a` can see on and around `side`'s visible pieces, the one whose blast
+    /// hits most of them without catching `a` (then fewest of `a`'s side, then nearest).
+    pub fn best_blast(&self, pieces: &[Piece], a: usize, side: &str) -> Option<Shot> {
+        let Some(from) = pieces[a].at else { return None };
+        let mut candidates: Vec<Square> = Vec::new();
+        for (v, _) in self.visible(pieces, a, side) {
+            for s in pieces[v].squares() {
+                for n in area::blast(&self.grid, s) {
+                    if !candidates.contains(&n) {
+                        candidates.push(n);
+                    }
+                }
+            }
+        }
+        candidates.sort_by_key(|s| (s.y, s.x));
+        let mut best: Option<(Shot, (usize, usize, i32))> = None;
+        for s in candidates {
+            if !self.sees_square(pieces, a, s) {
+                continue;
+            }
+            let (centre, around) = self.blast_at(s);
+            let all: Vec<usize> = centre.into_iter().chain(around).collect();
+            if all.contains(&a) {
+                continue;
+            }
+            let hits: Vec<usize> = all.iter().copied().filter(|&o| pieces[o].side == side).collect();
+            let own: Vec<usize> = all
+                .iter()
+                .copied()
+                .filter(|&o| pieces[o].side == pieces[a].side)
+                .collect();
+            if hits.is_empty() {
+                continue;
+            }
+            // Bigger is better: most hits, fewest own, nearest.
+            let key = (hits.len(), usize::MAX - own.len(), -from.chebyshev(s));
+            if best.as_ref().is_none_or(|(_, k)| key > *k) {
+                best = Some((
+                    Shot {
+                        square: s,
+                        dx: 0,
+                        dy: 0,
+                        hits,
+                        own,
+                    },
+                    key,
+                ));
+            }
+        }
+        best.map(|(shot, _)| shot)
+    }
+
+    /// The straight line from `a` that hits most of `side` (then fewest of its own side).
+    pub fn best_line(&self, pieces: &[Piece], a: usize, side: &str) -> Option<Shot> {
+        let from = pieces[a].at?;
+        let mut best: Option<(Shot, (usize, usize))> = None;
+        for (dx, dy, on_line) in self.lines(pieces, a) {
+            let hits: Vec<usize> = on_line.iter().copied().filter(|&o| pieces[o].side == side).collect();
+            let own: Vec<usize> = on_line
+                .iter()
+                .copied()
+                .filter(|&o| pieces[o].side == pieces[a].side)
+                .collect();
+            if hits.is_empty() {
+                continue;
+            }
+            let key = (hits.len(), usize::MAX - own.len());
+            if best.as_ref().is_none_or(|(_, k)| key > *k) {
+                best = Some((
+                    Shot {
+                        square: from.offset(dx, dy),
+                        dx,
+                        dy,
+                        hits,
+                        own,
+                    },
+                    key,
+                ));
+            }
+        }
+        best.map(|(shot, _)| shot)
+    }
+
+    /// Whether piece `a` may step its footprint by (dx, dy) onto squares it may pass.
+    fn may_step(&self, pieces: &[Piece], a: usize, at: Square, dx: i32, dy: i32) -> bool {
+        let p = &pieces[a];
+        footprint(Some(at), p.size).iter().all(|&s| {
+            self.open.can_step(s, dx, dy)
+                && self
+                    .occupant(s.offset(dx, dy))
+                    .is_none_or(|o| o == a || pieces[o].side == p.side)
+        })
+    }
+
+    /// Whether piece `a` may end its move with its top-left square on `at`.
+    pub fn may_end(&self, pieces: &[Piece], a: usize, at: Square) -> bool {
+        let squares = footprint(Some(at), pieces[a].size);
+        squares
+            .iter()
+            .all(|&s| self.grid.contains(s) && !self.grid.is_solid(s) && self.occupant(s).is_none_or(|o| o == a))
+            && (squares.len() == 1 || !moves::footprint_under_door(&self.grid, &squares))
+    }
+
+    /// Breadth-first over where piece `a` can stand within `max` steps: (steps, parent, order).
+    fn reach(&self, pieces: &[Piece], a: usize, max: u16) -> (Vec<u16>, Vec<u32>, Vec<usize>) {
+        let start = pieces[a].at.expect("moving pieces are on the board");
+        let n = self.grid.len();
+        let (mut dist, mut parent) = (vec![UNREACHABLE; n], vec![u32::MAX; n]);
+        let mut order = vec![self.grid.index(start)];
+        dist[order[0]] = 0;
+        let dirs = if pieces[a].diagonal {
+            &DIRECTIONS[..]
+        } else {
+            &DIRECTIONS[..4]
+        };
+        let mut head = 0;
+        while head < order.len() {
+            let i = order[head];
+            head += 1;
+            if dist[i] >= max {
+                continue;
+            }
+            let at = self.grid.square(i);
+            for &(dx, dy) in dirs {
+                let next = at.offset(dx, dy);
+                if !self.grid.contains(next) || dist[self.grid.index(next)] != UNREACHABLE {
+                    continue;
+                }
+                if self.may_step(pieces, a, at, dx, dy) {
+                    let j = self.grid.index(next);
+                    dist[j] = dist[i] + 1;
+                    parent[j] = i as u32;
+                    order.push(j);
+                }
+            }
+        }
+        (dist, parent, order)
+    }
+
+    /// The squares piece `a` walks (its top-left square after each step) to get as near to
+    /// (or far from) the goal as `max` steps allow; among equally good ends, the fewest steps,
+    /// then the RNG picks in reading order. `None` when it cannot do better than stay.
+    pub fn plan(&self, pieces: &[Piece], a: usize, goal: Goal, max: u16, rng: &mut Rng) -> Option<Vec<Square>> {
+        let size = pieces[a].size;
+        let (dist, parent, order) = self.reach(pieces, a, max);
+        let field = match goal {
+            Goal::Towards(f) | Goal::Away(f) => f,
+        };
+        let score = |i: usize| -> Option<i32> {
+            let d = footprint(Some(self.grid.square(i)), size)
+                .iter()
+                .filter(|s| self.grid.contains(**s))
+                .map(|&s| field[self.grid.index(s)])
+                .min()
+                .filter(|d| *d != UNREACHABLE)?;
+            Some(match goal {
+                Goal::Towards(_) => d as i32,
+                Goal::Away(_) => -(d as i32),
+            })
+        };
+        let start = order[0];
+        let here = score(start);
+        let mut best: Option<(i32, u16)> = None;
+        let mut ties: Vec<usize> = Vec::new();
+        for &i in &order[1..] {
+            if !self.may_end(pieces, a, self.grid.square(i)) {
+                continue;
+            }
+            let Some(sc) = score(i) else { continue };
+            let key = (sc, dist[i]);
+            match best {
+                Some(b) if key > b => {}
+                Some(b) if key == b => ties.push(i),
+                _ => {
+                    best = Some(key);
+                    ties = vec![i];
+                }
+            }
+        }
+        let (best_score, _) = best?;
+        if here.is_some_and(|h| best_score >= h) {
+            return None;
+        }
+        ties.sort_unstable();
+        let end = ties[rng.below(ties.len() as u64) as usize];
+        let mut path = vec![self.grid.square(end)];
+        let mut at = end;
+        while parent[at] != u32::MAX && parent[at] as usize != start {
+            at = parent[at] as usize;
+            path.push(self.grid.square(at));
+        }
+        path.reverse();
+        Some(path)
+    }
+
+    /// Whether `a` may take the step from `from` to `to` (one square, 8 or 4 ways as it
+    /// moves, doors passable); the reason when it may not.
+    pub fn check_step(&self, pieces: &[Piece], a: usize, from: Square, to: Square) -> Result<(), String> {
+        let (dx, dy) = (to.x - from.x, to.y - from.y);
+        if dx.abs() > 1 || dy.abs() > 1 || (dx, dy) == (0, 0) {
+            return Err(format!("{to} is not next to {from}"));
+        }
+        if dx != 0 && dy != 0 && !pieces[a].diagonal {
+            return Err(format!("{} may not move diagonally ({from} to {to})", pieces[a].id));
+        }
+        if !self.grid.contains(to) || self.grid.is_solid(to) {
+            return Err(format!("{to} is not a square of the board"));
+        }
+        if !self.may_step(pieces, a, from, dx, dy) {
+            let blocker = footprint(Some(to), pieces[a].size)
+                .into_iter()
+                .find_map(|s| self.occupant(s).filter(|&o| o != a && pieces[o].side != pieces[a].side));
+            return Err(match blocker {
+                Some(o) => format!(
+                    "{} stands on {to}: a piece may not pass through the other side",
+                    pieces[o].id
+                ),
+                None => format!("a wall is in the way from {from} to {to}"),
+            });
+        }
+        Ok(())
+    }
+
+    /// The closed doors a footprint must open to step by (dx, dy) from `at`.
+    pub fn doors_on_step(&self, at: Square, size: i32, dx: i32, dy: i32) -> Vec<(Square, Square)> {
+        let mut doors = Vec::new();
+        let mut add = |a: Square, b: Square| {
+            if self.grid.edge(a, b) == (Edge::Door { open: false }) && !doors.contains(&(a, b)) {
+                doors.push((a, b));
+            }
+        };
+        for s in footprint(Some(at), size) {
+            if self.grid.can_step(s, dx, dy) {
+                continue;
+            }
+            if dx == 0 || dy == 0 {
+                add(s, s.offset(dx, dy));
+                continue;
+            }
+            // A diagonal step: go round by whichever L-shaped way is open with doors opened.
+            let (via_x, via_y) = (s.offset(dx, 0), s.offset(0, dy));
+            if self.open.can_step(s, dx, 0) && self.open.can_step(via_x, 0, dy) {
+                add(s, via_x);
+                add(via_x, via_x.offset(0, dy));
+            } else {
+                add(s, via_y);
+                add(via_y, via_y.offset(dx, 0));
+            }
+        }
+        doors
+    }
+}

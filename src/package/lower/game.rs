@@ -1,0 +1,261 @@
+//! Lowering a `game` item: sides, the phases of a turn, triggers and options, each bound to a
+//! script function of the right arity.
+
+use super::{Lower, Props};
+use crate::diagnostic::{Diagnostic, did_you_mean};
+use crate::package::merge::MergedItem;
+use crate::ruleset::{GameDef, GameOption, PhaseDef, TriggerDef, TriggerEvent};
+use crate::script::Script;
+use crate::source::{SourceMap, Span};
+use crate::syntax::ast;
+use indexmap::IndexMap;
+
+/// Turns a game never ends by itself unless `max-turns` says otherwise.
+const DEFAULT_MAX_TURNS: u32 = 100;
+
+impl Lower<'_> {
+    pub(super) fn game(&mut self, item: &MergedItem, scripts: &[Script], sources: &SourceMap) -> Option<GameDef> {
+        let known = [
+            "sides",
+            "stats",
+            "setup",
+            "phase",
+            "on",
+            "option",
+            "max-turns",
+            "source",
+            "text",
+            "label",
+        ];
+        let props = self.props(&item.entries, "a game", &known, &["phase", "on", "option"], false);
+        let label = self.label(item, &props);
+        let source = self.text(props.get("source"));
+        let text = self.text(props.get("text"));
+        let sides = self.game_sides(item, &props)?;
+        let stats = props.get("stats").and_then(|p| self.name(p)).map(|(n, _)| n);
+        let setup = match props.get("setup") {
+            Some(p) => {
+                let (name, span) = self.name(p)?;
+                self.bound_function(&name, span, 1, "fn NAME(game)", scripts, sources);
+                Some(name)
+            }
+            None => None,
+        };
+        let mut phases = Vec::new();
+        for p in props.all("phase") {
+            let words: Vec<Option<&str>> = p.values.iter().map(ast::Value::as_name).collect();
+            let [Some(side), Some(id), Some(function)] = words[..] else {
+                self.err(
+                    Diagnostic::error(
+                        p.span,
+                        "`phase` takes a side, a phase id and a function",
+                        "not understood",
+                    )
+                    .with_help("write `phase alien alien-turn alien_turn`"),
+                );
+                continue;
+            };
+            if !sides.iter().any(|s| s == side) {
+                self.err(
+                    Diagnostic::error(
+                        p.values[0].span,
+                        format!("`{side}` is not one of the game's sides"),
+                        "unknown side",
+                    )
+                    .with_help(
+                        did_you_mean(side, sides.iter().map(String::as_str))
+                            .unwrap_or_else(|| format!("sides: {}", sides.join(", "))),
+                    ),
+                );
+            }
+            self.bound_function(function, p.values[2].span, 1, "fn NAME(game)", scripts, sources);
+            phases.push(PhaseDef {
+                side: side.to_string(),
+                id: id.to_string(),
+                function: function.to_string(),
+            });
+        }
+        if phases.is_empty() {
+            self.err(
+                Diagnostic::error(
+                    item.id.span,
+                    format!("game `{}` has no phases", item.id.text),
+                    "no `phase`",
+                )
+                .with_help("add one `phase <side> <id> <function>` line per phase of the turn, in play order"),
+            );
+        }
+        let triggers = props
+            .all("on")
+            .filter_map(|p| self.trigger(p, &sides, scripts, sources))
+            .collect();
+        let mut options = IndexMap::new();
+        for p in props.all("option") {
+            match (p.values.first().and_then(ast::Value::as_name), p.values.get(1)) {
+                (Some(name), Some(default)) if p.values.len() <= 3 => {
+                    if let Some(default) = self.untyped(default) {
+                        let help = p.values.get(2).and_then(ast::Value::as_text).map(str::to_string);
+                        options.insert(name.to_string(), GameOption { default, help });
+                    }
+                }
+                _ => self.err(
+                    Diagnostic::error(
+                        p.span,
+                        "`option` takes a name, a default and an optional help text",
+                        "not understood",
+                    )
+                    .with_help("write `option style cautious \"cautious or bold\"`"),
+                ),
+            }
+        }
+        let max_turns = match props.get("max-turns") {
+            None => DEFAULT_MAX_TURNS,
+            Some(p) => match self.one(p, "a number").and_then(ast::Value::as_number) {
+                Some(n @ 1..=10_000) => n as u32,
+                _ => {
+                    self.err(
+                        Diagnostic::error(
+                            p.span,
+                            "`max-turns` takes a whole number from 1 to 10000",
+                            "not a turn count",
+                        )
+                        .with_help("write `max-turns 40`"),
+                    );
+                    DEFAULT_MAX_TURNS
+                }
+            },
+        };
+        Some(GameDef {
+            id: item.id.text.clone(),
+            label,
+            sides,
+            stats,
+            setup,
+            phases,
+            triggers,
+            options,
+            max_turns,
+            source,
+            text,
+            span: item.span,
+        })
+    }
+
+    fn game_sides(&mut self, item: &MergedItem, props: &Props) -> Option<Vec<String>> {
+        let Some(p) = props.get("sides") else {
+            self.err(
+                Diagnostic::error(
+                    item.id.span,
+                    format!("game `{}` names no sides", item.id.text),
+                    "no `sides`",
+                )
+                .with_help("add `sides [first, second]`: the sides in turn order"),
+            );
+            return None;
+        };
+        let value = self.one(p, "[side, side]")?;
+        let names: Option<Vec<String>> = match &value.kind {
+            ast::ValueKind::List(items) => items.iter().map(|v| v.as_name().map(str::to_string)).collect(),
+            _ => None,
+        };
+        match names {
+            Some(names) if !names.is_empty() => Some(names),
+            _ => {
+                self.err(
+                    Diagnostic::error(value.span, "`sides` takes a list of side names", value.describe())
+                        .with_help("write `sides [marine, alien]`, in turn order"),
+                );
+                None
+            }
+        }
+    }
+
+    fn trigger(
+        &mut self,
+        p: &ast::Property,
+        sides: &[String],
+        scripts: &[Script],
+        sources: &SourceMap,
+    ) -> Option<TriggerDef> {
+        let words: Vec<Option<&str>> = p.values.iter().map(ast::Value::as_name).collect();
+        let (event, function, side) = match words[..] {
+            [Some(e), Some(f)] => (e, f, None),
+            [Some(e), Some(f), Some(s)] => (e, f, Some(s)),
+            _ => {
+                self.err(
+                    Diagnostic::error(
+                        p.span,
+                        "`on` takes an event, a function and an optional side",
+                        "not understood",
+                    )
+                    .with_help("write `on removed piece_removed` or `on entered-section scan_section marine`"),
+                );
+                return None;
+            }
+        };
+        let Some(&(_, kind)) = TriggerEvent::ALL.iter().find(|(name, _)| *name == event) else {
+            let names = TriggerEvent::ALL.map(|(n, _)| n);
+            self.err(
+                Diagnostic::error(p.values[0].span, format!("no game event `{event}`"), "unknown event").with_help(
+                    did_you_mean(event, names.iter().copied())
+                        .unwrap_or_else(|| format!("events: {}", names.join(", "))),
+                ),
+            );
+            return None;
+        };
+        if let Some(side) = side.filter(|s| !sides.iter().any(|x| x == s)) {
+            self.err(
+                Diagnostic::error(
+                    p.values[2].span,
+                    format!("`{side}` is not one of the game's sides"),
+                    "unknown side",
+                )
+                .with_help(format!("sides: {}", sides.join(", "))),
+            );
+        }
+        self.bound_function(function, p.values[1].span, 2, "fn NAME(game, event)", scripts, sources);
+        Some(TriggerDef {
+            event: kind,
+            function: function.to_string(),
+            side: side.map(str::to_string),
+        })
+    }
+
+    /// Checks that a script function `name` exists with `arity` parameters.
+    fn bound_function(
+        &mut self,
+        name: &str,
+        span: Span,
+        arity: usize,
+        shape: &str,
+        scripts: &[Script],
+        sources: &SourceMap,
+    ) {
+        let found = scripts
+            .iter()
+            .rev()
+            .find_map(|s| s.functions.iter().find(|(n, _)| n == name).map(|(_, a)| (s.file, *a)));
+        let shape = shape.replace("NAME", name);
+        match found {
+            Some((_, a)) if a == arity => {}
+            Some((file, a)) => self.err(
+                Diagnostic::error(
+                    span,
+                    format!(
+                        "`{name}` in {} takes {a} parameters; here it needs {arity}",
+                        sources.get(file).name
+                    ),
+                    "wrong arity",
+                )
+                .with_help(format!("declare it as `{shape}`")),
+            ),
+            None if self.scripts_failed => {}
+            None => {
+                let names = scripts.iter().flat_map(|s| s.functions.iter().map(|(n, _)| n.as_str()));
+                let help = did_you_mean(name, names)
+                    .unwrap_or_else(|| format!("define `{shape} {{ … }}` in one of the package's scripts"));
+                self.err(Diagnostic::error(span, format!("no script function `{name}`"), "not found").with_help(help));
+            }
+        }
+    }
+}
