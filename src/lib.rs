@@ -11,6 +11,7 @@ pub mod game;
 pub mod package;
 pub mod ruleset;
 pub mod script;
+pub mod sim;
 pub mod source;
 pub mod syntax;
 pub mod tables;

@@ -8,6 +8,7 @@ mod render;
 mod roll;
 mod run;
 mod show;
+mod sim;
 mod tables;
 
 use clap::{Args, Parser, Subcommand};
@@ -45,6 +46,8 @@ enum Command {
     Los(los::LosArgs),
     /// Play one headless game and print it turn by turn
     Game(game::GameArgs),
+    /// Play many headless games in parallel and report the outcomes
+    Sim(sim::SimArgs),
 }
 
 /// Which results are ruled out, as given on the command line.
@@ -81,6 +84,7 @@ pub fn main() -> ExitCode {
         Command::Show(args) => show::run(args),
         Command::Los(args) => los::run(args),
         Command::Game(args) => game::run(args),
+        Command::Sim(args) => sim::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,7 +1,7 @@
 //! Dice: expressions (`2d6+4`, `d66`, `2 red + 1 white`), dice defined by their faces,
 //! rolling through the seeded [`Rng`], and exact distributions as fractions.
 
-mod rng;
+pub mod rng;
 
 pub use rng::Rng;
 

@@ -10,6 +10,7 @@ use crate::board::Square;
 use crate::script::RunState;
 use rhai::{Array, Dynamic, Engine, EvalAltResult, INT, Map, NativeCallContext};
 use serde_json::Value as Json;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 type Res<T> = Result<T, Box<EvalAltResult>>;
@@ -27,6 +28,18 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 struct Api {
     game: SharedGame,
     run: Arc<Mutex<RunState>>,
+    /// Set while triggers run: an action inside a trigger leaves the triggers it queues to
+    /// the loop already running, so they run in the order they were queued.
+    dispatching: Arc<AtomicBool>,
+}
+
+/// Clears the dispatching flag however the trigger loop ends.
+struct Dispatch<'a>(&'a AtomicBool);
+
+impl Drop for Dispatch<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
 }
 
 impl Api {
@@ -46,6 +59,10 @@ impl Api {
     /// Runs the trigger functions that actions queued, each on its own stream. Runs after
     /// the action's lock is released: triggers call the API themselves.
     fn triggers(&self, ctx: &NativeCallContext) -> Res<()> {
+        if self.dispatching.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        let _dispatch = Dispatch(&self.dispatching);
         loop {
             let next: Option<Pending> = lock(&self.game).as_mut().and_then(|g| g.pending.pop_front());
             let Some(p) = next else { return Ok(()) };
@@ -251,6 +268,7 @@ pub fn register(engine: &mut Engine, game: &SharedGame, run: &Arc<Mutex<RunState
     let api = Api {
         game: game.clone(),
         run: run.clone(),
+        dispatching: Arc::new(AtomicBool::new(false)),
     };
     register_reads(engine, &api);
     register_board(engine, &api);

@@ -462,7 +462,7 @@ impl Game {
         let mut e = self.event(
             "move",
             format!(
-                "{id} moves {n} square{} from {from} to {}",
+                "{id} moves {n} square{}: {from} → {}",
                 if n == 1 { "" } else { "s" },
                 route.join(" → ")
             ),

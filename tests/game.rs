@@ -1,0 +1,190 @@
+//! The game layer on a small generic test game (`tests/games/skirmish`): the account a player
+//! reads, determinism, save and resume, replaying the log, and `sim` across thread counts.
+
+use servitor::game::{Host, Setup, host};
+use std::process::Command;
+use std::sync::Arc;
+
+const SKIRMISH: &str = "tests/games/skirmish";
+
+fn servitor(args: &[&str]) -> (String, String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_servitor"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+fn ok(args: &[&str]) -> String {
+    let (stdout, stderr, code) = servitor(args);
+    assert_eq!(code, 0, "servitor {args:?} failed:\n{stderr}");
+    stdout
+}
+
+fn ruleset(path: &str) -> Arc<servitor::Ruleset> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    Arc::new(
+        servitor::load(dir.to_str().unwrap())
+            .expect("the fixture loads")
+            .ruleset,
+    )
+}
+
+fn setup(seed: u64) -> Setup {
+    Setup {
+        game: None,
+        mission: "hall-fight".into(),
+        seed,
+        options: Vec::new(),
+    }
+}
+
+#[test]
+fn a_game_reads_turn_by_turn() {
+    insta::assert_snapshot!(ok(&["game", SKIRMISH, "--mission", "hall-fight", "--seed", "3"]));
+}
+
+#[test]
+fn the_same_seed_gives_a_byte_identical_json_game() {
+    let args = ["game", SKIRMISH, "--mission", "hall-fight", "--seed", "11", "--json"];
+    let (a, b) = (ok(&args), ok(&args));
+    assert_eq!(a, b);
+    let json: serde_json::Value = serde_json::from_str(&a).unwrap();
+    assert_eq!(json["seed"], 11);
+    assert!(json["result"]["winner"].is_string());
+    for e in json["events"].as_array().unwrap() {
+        for key in ["turn", "side", "kind", "text"] {
+            assert!(e.get(key).is_some(), "event without {key}: {e}");
+        }
+        if e["kind"] == "table" {
+            assert!(e["table"].is_string() && e["result"].is_string(), "{e}");
+        }
+        if e["kind"] == "decision" {
+            assert!(e["source"].is_string(), "{e}");
+        }
+    }
+}
+
+#[test]
+fn a_saved_game_played_on_equals_the_game_that_never_stopped() {
+    let r = ruleset(SKIRMISH);
+    for seed in [1, 2, 3, 4, 5] {
+        let whole = Host::new(&r).play(&setup(seed)).unwrap();
+        for stop_after in [1, 2, 3, 5] {
+            let mut host = Host::new(&r);
+            let part = host.start(&setup(seed), Some(stop_after)).unwrap();
+            let text = serde_json::to_string(&host.save(&part)).unwrap();
+            let mut other = Host::new(&r);
+            let loaded = other.load(serde_json::from_str(&text).unwrap()).unwrap();
+            let resumed = host::record(other.advance(loaded, None).unwrap());
+            assert_eq!(
+                serde_json::to_string(&resumed).unwrap(),
+                serde_json::to_string(&whole).unwrap(),
+                "seed {seed}, saved after {stop_after} phases"
+            );
+        }
+    }
+}
+
+#[test]
+fn replaying_the_log_rebuilds_the_state() {
+    let r = ruleset(SKIRMISH);
+    for seed in 0..20 {
+        let game = Host::new(&r).start(&setup(seed), None).unwrap();
+        let mut state = servitor::game::GameState::default();
+        for e in &game.events {
+            if let Some(a) = &e.action {
+                assert!(servitor::game::state::apply(&mut state, a), "seed {seed}: {a:?}");
+            }
+        }
+        assert_eq!(state, game.state, "seed {seed}");
+    }
+}
+
+#[test]
+fn a_tampered_save_is_refused() {
+    let r = ruleset(SKIRMISH);
+    let mut host = Host::new(&r);
+    let game = host.start(&setup(4), Some(3)).unwrap();
+    let mut save = host.save(&game);
+    save.state.scores.insert("hunters".into(), 99);
+    let Err(servitor::game::GameError::Save(message)) = host.load(save) else {
+        panic!("a save whose state disagrees with its log must be refused")
+    };
+    assert!(message.contains("not what its log replays to"), "{message}");
+}
+
+#[test]
+fn resume_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("g.json");
+    let save = save.to_str().unwrap();
+    let whole = ok(&["game", SKIRMISH, "--mission", "hall-fight", "--seed", "8", "--json"]);
+    ok(&[
+        "game",
+        SKIRMISH,
+        "--mission",
+        "hall-fight",
+        "--seed",
+        "8",
+        "--phases",
+        "2",
+        "--save",
+        save,
+    ]);
+    let resumed = ok(&["game", SKIRMISH, "--resume", save, "--json"]);
+    assert_eq!(resumed, whole);
+}
+
+fn without_timing(json: &str) -> serde_json::Value {
+    let mut v: serde_json::Value = serde_json::from_str(json).unwrap();
+    v.as_object_mut().unwrap().remove("timing");
+    v
+}
+
+#[test]
+fn sim_is_the_same_for_any_number_of_jobs() {
+    let args = |jobs: &'static str| {
+        [
+            "sim",
+            SKIRMISH,
+            "--mission",
+            "hall-fight",
+            "--games",
+            "300",
+            "--seed",
+            "5",
+            "--json",
+            "--jobs",
+            jobs,
+        ]
+    };
+    let one = ok(&args("1"));
+    let two = ok(&args("2"));
+    assert_eq!(without_timing(&one), without_timing(&two));
+    let v = without_timing(&one);
+    let total: u64 = v["outcomes"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 300);
+    assert!(v["errors"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn usage_errors_name_what_exists() {
+    let (_, err, code) = servitor(&["game", SKIRMISH, "--mission", "hall-figth", "--seed", "1"]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!(err);
+    let (_, err, code) = servitor(&["game", SKIRMISH, "--mission", "hall-fight", "--set", "stlye=bold"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("did you mean `style`"), "{err}");
+}
