@@ -7,6 +7,7 @@ mod odds;
 mod render;
 mod roll;
 mod run;
+mod scenario;
 mod show;
 mod sim;
 mod tables;
@@ -48,6 +49,8 @@ enum Command {
     Game(game::GameArgs),
     /// Play many headless games in parallel and report the outcomes
     Sim(sim::SimArgs),
+    /// Lay out a board by script, force the dice, play functions: test a behaviour
+    Scenario(scenario::ScenarioArgs),
 }
 
 /// Which results are ruled out, as given on the command line.
@@ -85,6 +88,7 @@ pub fn main() -> ExitCode {
         Command::Los(args) => los::run(args),
         Command::Game(args) => game::run(args),
         Command::Sim(args) => sim::run(args),
+        Command::Scenario(args) => scenario::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -68,11 +68,11 @@ impl DieKind {
         let die = self.name();
         match self {
             DieKind::Numbered(s) => {
-                let value = rng.below(*s as u64) as i64 + 1;
+                let value = rng.die(*s as u64) as i64 + 1;
                 RolledDie::plain(die, value)
             }
             DieKind::Halved => {
-                let d6 = rng.below(6) as i64 + 1;
+                let d6 = rng.die(6) as i64 + 1;
                 RolledDie {
                     die,
                     value: (d6 + 1) / 2,
@@ -81,8 +81,8 @@ impl DieKind {
                 }
             }
             DieKind::Tens => {
-                let tens = rng.below(6) as i64 + 1;
-                let units = rng.below(6) as i64 + 1;
+                let tens = rng.die(6) as i64 + 1;
+                let units = rng.die(6) as i64 + 1;
                 RolledDie {
                     die,
                     value: tens * 10 + units,
@@ -91,7 +91,7 @@ impl DieKind {
                 }
             }
             DieKind::Custom { faces, .. } => {
-                let face = &faces[rng.below(faces.len() as u64) as usize];
+                let face = &faces[rng.die(faces.len() as u64) as usize];
                 // A named face shows its number too: `arrow(0)`, but plain `hit`.
                 let shown = face.name.as_ref().map(|_| face.to_string());
                 RolledDie {

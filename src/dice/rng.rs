@@ -4,17 +4,38 @@
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
 
 #[derive(Debug, Clone)]
 pub struct Rng {
     inner: ChaCha8Rng,
+    /// Dice given from outside (a scenario's forced dice, the player's physical dice): each
+    /// draw takes the next one before the stream is used.
+    forced: Option<Arc<Mutex<Forced>>>,
+}
+
+/// A queue of results for the next draws: each is a die's face position counted from 1 (for
+/// plain dice, the number shown; for dice by faces, the face's place in the die's list).
+#[derive(Debug, Default)]
+pub struct Forced {
+    pub values: VecDeque<u64>,
+    /// Draws whose forced value did not fit: (value, faces of the die it was given to).
+    pub misfits: Vec<(u64, u64)>,
 }
 
 impl Rng {
     pub fn seeded(seed: u64) -> Self {
         Rng {
             inner: ChaCha8Rng::seed_from_u64(seed),
+            forced: None,
         }
+    }
+
+    /// Draws take values from `forced` first, then from the stream.
+    pub fn with_forced(mut self, forced: Arc<Mutex<Forced>>) -> Self {
+        self.forced = Some(forced);
+        self
     }
 
     /// An independent stream for one purpose of a game: the game seed and the purpose's name
@@ -34,6 +55,21 @@ impl Rng {
     }
 
     /// A uniform integer in `0..n` by rejection sampling (no modulo bias). `n` must be > 0.
+    /// One die with `n` faces: a forced result if one is waiting, else [`Rng::below`].
+    /// Only dice go through here; shuffles, picks and tie-breaks always use the stream.
+    pub fn die(&mut self, n: u64) -> u64 {
+        if let Some(forced) = &self.forced {
+            let mut forced = forced.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(v) = forced.values.pop_front() {
+                if (1..=n).contains(&v) {
+                    return v - 1;
+                }
+                forced.misfits.push((v, n));
+            }
+        }
+        self.below(n)
+    }
+
     pub fn below(&mut self, n: u64) -> u64 {
         debug_assert!(n > 0);
         // Accept only below the largest multiple of n that fits in u64.

@@ -197,6 +197,7 @@ fn place_piece(game: &mut Game, mut piece: Piece, at: Square, text: String) -> R
     let id = piece.id.clone();
     game.act("place", text, Some(&id), Action::Add { piece: Box::new(piece) });
     let i = game.state.pieces.len() - 1;
+    game.entries(i, false);
     game.check_sightings(Some(i));
     Ok(id)
 }

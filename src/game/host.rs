@@ -32,6 +32,20 @@ pub struct Setup {
     pub options: Vec<(String, String)>,
 }
 
+/// A board laid out by a script, dice forced, functions to play: a behaviour's test case.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub game: Option<String>,
+    pub mission: String,
+    pub seed: u64,
+    /// Rhai text defining `fn scenario(game)`, which lays out the pieces.
+    pub script: String,
+    /// Forced dice, in the order they are rolled (face positions from 1).
+    pub dice: Vec<u64>,
+    /// Functions to play after the layout, in order.
+    pub calls: Vec<String>,
+}
+
 /// Why a game could not be played.
 #[derive(Debug)]
 pub enum GameError {
@@ -250,6 +264,11 @@ impl Host {
     /// Calls a phase (or setup) function with the game installed on the engine, rolling on
     /// the stream named `stream`.
     fn call(&mut self, game: Game, function: &str, stream: &str) -> Result<Game, GameError> {
+        let ruleset = self.ruleset.clone();
+        self.call_in(&ruleset.program, game, function, stream)
+    }
+
+    fn call_in(&mut self, program: &rhai::AST, game: Game, function: &str, stream: &str) -> Result<Game, GameError> {
         *lock(&self.game) = Some(Box::new(game));
         {
             let mut g = lock(&self.game);
@@ -260,13 +279,9 @@ impl Host {
         }
         let options = CallFnOptions::new().eval_ast(false);
         let mut scope = Scope::new();
-        let outcome = self.engine.call_fn_with_options::<Dynamic>(
-            options,
-            &mut scope,
-            &self.ruleset.program,
-            function,
-            (GameRef,),
-        );
+        let outcome = self
+            .engine
+            .call_fn_with_options::<Dynamic>(options, &mut scope, program, function, (GameRef,));
         let mut game = *lock(&self.game).take().expect("the game stays installed during a call");
         {
             let mut run = lock(&self.run);
@@ -288,6 +303,64 @@ impl Host {
                 })
             }
         }
+    }
+
+    /// Plays a scenario: the board laid out by the scenario's `fn scenario(game)` instead of
+    /// the game's setup, dice forced, then the named functions in order (a phase function
+    /// plays as its phase). Returns the game and the forced dice that did not fit a die.
+    pub fn scenario(&mut self, sc: &Scenario) -> Result<(Game, Vec<(u64, u64)>), GameError> {
+        let def = self.game_def(sc.game.as_deref())?.clone();
+        let options = options(&def, &[])?;
+        let mut game = self.make_game(def, &sc.mission, sc.seed, options)?;
+        let forced = Arc::new(Mutex::new(crate::dice::rng::Forced {
+            values: sc.dice.iter().copied().collect(),
+            misfits: Vec::new(),
+        }));
+        game.forced = Some(forced.clone());
+        let ast = self
+            .engine
+            .compile(&sc.script)
+            .map_err(|e| GameError::Usage(format!("scenario script: {e}")))?;
+        let program = self.ruleset.program.merge(&ast);
+        game.act(
+            "phase",
+            "setup".into(),
+            None,
+            Action::Begin {
+                turn: 0,
+                side: String::new(),
+                phase: "scenario".into(),
+            },
+        );
+        game = self.call_in(&program, game, "scenario", "scenario")?;
+        for function in &sc.calls {
+            let (side, phase) = game
+                .def
+                .phases
+                .iter()
+                .find(|p| &p.function == function)
+                .map_or((String::new(), function.clone()), |p| (p.side.clone(), p.id.clone()));
+            game.act(
+                "phase",
+                format!("turn 1: {phase} ({side})"),
+                None,
+                Action::Begin {
+                    turn: 1,
+                    side,
+                    phase: phase.clone(),
+                },
+            );
+            game = self.call_in(&program, game, function, &phase)?;
+        }
+        let misfits = std::mem::take(&mut lock(&forced).misfits);
+        if !lock(&forced).values.is_empty() {
+            let left: Vec<String> = lock(&forced).values.iter().map(u64::to_string).collect();
+            return Err(GameError::Usage(format!(
+                "the scenario forced more dice than were rolled: {} left over",
+                left.join(" ")
+            )));
+        }
+        Ok((game, misfits))
     }
 
     /// A game between phases as a save document.

@@ -12,7 +12,7 @@ pub mod state;
 pub mod view;
 
 pub use event::Event;
-pub use host::{GameError, GameRecord, Host, Save, Setup};
+pub use host::{GameError, GameRecord, Host, Save, Scenario, Setup};
 pub use state::{Action, GameState, Outcome, Piece};
 
 use crate::board::Square;
@@ -49,6 +49,8 @@ pub struct Game {
     streams: IndexMap<String, Rng>,
     current: String,
     pub pending: VecDeque<Pending>,
+    /// Dice given from outside, shared by every stream (scenarios; companion play).
+    pub forced: Option<Arc<std::sync::Mutex<crate::dice::rng::Forced>>>,
     /// `entered-section` triggers wait until the move that caused them ends.
     after_move: Vec<Pending>,
     /// The piece walking now and the squares walked since its last logged segment.
@@ -79,6 +81,7 @@ impl Game {
             streams: IndexMap::new(),
             current: IDLE_STREAM.into(),
             pending: VecDeque::new(),
+            forced: None,
             after_move: Vec::new(),
             segment: None,
         }
@@ -87,9 +90,14 @@ impl Game {
     // ----- random streams -------------------------------------------------------------
 
     fn take_stream(&mut self, name: &str) -> Rng {
-        self.streams
+        let rng = self
+            .streams
             .shift_remove(name)
-            .unwrap_or_else(|| Rng::derived(self.seed, name))
+            .unwrap_or_else(|| Rng::derived(self.seed, name));
+        match &self.forced {
+            Some(f) => rng.with_forced(f.clone()),
+            None => rng,
+        }
     }
 
     /// Makes `name` the stream the script rolls on; returns the one it replaces.
@@ -387,7 +395,13 @@ impl Game {
         self.check_sightings(Some(i));
     }
 
-    fn check_entries(&mut self, i: usize) {
+    /// Records the sections a piece stands in as entered by its side; with `fire`, queues
+    /// `entered-section` for when the move ends (a placed piece enters without a trigger).
+    pub fn check_entries(&mut self, i: usize) {
+        self.entries(i, true);
+    }
+
+    pub fn entries(&mut self, i: usize, fire: bool) {
         let p = &self.state.pieces[i];
         let side = p.side.clone();
         let sections: Vec<String> = p
@@ -402,6 +416,9 @@ impl Game {
             }
             let id = self.state.pieces[i].id.clone();
             self.state_entered(&side, &section, Some(&id));
+            if !fire {
+                continue;
+            }
             if let Some(function) = self.trigger_for(TriggerEvent::EnteredSection, &side) {
                 let mut map = rhai::Map::new();
                 map.insert("piece".into(), id.into());

@@ -215,7 +215,7 @@ impl View {
     /// Of the squares `a` can see on and around `side`'s visible pieces, the one whose blast
     /// hits most of them without catching `a` (then fewest of `a`'s side, then nearest).
     pub fn best_blast(&self, pieces: &[Piece], a: usize, side: &str) -> Option<Shot> {
-        let Some(from) = pieces[a].at else { return None };
+        let from = pieces[a].at?;
         let mut candidates: Vec<Square> = Vec::new();
         for (v, _) in self.visible(pieces, a, side) {
             for s in pieces[v].squares() {

@@ -1,0 +1,109 @@
+//! `servitor scenario <file>`: lay out a board with a script, force the dice, play the named
+//! functions and print what happened: how a modder tests a behaviour on a chosen situation.
+//!
+//! The file is Rhai with a header of `//` lines:
+//!   // package: space-crusade-solo      (folder or bare name)
+//!   // mission: reactor-strike
+//!   // dice: 3 5 1                      (forced dice, face positions from 1, in order)
+//!   // call: alien_turn                 (functions to play, in order; repeatable)
+//!   // seed: 1                          (optional; used once the forced dice run out)
+//! and defines `fn scenario(game) { … }`, which places the pieces with the game API.
+
+use clap::Args;
+use servitor::game::{GameError, Host, Scenario};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(Args)]
+pub struct ScenarioArgs {
+    /// The scenario file
+    file: PathBuf,
+    /// Print the events as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub struct Header {
+    pub package: String,
+    pub scenario: Scenario,
+}
+
+pub fn read(path: &std::path::Path) -> Result<Header, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+    let mut package = None;
+    let mut sc = Scenario {
+        game: None,
+        mission: String::new(),
+        seed: 1,
+        script: text.clone(),
+        dice: Vec::new(),
+        calls: Vec::new(),
+    };
+    for (n, line) in text.lines().enumerate() {
+        let Some(rest) = line.trim().strip_prefix("//") else {
+            continue;
+        };
+        let Some((key, value)) = rest.split_once(':') else {
+            continue;
+        };
+        let value = value.trim();
+        let bad = |what: &str| format!("error: {}:{}: {what}", path.display(), n + 1);
+        match key.trim() {
+            "package" => package = Some(value.to_string()),
+            "mission" => sc.mission = value.to_string(),
+            "game" => sc.game = Some(value.to_string()),
+            "seed" => sc.seed = value.parse().map_err(|_| bad("`seed:` takes a whole number"))?,
+            "call" => sc.calls.extend(value.split_whitespace().map(str::to_string)),
+            "dice" => {
+                for word in value.split_whitespace() {
+                    sc.dice.push(
+                        word.parse()
+                            .map_err(|_| bad(&format!("`{word}` is not a die result")))?,
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    let package = package.ok_or_else(|| format!("error: {}: no `// package:` line", path.display()))?;
+    if sc.mission.is_empty() {
+        return Err(format!("error: {}: no `// mission:` line", path.display()));
+    }
+    // A package named by a relative path is found from the scenario's folder.
+    let package = match path.parent().map(|p| p.join(&package)) {
+        Some(p) if p.is_dir() => p.to_string_lossy().into_owned(),
+        _ => package,
+    };
+    Ok(Header { package, scenario: sc })
+}
+
+pub fn run(args: ScenarioArgs) -> Result<(), String> {
+    let header = read(&args.file)?;
+    let loaded = super::load(&header.package)?;
+    let ruleset = Arc::new(loaded.ruleset);
+    let mut host = Host::new(&ruleset);
+    match host.scenario(&header.scenario) {
+        Ok((game, misfits)) => {
+            if let Some((v, n)) = misfits.first() {
+                return Err(format!(
+                    "error: the forced die {v} was given to a roll of 1 to {n}: fix the `// dice:` line"
+                ));
+            }
+            if args.json {
+                super::emitln(&serde_json::to_string(&game.events).map_err(|e| e.to_string())?);
+            } else {
+                super::emit(&super::game::account(&game.events));
+            }
+            Ok(())
+        }
+        Err(GameError::Usage(m) | GameError::Save(m)) => Err(format!("error: {m}")),
+        Err(GameError::Script { diagnostic, events, .. }) => {
+            let mut text = super::game::account(&events);
+            let report = servitor::diagnostic::Report {
+                diagnostics: vec![*diagnostic],
+            };
+            text.push_str(&report.render(&ruleset.sources, super::color()));
+            Err(text)
+        }
+    }
+}
