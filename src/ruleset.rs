@@ -138,14 +138,17 @@ pub enum TriggerEvent {
     Removed,
     /// The last card of a deck was drawn.
     DeckEmpty,
+    /// A piece took one step (e.g. overwatch fire during the other side's turn).
+    Moved,
 }
 
 impl TriggerEvent {
-    pub const ALL: [(&'static str, TriggerEvent); 4] = [
+    pub const ALL: [(&'static str, TriggerEvent); 5] = [
         ("sighted", TriggerEvent::Sighted),
         ("entered-section", TriggerEvent::EnteredSection),
         ("removed", TriggerEvent::Removed),
         ("deck-empty", TriggerEvent::DeckEmpty),
+        ("moved", TriggerEvent::Moved),
     ];
 
     pub fn name(self) -> &'static str {

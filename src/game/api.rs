@@ -217,10 +217,7 @@ fn walk(api: &Api, ctx: &NativeCallContext, id: &str, path: Vec<Square>) -> Res<
         })?;
         steps += 1;
         if interrupted {
-            api.with(|g, _| {
-                g.flush_segment();
-                Ok(())
-            })?;
+            // The walk's line is written when a trigger logs something (or the move ends).
             let was_hidden = api.with(|g, _| Ok(g.state.piece(id).is_some_and(|p| p.hidden.is_some())))?;
             api.triggers(ctx)?;
             let (now_hidden, on_board) = api.with(|g, _| {
@@ -247,6 +244,11 @@ fn walk(api: &Api, ctx: &NativeCallContext, id: &str, path: Vec<Square>) -> Res<
     m.insert("at".into(), at.map_or(Dynamic::UNIT, |s| s.to_string().into()));
     m.insert("stopped".into(), stopped.into());
     Ok(m)
+}
+
+/// `1 card`, `3 cards`.
+fn plural(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
 fn stuck() -> Map {
@@ -346,7 +348,7 @@ fn register_reads(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("var", move |_: &mut GameRef, name: &str| {
+    engine.register_fn("get_var", move |_: &mut GameRef, name: &str| {
         a.with(|g, _| Ok(g.state.vars.get(name).map_or(Dynamic::UNIT, from_json)))
     });
     let a = api.clone();
@@ -1060,7 +1062,7 @@ fn register_counters(engine: &mut Engine, api: &Api) {
             g.leave_stream(run, previous);
             g.act(
                 "deck",
-                format!("deck {id}: {} cards shuffled", cards.len()),
+                format!("deck {id}: {} shuffled", plural(cards.len(), "card")),
                 None,
                 Action::NewDeck { id: id.into(), cards },
             );

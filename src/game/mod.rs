@@ -393,6 +393,14 @@ impl Game {
         }
         self.check_entries(i);
         self.check_sightings(Some(i));
+        let side = self.state.pieces[i].side.clone();
+        if self.trigger_for(TriggerEvent::Moved, &side).is_some() {
+            let mut map = rhai::Map::new();
+            map.insert("piece".into(), self.state.pieces[i].id.clone().into());
+            map.insert("from".into(), from.to_string().into());
+            map.insert("to".into(), to.to_string().into());
+            self.queue(TriggerEvent::Moved, &side, map);
+        }
     }
 
     /// Records the sections a piece stands in as entered by its side; with `fire`, queues
