@@ -1,0 +1,83 @@
+//! Whole games and single turns, release build: a host's start-up, a whole game of the generic
+//! skirmish fixture, and — when the package declares a game — whole games and one Alien turn
+//! on a busy board of every bundled package that can be played (`space-crusade-solo`).
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use servitor::game::{Host, Scenario, Setup};
+use std::hint::black_box;
+use std::sync::Arc;
+
+fn load(path: &str) -> Arc<servitor::Ruleset> {
+    Arc::new(
+        servitor::load(path)
+            .unwrap_or_else(|e| panic!("{}", e.render(false)))
+            .ruleset,
+    )
+}
+
+fn games(c: &mut Criterion) {
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let skirmish = load("tests/games/skirmish");
+    c.bench_function("host start-up (engine + API registration)", |b| {
+        b.iter(|| black_box(Host::new(&skirmish)))
+    });
+    let mut host = Host::new(&skirmish);
+    let mut seed = 0;
+    c.bench_function("whole skirmish game", |b| {
+        b.iter(|| {
+            seed += 1;
+            let setup = Setup {
+                game: None,
+                mission: "hall-fight".into(),
+                seed,
+                options: Vec::new(),
+            };
+            black_box(host.play(&setup).unwrap())
+        })
+    });
+
+    let solo = load("space-crusade-solo");
+    if solo.games.is_empty() {
+        return;
+    }
+    let mut host = Host::new(&solo);
+    for mission in ["reactor-strike", "stranded", "purge"] {
+        let mut seed = 0;
+        c.bench_function(&format!("whole space-crusade-solo game, {mission}"), |b| {
+            b.iter(|| {
+                seed += 1;
+                let setup = Setup {
+                    game: None,
+                    mission: mission.into(),
+                    seed,
+                    options: Vec::new(),
+                };
+                black_box(host.play(&setup).ok())
+            })
+        });
+    }
+    let busy = std::fs::read_to_string("benches/busy-alien-turn.rhai").expect("the busy-board scenario");
+    let scenario = Scenario {
+        game: None,
+        mission: "reactor-strike".into(),
+        seed: 1,
+        script: busy,
+        dice: Vec::new(),
+        calls: vec!["alien_turn".into()],
+    };
+    c.bench_function("one Alien turn on a busy board (setup included)", |b| {
+        b.iter(|| black_box(host.scenario(&scenario).ok()))
+    });
+    let empty = Scenario {
+        calls: Vec::new(),
+        ..scenario.clone()
+    };
+    c.bench_function("the busy board's setup alone", |b| b.iter(|| black_box(host.scenario(&empty).ok())));
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20).measurement_time(std::time::Duration::from_secs(4));
+    targets = games
+}
+criterion_main!(benches);
