@@ -104,6 +104,7 @@ fn replaying_the_log_rebuilds_the_state() {
             }
         }
         assert_eq!(state, game.state, "seed {seed}");
+        assert!(game.view.occupancy_is_fresh(&game.state.pieces), "seed {seed}");
     }
 }
 

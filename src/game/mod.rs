@@ -383,7 +383,7 @@ impl Game {
         }
         // Walk: the state follows every step; the log gets one line per segment.
         self.state.pieces[i].at = Some(to);
-        self.view.rebuild(&self.state.pieces);
+        self.view.moved(&self.state.pieces, i, from);
         match &mut self.segment {
             Some((who, _, path)) if *who == i => path.push(to),
             _ => {

@@ -64,6 +64,37 @@ impl View {
         }
     }
 
+    /// Whether the occupancy kept step by step agrees with one built afresh (for tests).
+    pub fn occupancy_is_fresh(&self, pieces: &[Piece]) -> bool {
+        let mut fresh = View::new(self.grid.clone(), self.open.clone());
+        fresh.rebuild(pieces);
+        fresh.occ == self.occ
+    }
+
+    /// Piece `i` stepped from `from` to its current squares: only those squares change.
+    pub fn moved(&mut self, pieces: &[Piece], i: usize, from: Square) {
+        let now = pieces[i].squares();
+        for s in footprint(Some(from), pieces[i].size) {
+            if now.contains(&s) || !self.grid.contains(s) {
+                continue;
+            }
+            // A piece passing through a friend's square leaves the friend there.
+            let other = pieces
+                .iter()
+                .enumerate()
+                .find(|(j, p)| *j != i && p.on_board() && p.squares().contains(&s))
+                .map_or(0, |(j, _)| j as u32 + 1);
+            let at = self.grid.index(s);
+            self.occ[at] = other;
+        }
+        for s in now {
+            if self.grid.contains(s) {
+                let at = self.grid.index(s);
+                self.occ[at] = i as u32 + 1;
+            }
+        }
+    }
+
     pub fn occupant(&self, s: Square) -> Option<usize> {
         if !self.grid.contains(s) {
             return None;
