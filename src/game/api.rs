@@ -432,6 +432,33 @@ fn register_board(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
+    engine.register_fn("reachable", move |_: &mut GameRef, id: &str, n: INT| {
+        a.with(|g, _| {
+            let i = g.on_board(id)?;
+            let list = g.view.reachable(&g.state.pieces, i, max_steps(n)?);
+            Ok(list
+                .into_iter()
+                .map(|(s, _)| Dynamic::from(s.to_string()))
+                .collect::<Array>())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("vantage", move |_: &mut GameRef, id: &str, n: INT, side: &str| {
+        a.with(|g, _| {
+            let i = g.on_board(id)?;
+            Ok(match g.view.vantage(&g.state.pieces, i, max_steps(n)?, side) {
+                None => Dynamic::UNIT,
+                Some((at, steps, seen)) => {
+                    let mut m = Map::new();
+                    m.insert("square".into(), at.to_string().into());
+                    m.insert("steps".into(), Dynamic::from_int(steps as INT));
+                    m.insert("sees".into(), ids(g, seen).into());
+                    Dynamic::from_map(m)
+                }
+            })
+        })
+    });
+    let a = api.clone();
     engine.register_fn("adjacent", move |_: &mut GameRef, id: &str, side: &str| {
         a.with(|g, _| {
             let i = g.on_board(id)?;

@@ -293,6 +293,10 @@ impl Host {
         }
         match outcome {
             Ok(_) => Ok(game),
+            Err(error) if !self.in_package(&error, function) => {
+                // A scenario's own function: its file is not part of the package's sources.
+                Err(GameError::Usage(format!("in the scenario script: {error}")))
+            }
             Err(error) => {
                 let what = format!("`{function}` (turn {}, {})", game.state.turn, game.state.phase);
                 let diagnostic = crate::script::script_failure(*error, &self.ruleset, function, &what);
@@ -361,6 +365,20 @@ impl Host {
             )));
         }
         Ok((game, misfits))
+    }
+
+    /// Whether the innermost function of a failure belongs to the package's scripts.
+    fn in_package(&self, error: &rhai::EvalAltResult, entry: &str) -> bool {
+        let mut function = entry;
+        let mut e = error;
+        while let rhai::EvalAltResult::ErrorInFunctionCall(name, _, inner, _) = e {
+            function = name;
+            e = inner;
+        }
+        self.ruleset
+            .scripts
+            .iter()
+            .any(|s| s.functions.iter().any(|(n, _)| n == function))
     }
 
     /// A game between phases as a save document.

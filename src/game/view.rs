@@ -382,6 +382,62 @@ impl View {
         (dist, parent, order)
     }
 
+    /// Where piece `a` may end a move of up to `max` steps, with the steps each takes, in the
+    /// order a breadth-first walk finds them (its own square first).
+    pub fn reachable(&self, pieces: &[Piece], a: usize, max: u16) -> Vec<(Square, u16)> {
+        let (dist, _, order) = self.reach(pieces, a, max);
+        order
+            .into_iter()
+            .filter(|&i| {
+                i == self.grid.index(pieces[a].at.expect("on the board"))
+                    || self.may_end(pieces, a, self.grid.square(i))
+            })
+            .map(|i| (self.grid.square(i), dist[i]))
+            .collect()
+    }
+
+    /// Of the squares `a` can reach in `max` steps, the one from which it sees (to shoot) the
+    /// most pieces of `side`; ties go to fewer steps, then reading order. `None` when no square
+    /// sees any.
+    pub fn vantage(&self, pieces: &[Piece], a: usize, max: u16, side: &str) -> Option<(Square, u16, Vec<usize>)> {
+        let targets: Vec<usize> = (0..pieces.len())
+            .filter(|&t| pieces[t].on_board() && pieces[t].side == side && pieces[t].hidden.is_none())
+            .collect();
+        let mut best: Option<(Square, u16, Vec<usize>)> = None;
+        for (at, steps) in self.reachable(pieces, a, max) {
+            let from = footprint(Some(at), pieces[a].size);
+            let blocks = |s: Square| !from.contains(&s) && self.occupant(s).is_some_and(|o| o != a);
+            let seen: Vec<usize> = targets
+                .iter()
+                .copied()
+                .filter(|&t| {
+                    pieces[t]
+                        .squares()
+                        .iter()
+                        .any(|&ts| los::from_footprint(&self.grid, &from, ts, &|s| s != ts && blocks(s)).is_some())
+                })
+                .collect();
+            if seen.is_empty() {
+                continue;
+            }
+            let better = match &best {
+                None => true,
+                Some((b_at, b_steps, b_seen)) => {
+                    (seen.len(), std::cmp::Reverse(steps), std::cmp::Reverse((at.y, at.x)))
+                        > (
+                            b_seen.len(),
+                            std::cmp::Reverse(*b_steps),
+                            std::cmp::Reverse((b_at.y, b_at.x)),
+                        )
+                }
+            };
+            if better {
+                best = Some((at, steps, seen));
+            }
+        }
+        best
+    }
+
     /// The squares piece `a` walks (its top-left square after each step) to get as near to
     /// (or far from) the goal as `max` steps allow; among equally good ends, the fewest steps,
     /// then the RNG picks in reading order. `None` when it cannot do better than stay.
