@@ -72,7 +72,9 @@ fn games(c: &mut Criterion) {
         calls: Vec::new(),
         ..scenario.clone()
     };
-    c.bench_function("the busy board's setup alone", |b| b.iter(|| black_box(host.scenario(&empty).ok())));
+    c.bench_function("the busy board's setup alone", |b| {
+        b.iter(|| black_box(host.scenario(&empty).ok()))
+    });
 }
 
 criterion_group! {
