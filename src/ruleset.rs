@@ -172,6 +172,14 @@ pub struct TriggerDef {
     pub side: Option<String>,
 }
 
+/// A command the person at the table types for their side (`servitor play`).
+#[derive(Debug, Clone)]
+pub struct CommandDef {
+    pub function: String,
+    /// How to type it, with an example.
+    pub help: Option<String>,
+}
+
 #[derive(Debug, Clone)]
 pub struct GameOption {
     pub default: Value,
@@ -191,6 +199,8 @@ pub struct GameDef {
     pub phases: Vec<PhaseDef>,
     pub triggers: Vec<TriggerDef>,
     pub options: IndexMap<String, GameOption>,
+    /// Commands for `servitor play`, by the word typed first.
+    pub commands: IndexMap<String, CommandDef>,
     /// A game not over after this many turns ends with no winner.
     pub max_turns: u32,
     pub source: Option<String>,

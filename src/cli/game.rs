@@ -131,7 +131,7 @@ pub fn account(events: &[Event]) -> String {
 
 fn failure(ruleset: &servitor::Ruleset, error: GameError, json: bool) -> String {
     match error {
-        GameError::Usage(m) | GameError::Save(m) => format!("error: {m}"),
+        GameError::Usage(m) | GameError::Save(m) | GameError::Refused(m) => format!("error: {m}"),
         GameError::Script {
             diagnostic,
             events,

@@ -96,7 +96,7 @@ pub fn run(args: ScenarioArgs) -> Result<(), String> {
             }
             Ok(())
         }
-        Err(GameError::Usage(m) | GameError::Save(m)) => Err(format!("error: {m}")),
+        Err(GameError::Usage(m) | GameError::Save(m) | GameError::Refused(m)) => Err(format!("error: {m}")),
         Err(GameError::Script { diagnostic, events, .. }) => {
             let mut text = super::game::account(&events);
             let report = servitor::diagnostic::Report {

@@ -91,7 +91,11 @@ impl DieKind {
                 }
             }
             DieKind::Custom { faces, .. } => {
-                let face = &faces[rng.die(faces.len() as u64) as usize];
+                let describe = || crate::dice::rng::DieAsk {
+                    die: die.clone(),
+                    faces: faces.iter().map(|f| f.to_string()).collect(),
+                };
+                let face = &faces[rng.die_asking(faces.len() as u64, &describe) as usize];
                 // A named face shows its number too: `arrow(0)`, but plain `hit`.
                 let shown = face.name.as_ref().map(|_| face.to_string());
                 RolledDie {

@@ -15,13 +15,36 @@ pub struct Rng {
     forced: Option<Arc<Mutex<Forced>>>,
 }
 
-/// A queue of results for the next draws: each is a die's face position counted from 1 (for
-/// plain dice, the number shown; for dice by faces, the face's place in the die's list).
-#[derive(Debug, Default)]
+/// Where dice come from when not from the stream: a queue of results for the next dice (each
+/// a face position counted from 1: for plain dice the number shown, for dice by faces the
+/// face's place in the die's list), then `ask` (the player's physical dice), then the stream.
+/// With `record` on, every die's result is kept, so a session can be replayed exactly.
+#[derive(Default)]
 pub struct Forced {
     pub values: VecDeque<u64>,
     /// Draws whose forced value did not fit: (value, faces of the die it was given to).
     pub misfits: Vec<(u64, u64)>,
+    /// Asks for a die: its name and faces; the face position, or `None` to roll it here.
+    pub ask: Option<Box<dyn FnMut(&DieAsk) -> Option<u64> + Send>>,
+    pub record: Option<Vec<u64>>,
+}
+
+impl std::fmt::Debug for Forced {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Forced")
+            .field("values", &self.values)
+            .field("misfits", &self.misfits)
+            .field("ask", &self.ask.is_some())
+            .field("record", &self.record)
+            .finish()
+    }
+}
+
+/// A die about to be rolled, as the player at the table sees it.
+pub struct DieAsk {
+    pub die: String,
+    /// The face labels in order (`1`…`6`, or `0, 0, 0, 1, 2, 3` for a die by faces).
+    pub faces: Vec<String>,
 }
 
 impl Rng {
@@ -55,19 +78,40 @@ impl Rng {
     }
 
     /// A uniform integer in `0..n` by rejection sampling (no modulo bias). `n` must be > 0.
-    /// One die with `n` faces: a forced result if one is waiting, else [`Rng::below`].
-    /// Only dice go through here; shuffles, picks and tie-breaks always use the stream.
+    /// One die with `n` faces (0-based result): a forced result if one is waiting, else the
+    /// player's, else [`Rng::below`]. Only dice come here; shuffles, picks and tie-breaks
+    /// always use the stream.
     pub fn die(&mut self, n: u64) -> u64 {
-        if let Some(forced) = &self.forced {
-            let mut forced = forced.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(v) = forced.values.pop_front() {
-                if (1..=n).contains(&v) {
-                    return v - 1;
-                }
+        self.die_asking(n, &|| DieAsk {
+            die: format!("d{n}"),
+            faces: (1..=n).map(|f| f.to_string()).collect(),
+        })
+    }
+
+    /// [`Rng::die`] for a die that can describe itself to a player.
+    pub fn die_asking(&mut self, n: u64, describe: &dyn Fn() -> DieAsk) -> u64 {
+        let Some(forced) = self.forced.clone() else {
+            return self.below(n);
+        };
+        let mut forced = forced.lock().unwrap_or_else(|p| p.into_inner());
+        let mut result = None;
+        if let Some(v) = forced.values.pop_front() {
+            if (1..=n).contains(&v) {
+                result = Some(v - 1);
+            } else {
                 forced.misfits.push((v, n));
             }
         }
-        self.below(n)
+        if result.is_none()
+            && let Some(ask) = forced.ask.as_mut()
+        {
+            result = ask(&describe()).filter(|v| (1..=n).contains(v)).map(|v| v - 1);
+        }
+        let value = result.unwrap_or_else(|| self.below(n));
+        if let Some(record) = forced.record.as_mut() {
+            record.push(value + 1);
+        }
+        value
     }
 
     pub fn below(&mut self, n: u64) -> u64 {

@@ -59,6 +59,8 @@ pub enum GameError {
     },
     /// A save could not be read.
     Save(String),
+    /// A player's command was refused (a one-line reason); nothing it did counts.
+    Refused(String),
 }
 
 /// A finished (or stopped) game: how it ended and everything that happened.
@@ -206,7 +208,55 @@ impl Host {
     }
 
     /// Plays on from where `game` stands, for at most `phases` phases, or to the end.
-    pub fn advance(&mut self, mut game: Game, phases: Option<u32>) -> Result<Game, GameError> {
+    pub fn advance(&mut self, game: Game, phases: Option<u32>) -> Result<Game, GameError> {
+        self.run(game, phases, None)
+    }
+
+    /// Plays on until the game ends or a phase of the side `human` is due: that phase begins
+    /// and waits for the player's commands ([`Host::command`], [`Host::end_phase`]).
+    pub fn advance_to(&mut self, game: Game, human: &str) -> Result<Game, GameError> {
+        self.run(game, None, Some(human))
+    }
+
+    /// Runs one of the waiting phase's commands: `words` are what the player typed after it.
+    /// A refusal (the script's `throw`) is `GameError::Refused`; the caller restores the game.
+    pub fn command(&mut self, game: Game, name: &str, words: Vec<String>) -> Result<Game, GameError> {
+        if !game.awaiting {
+            return Err(GameError::Refused("it is not your turn".into()));
+        }
+        let Some(command) = game.def.commands.get(name).cloned() else {
+            let mut names: Vec<&str> = game.def.commands.keys().map(String::as_str).collect();
+            names.push("end");
+            let hint = did_you_mean(name, names.iter().copied())
+                .map(|h| format!("; {h}"))
+                .unwrap_or_default();
+            return Err(GameError::Refused(format!(
+                "no command `{name}`{hint} (type `help` for the list)"
+            )));
+        };
+        let stream = game.state.phase.clone();
+        let words: rhai::Array = words.into_iter().map(Dynamic::from).collect();
+        let ruleset = self.ruleset.clone();
+        let args = vec![Dynamic::from(GameRef), Dynamic::from_array(words)];
+        self.call_args(&ruleset.program, game, &command.function, &stream, args, true)
+    }
+
+    /// Ends the waiting phase and plays on until the player's side is due again.
+    pub fn end_phase(&mut self, mut game: Game, human: &str) -> Result<Game, GameError> {
+        if !game.awaiting {
+            return Err(GameError::Refused("it is not your turn".into()));
+        }
+        game.awaiting = false;
+        let (turn, index) = game.next;
+        game.next = if index + 1 < game.def.phases.len() {
+            (turn, index + 1)
+        } else {
+            (turn + 1, 0)
+        };
+        self.run(game, None, Some(human))
+    }
+
+    fn run(&mut self, mut game: Game, phases: Option<u32>, human: Option<&str>) -> Result<Game, GameError> {
         let mut budget = phases.unwrap_or(u32::MAX);
         if game.next == (1, 0) && game.events.is_empty() {
             if budget == 0 {
@@ -240,6 +290,22 @@ impl Host {
                 break;
             }
             let phase = game.def.phases[index].clone();
+            if human == Some(phase.side.as_str()) {
+                if !game.awaiting {
+                    game.act(
+                        "phase",
+                        format!("turn {turn}: {} ({})", phase.id, phase.side),
+                        None,
+                        Action::Begin {
+                            turn,
+                            side: phase.side.clone(),
+                            phase: phase.id.clone(),
+                        },
+                    );
+                    game.awaiting = true;
+                }
+                return Ok(game);
+            }
             game.act(
                 "phase",
                 format!("turn {turn}: {} ({})", phase.id, phase.side),
@@ -269,6 +335,18 @@ impl Host {
     }
 
     fn call_in(&mut self, program: &rhai::AST, game: Game, function: &str, stream: &str) -> Result<Game, GameError> {
+        self.call_args(program, game, function, stream, vec![Dynamic::from(GameRef)], false)
+    }
+
+    fn call_args(
+        &mut self,
+        program: &rhai::AST,
+        game: Game,
+        function: &str,
+        stream: &str,
+        args: Vec<Dynamic>,
+        refusable: bool,
+    ) -> Result<Game, GameError> {
         *lock(&self.game) = Some(Box::new(game));
         {
             let mut g = lock(&self.game);
@@ -281,7 +359,7 @@ impl Host {
         let mut scope = Scope::new();
         let outcome = self
             .engine
-            .call_fn_with_options::<Dynamic>(options, &mut scope, program, function, (GameRef,));
+            .call_fn_with_options::<Dynamic>(options, &mut scope, program, function, args);
         let mut game = *lock(&self.game).take().expect("the game stays installed during a call");
         {
             let mut run = lock(&self.run);
@@ -293,6 +371,9 @@ impl Host {
         }
         match outcome {
             Ok(_) => Ok(game),
+            Err(error) if refusable && refusal(&error).is_some() => {
+                Err(GameError::Refused(refusal(&error).unwrap_or_default()))
+            }
             Err(error) if !self.in_package(&error, function) => {
                 // A scenario's own function: its file is not part of the package's sources.
                 Err(GameError::Usage(format!("in the scenario script: {error}")))
@@ -318,7 +399,7 @@ impl Host {
         let mut game = self.make_game(def, &sc.mission, sc.seed, options)?;
         let forced = Arc::new(Mutex::new(crate::dice::rng::Forced {
             values: sc.dice.iter().copied().collect(),
-            misfits: Vec::new(),
+            ..Default::default()
         }));
         game.forced = Some(forced.clone());
         let ast = self
@@ -436,6 +517,18 @@ impl Host {
         game.next = save.next;
         game.restore_streams(&save.streams).map_err(GameError::Save)?;
         Ok(game)
+    }
+}
+
+/// The message of a script's own `throw "…"` (however deep), which a command uses to refuse.
+fn refusal(error: &rhai::EvalAltResult) -> Option<String> {
+    let mut e = error;
+    while let rhai::EvalAltResult::ErrorInFunctionCall(_, _, inner, _) = e {
+        e = inner;
+    }
+    match e {
+        rhai::EvalAltResult::ErrorRuntime(value, _) if value.is_string() => Some(value.to_string()),
+        _ => None,
     }
 }
 

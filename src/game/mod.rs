@@ -45,6 +45,8 @@ pub struct Game {
     pub view: View,
     /// Where the turn loop goes on: (turn, index of the next phase).
     pub next: (u32, usize),
+    /// The phase at `next` has begun and waits for a player's commands (`servitor play`).
+    pub awaiting: bool,
     /// Parked streams; the one in use sits in the script run's `rng`.
     streams: IndexMap<String, Rng>,
     current: String,
@@ -78,6 +80,7 @@ impl Game {
             events: Vec::new(),
             view,
             next: (1, 0),
+            awaiting: false,
             streams: IndexMap::new(),
             current: IDLE_STREAM.into(),
             pending: VecDeque::new(),

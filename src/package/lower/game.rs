@@ -4,11 +4,16 @@
 use super::{Lower, Props};
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::package::merge::MergedItem;
-use crate::ruleset::{GameDef, GameOption, PhaseDef, TriggerDef, TriggerEvent};
+use crate::ruleset::{CommandDef, GameDef, GameOption, PhaseDef, TriggerDef, TriggerEvent};
 use crate::script::Script;
 use crate::source::{SourceMap, Span};
 use crate::syntax::ast;
 use indexmap::IndexMap;
+
+/// Words `servitor play` keeps for itself.
+pub const RESERVED_COMMANDS: [&str; 11] = [
+    "end", "undo", "redo", "board", "status", "why", "odds", "help", "quit", "save", "auto",
+];
 
 /// Turns a game never ends by itself unless `max-turns` says otherwise.
 const DEFAULT_MAX_TURNS: u32 = 100;
@@ -108,6 +113,45 @@ impl Lower<'_> {
                 ),
             }
         }
+        let mut commands = IndexMap::new();
+        for p in props.all("command") {
+            let words: Vec<Option<&str>> = p.values.iter().take(2).map(ast::Value::as_name).collect();
+            let help = p.values.get(2).and_then(ast::Value::as_text).map(str::to_string);
+            match (words.as_slice(), p.values.len()) {
+                ([Some(name), Some(function)], 2 | 3) => {
+                    if RESERVED_COMMANDS.contains(name) {
+                        self.err(
+                            Diagnostic::error(
+                                p.values[0].span,
+                                format!("`{name}` is a command of servitor play itself"),
+                                "taken",
+                            )
+                            .with_help(format!(
+                                "choose another word; these are taken: {}",
+                                RESERVED_COMMANDS.join(", ")
+                            )),
+                        );
+                        continue;
+                    }
+                    self.bound_function(function, p.values[1].span, 2, "fn NAME(game, words)", scripts, sources);
+                    commands.insert(
+                        name.to_string(),
+                        CommandDef {
+                            function: function.to_string(),
+                            help,
+                        },
+                    );
+                }
+                _ => self.err(
+                    Diagnostic::error(
+                        p.span,
+                        "`command` takes a word, a function and a help text",
+                        "not understood",
+                    )
+                    .with_help("write `command fire player_fire \"fire <piece> <target>: shoot\"`"),
+                ),
+            }
+        }
         let max_turns = match props.get("max-turns") {
             None => DEFAULT_MAX_TURNS,
             Some(p) => match self.one(p, "a number").and_then(ast::Value::as_number) {
@@ -134,6 +178,7 @@ impl Lower<'_> {
             phases,
             triggers,
             options,
+            commands,
             max_turns,
             source,
             text,
