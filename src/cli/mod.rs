@@ -4,6 +4,7 @@ mod check;
 mod game;
 mod los;
 mod odds;
+mod play;
 mod render;
 mod roll;
 mod run;
@@ -51,6 +52,8 @@ enum Command {
     Sim(sim::SimArgs),
     /// Lay out a board by script, force the dice, play functions: test a behaviour
     Scenario(scenario::ScenarioArgs),
+    /// Play at a real table: you move your side, servitor runs the other
+    Play(play::PlayArgs),
 }
 
 /// Which results are ruled out, as given on the command line.
@@ -89,6 +92,7 @@ pub fn main() -> ExitCode {
         Command::Game(args) => game::run(args),
         Command::Sim(args) => sim::run(args),
         Command::Scenario(args) => scenario::run(args),
+        Command::Play(args) => play::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -8,6 +8,7 @@
 pub mod api;
 pub mod event;
 pub mod host;
+pub mod session;
 pub mod state;
 pub mod view;
 

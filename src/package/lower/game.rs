@@ -27,12 +27,14 @@ impl Lower<'_> {
             "phase",
             "on",
             "option",
+            "command",
             "max-turns",
             "source",
             "text",
             "label",
         ];
-        let props = self.props(&item.entries, "a game", &known, &["phase", "on", "option"], false);
+        let repeatable = ["phase", "on", "option", "command"];
+        let props = self.props(&item.entries, "a game", &known, &repeatable, false);
         let label = self.label(item, &props);
         let source = self.text(props.get("source"));
         let text = self.text(props.get("text"));

@@ -1,0 +1,640 @@
+//! `servitor play <package> --mission M`: the engine plays the other side at a real table.
+//! The player types what their pieces did; the engine answers with what to do on the table,
+//! numbered, with reasons and sources. Every accepted command is saved at once (write, sync,
+//! rename), `undo`/`redo` replay the command list, and `--resume` goes on from a save.
+//! Commands come from the terminal (history, tab completion) or from a pipe, one per line.
+
+use clap::{Args, ValueEnum};
+use servitor::board::render::{self, Overlay};
+use servitor::dice::rng::{DieAsk, Forced};
+use servitor::game::session::{self, Entry, SESSION_FORMAT, SESSION_VERSION, Session};
+use servitor::game::{Event, Game, GameError, Host};
+use std::io::{BufRead, IsTerminal};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum DiceMode {
+    /// servitor rolls every die
+    Auto,
+    /// servitor asks for every die the rules roll: roll your own dice and type the faces
+    Manual,
+}
+
+#[derive(Args)]
+pub struct PlayArgs {
+    /// Package folder or bare name
+    package: String,
+    /// Mission id
+    #[arg(long, required_unless_present = "resume")]
+    mission: Option<String>,
+    /// Seed for the engine's dice and choices
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Who rolls the dice
+    #[arg(long, value_enum, default_value = "auto")]
+    dice: DiceMode,
+    /// The side you play (default: the game's first side)
+    #[arg(long = "as", value_name = "SIDE")]
+    side: Option<String>,
+    /// Which `game` item, when the package has several
+    #[arg(long)]
+    game: Option<String>,
+    /// A game option, as name=value (repeatable)
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = super::run::parse_arg)]
+    options: Vec<(String, String)>,
+    /// Save the game here after every command
+    #[arg(long, value_name = "FILE")]
+    save: Option<PathBuf>,
+    /// Go on with a saved game (and keep saving to it)
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["mission", "seed", "game", "options", "side"])]
+    resume: Option<PathBuf>,
+    /// Answer each command with one JSON line (for other front ends)
+    #[arg(long)]
+    json: bool,
+}
+
+/// Where lines come from: the terminal's line editor, or standard input.
+enum Input {
+    Editor(Box<rustyline::Editor<Completion, rustyline::history::DefaultHistory>>),
+    Pipe,
+}
+
+impl Input {
+    fn line(&mut self, prompt: &str) -> Option<String> {
+        match self {
+            Input::Editor(editor) => match editor.readline(prompt) {
+                Ok(line) => {
+                    let _ = editor.add_history_entry(line.as_str());
+                    Some(line)
+                }
+                Err(_) => None,
+            },
+            Input::Pipe => read_stdin_line(),
+        }
+    }
+}
+
+fn read_stdin_line() -> Option<String> {
+    let mut line = String::new();
+    match std::io::stdin().lock().read_line(&mut line) {
+        Ok(0) | Err(_) => None,
+        Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_string()),
+    }
+}
+
+/// Tab completion: commands, piece ids and squares of the game as it stands.
+#[derive(Default, rustyline::Helper, rustyline::Highlighter, rustyline::Hinter, rustyline::Validator)]
+struct Completion {
+    words: Arc<Mutex<Vec<String>>>,
+}
+
+impl rustyline::completion::Completer for Completion {
+    type Candidate = String;
+    fn complete(&self, line: &str, pos: usize, _: &rustyline::Context<'_>) -> rustyline::Result<(usize, Vec<String>)> {
+        let start = line[..pos].rfind(' ').map_or(0, |i| i + 1);
+        let prefix = &line[start..pos];
+        let words = self.words.lock().unwrap_or_else(|p| p.into_inner());
+        Ok((start, words.iter().filter(|w| w.starts_with(prefix)).cloned().collect()))
+    }
+}
+
+struct Table {
+    host: Host,
+    session: Session,
+    game: Game,
+    save: Option<PathBuf>,
+    json: bool,
+    /// Set when input ended while a die was asked for.
+    dice_ran_out: Arc<Mutex<bool>>,
+}
+
+pub fn run(args: PlayArgs) -> Result<(), String> {
+    let loaded = super::load(&args.package)?;
+    let ruleset = Arc::new(loaded.ruleset);
+    let mut host = Host::new(&ruleset);
+    let (session, save) = match &args.resume {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+            let session: Session = serde_json::from_str(&text)
+                .map_err(|e| format!("error: {} is not a servitor play save: {e}", path.display()))?;
+            session.check(ruleset.name()).map_err(|e| format!("error: {e}"))?;
+            (session, Some(path.clone()))
+        }
+        None => {
+            let def = host.game_def(args.game.as_deref()).map_err(usage)?;
+            let side = args.side.clone().unwrap_or_else(|| def.sides[0].clone());
+            if !def.sides.contains(&side) {
+                return Err(format!(
+                    "error: `{side}` is not a side of this game (sides: {})",
+                    def.sides.join(", ")
+                ));
+            }
+            let session = Session {
+                format: SESSION_FORMAT.into(),
+                version: SESSION_VERSION,
+                package: ruleset.name().to_string(),
+                game: args.game.clone(),
+                mission: args.mission.clone().unwrap_or_default(),
+                seed: super::seed_or_fresh(args.seed),
+                options: args.options.clone(),
+                side,
+                manual_dice: args.dice == DiceMode::Manual,
+                start_dice: Vec::new(),
+                entries: Vec::new(),
+                redo: Vec::new(),
+            };
+            (session, args.save.clone())
+        }
+    };
+    let interactive = std::io::stdin().is_terminal() && !args.json;
+    let words = Arc::new(Mutex::new(Vec::new()));
+    let mut input = if interactive {
+        let mut editor = rustyline::Editor::new().map_err(|e| format!("error: no line editor: {e}"))?;
+        editor.set_helper(Some(Completion { words: words.clone() }));
+        Input::Editor(Box::new(editor))
+    } else {
+        Input::Pipe
+    };
+    let dice_ran_out = Arc::new(Mutex::new(false));
+    let fresh = session.entries.is_empty() && args.resume.is_none();
+    let game = if fresh && session.manual_dice {
+        // The setup's dice are asked for too, and kept with the session.
+        let mut game = host
+            .start(&session.setup(), Some(0))
+            .map_err(|e| failure(&ruleset, e))?;
+        let dice = manual_dice(dice_ran_out.clone());
+        game.forced = Some(dice.clone());
+        let game = host.advance_to(game, &session.side).map_err(|e| failure(&ruleset, e))?;
+        let recorded = lock(&dice).record.take().unwrap_or_default();
+        let mut session = session.clone();
+        session.start_dice = recorded;
+        return play_loop(
+            Table {
+                host,
+                session,
+                game,
+                save,
+                json: args.json,
+                dice_ran_out,
+            },
+            &mut input,
+            &words,
+            true,
+        );
+    } else {
+        session.replay(&mut host).map_err(|e| failure(&ruleset, e))?
+    };
+    play_loop(
+        Table {
+            host,
+            session,
+            game,
+            save,
+            json: args.json,
+            dice_ran_out,
+        },
+        &mut input,
+        &words,
+        fresh,
+    )
+}
+
+fn play_loop(mut t: Table, input: &mut Input, words: &Arc<Mutex<Vec<String>>>, fresh: bool) -> Result<(), String> {
+    t.save_now()?;
+    if !t.json {
+        let m = &t.game.mission;
+        super::emitln(&format!(
+            "servitor play · {} · mission {m} · seed {} · you play {} · dice {}",
+            t.session.package,
+            t.session.seed,
+            t.session.side,
+            if t.session.manual_dice { "manual" } else { "auto" }
+        ));
+        super::emitln("Type `help` for the commands.");
+        let shown = if fresh {
+            0
+        } else {
+            t.game.events.len().saturating_sub(30)
+        };
+        super::emit(&instructions(&t.game.events[shown..], &t.session.side));
+    } else {
+        t.respond("start", true, 0, None);
+    }
+    loop {
+        *lock(words) = completions(&t.game);
+        if t.game.state.over.is_some() {
+            if !t.json {
+                super::emitln(&final_line(&t.game));
+            }
+            return Ok(());
+        }
+        let prompt = format!("{} turn {}> ", t.session.side, t.game.state.turn);
+        let Some(line) = input.line(&prompt) else { return Ok(()) };
+        let line = line.trim().to_string();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if !t.json && !matches!(input, Input::Editor(_)) {
+            super::emitln(&format!("{prompt}{line}"));
+        }
+        if line == "quit" {
+            return Ok(());
+        }
+        t.handle(&line)?;
+    }
+}
+
+impl Table {
+    fn handle(&mut self, line: &str) -> Result<(), String> {
+        let mut parts = line.split_whitespace();
+        let first = parts.next().unwrap_or_default();
+        let rest: Vec<&str> = parts.collect();
+        match first {
+            "help" => self.say(&help(&self.game)),
+            "board" => self.say(&board(&self.game, rest.first().copied(), &self.session.side)?),
+            "status" => self.say(&status(&self.game)),
+            "why" => self.say(&why(&self.game, rest.first().copied())),
+            "odds" => self.say(&odds(&self.game, rest.first().copied())),
+            "undo" => self.undo()?,
+            "redo" => self.redo()?,
+            _ => self.command(line, None)?,
+        }
+        Ok(())
+    }
+
+    fn say(&self, text: &str) {
+        if self.json {
+            super::emitln(&serde_json::json!({ "command": "info", "ok": true, "text": text }).to_string());
+        } else {
+            super::emit(text);
+        }
+    }
+
+    /// Runs a command; `dice` replays a redone command's dice.
+    fn command(&mut self, line: &str, dice: Option<Vec<u64>>) -> Result<(), String> {
+        let before = self.game.events.len();
+        let forced = match (&dice, self.session.manual_dice) {
+            (Some(values), _) => Arc::new(Mutex::new(Forced {
+                values: values.iter().copied().collect(),
+                ..Forced::default()
+            })),
+            (None, true) => manual_dice(self.dice_ran_out.clone()),
+            (None, false) => Arc::new(Mutex::new(Forced::default())),
+        };
+        *lock(&self.dice_ran_out) = false;
+        let placeholder = self.placeholder()?;
+        let mut game = std::mem::replace(&mut self.game, placeholder);
+        game.forced = Some(forced.clone());
+        match session::run_line(&mut self.host, game, line, &self.session.side) {
+            Ok(game) if !*lock(&self.dice_ran_out) => {
+                self.game = game;
+                let used = lock(&forced).record.take().unwrap_or_default();
+                let dice = if self.session.manual_dice {
+                    dice.unwrap_or(used)
+                } else {
+                    Vec::new()
+                };
+                self.session.entries.push(Entry {
+                    line: line.to_string(),
+                    dice,
+                });
+                self.save_now()?;
+                self.respond(line, true, before, None);
+            }
+            Ok(_) => {
+                self.restore()?;
+                self.respond(
+                    line,
+                    false,
+                    before,
+                    Some("input ended while a die was asked for: nothing changed".into()),
+                );
+            }
+            Err(error) => {
+                self.restore()?;
+                let reason = match error {
+                    GameError::Refused(m) | GameError::Usage(m) | GameError::Save(m) => m,
+                    GameError::Script { diagnostic, .. } => {
+                        let report = servitor::diagnostic::Report {
+                            diagnostics: vec![*diagnostic],
+                        };
+                        report.render(&self.host.ruleset().sources, false)
+                    }
+                };
+                self.respond(line, false, before, Some(format!("{reason} — nothing changed")));
+            }
+        }
+        Ok(())
+    }
+
+    fn undo(&mut self) -> Result<(), String> {
+        let Some(entry) = self.session.entries.pop() else {
+            self.respond("undo", false, self.game.events.len(), Some("nothing to undo".into()));
+            return Ok(());
+        };
+        self.session.redo.push(entry.clone());
+        self.restore()?;
+        self.save_now()?;
+        self.respond(
+            "undo",
+            true,
+            self.game.events.len(),
+            Some(format!("took back `{}`", entry.line)),
+        );
+        Ok(())
+    }
+
+    fn redo(&mut self) -> Result<(), String> {
+        let Some(entry) = self.session.redo.pop() else {
+            self.respond("redo", false, self.game.events.len(), Some("nothing to redo".into()));
+            return Ok(());
+        };
+        let redo = std::mem::take(&mut self.session.redo);
+        let dice = self
+            .session
+            .manual_dice
+            .then(|| entry.dice.clone())
+            .or(Some(Vec::new()));
+        self.command(&entry.line, dice)?;
+        self.session.redo = redo;
+        self.save_now()
+    }
+
+    /// The game as the accepted commands leave it.
+    fn restore(&mut self) -> Result<(), String> {
+        self.game = self
+            .session
+            .replay(&mut self.host)
+            .map_err(|e| failure(self.host.ruleset(), e))?;
+        Ok(())
+    }
+
+    fn placeholder(&mut self) -> Result<Game, String> {
+        // Only while a command runs: the real game is moved into the host.
+        self.host
+            .start(&self.session.setup(), Some(0))
+            .map_err(|e| failure(self.host.ruleset(), e))
+    }
+
+    fn save_now(&self) -> Result<(), String> {
+        if let Some(path) = &self.save {
+            let text = serde_json::to_string_pretty(&self.session).map_err(|e| e.to_string())?;
+            super::game::write_atomically(path, &text)?;
+        }
+        Ok(())
+    }
+
+    fn respond(&self, line: &str, ok: bool, from: usize, note: Option<String>) {
+        let events = &self.game.events[from.min(self.game.events.len())..];
+        if self.json {
+            let json = serde_json::json!({
+                "command": line,
+                "ok": ok,
+                "note": note,
+                "events": events,
+                "turn": self.game.state.turn,
+                "over": self.game.state.over,
+            });
+            super::emitln(&json.to_string());
+            return;
+        }
+        if let Some(note) = note {
+            super::emitln(&if ok { note } else { format!("refused: {note}") });
+        }
+        if ok {
+            super::emit(&instructions(events, &self.session.side));
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn usage(e: GameError) -> String {
+    match e {
+        GameError::Usage(m) | GameError::Save(m) | GameError::Refused(m) => format!("error: {m}"),
+        GameError::Script { diagnostic, .. } => diagnostic.message.clone(),
+    }
+}
+
+fn failure(ruleset: &servitor::Ruleset, e: GameError) -> String {
+    match e {
+        GameError::Script { diagnostic, .. } => {
+            let report = servitor::diagnostic::Report {
+                diagnostics: vec![*diagnostic],
+            };
+            report.render(&ruleset.sources, super::color())
+        }
+        other => usage(other),
+    }
+}
+
+/// Dice asked of the player: "roll 1 red die (faces 0 0 0 1 2 3):"; a face the die has, or
+/// `auto` to let servitor roll that one.
+fn manual_dice(ran_out: Arc<Mutex<bool>>) -> Arc<Mutex<Forced>> {
+    let ask = move |die: &DieAsk| -> Option<u64> {
+        loop {
+            let plain = die
+                .die
+                .strip_prefix('d')
+                .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()));
+            let what = if plain {
+                format!("a {}", die.die)
+            } else {
+                format!("1 {} die", die.die)
+            };
+            let prompt = format!("roll {what} (faces {}), or auto: ", die.faces.join(" "));
+            eprint!("{prompt}");
+            let Some(answer) = read_stdin_line() else {
+                *ran_out.lock().unwrap_or_else(|p| p.into_inner()) = true;
+                return None;
+            };
+            let answer = answer.trim();
+            if answer == "auto" {
+                return None;
+            }
+            if let Some(position) = die.faces.iter().position(|f| f == answer) {
+                return Some(position as u64 + 1);
+            }
+            eprintln!("{what} has no face `{answer}`: its faces are {}", die.faces.join(" "));
+        }
+    };
+    Arc::new(Mutex::new(Forced {
+        ask: Some(Box::new(ask)),
+        record: Some(Vec::new()),
+        ..Forced::default()
+    }))
+}
+
+/// The events since the last command, as instructions: the engine's own turns are numbered,
+/// one number per thing to do on the table.
+fn instructions(events: &[Event], human: &str) -> String {
+    let mut out = String::new();
+    let mut n = 0;
+    for e in events {
+        match e.kind.as_str() {
+            "phase" if e.turn == 0 => out.push_str("Setup\n"),
+            "phase" => {
+                n = 0;
+                out.push_str(&format!("\nTurn {} · {} · {}\n", e.turn, e.side, e.phase));
+            }
+            kind => {
+                let source = e.source.as_deref().map(|s| format!("  [{s}]")).unwrap_or_default();
+                let numbered = e.side != human && !matches!(kind, "roll" | "table" | "decision" | "note");
+                let mark = if numbered {
+                    n += 1;
+                    format!("{n:>3}. ")
+                } else {
+                    match kind {
+                        "decision" => "   → ".into(),
+                        "roll" | "table" => "   ⚄ ".into(),
+                        _ => "     ".into(),
+                    }
+                };
+                out.push_str(&format!("{mark}{}{source}\n", e.text));
+            }
+        }
+    }
+    out
+}
+
+fn final_line(game: &Game) -> String {
+    let r = servitor::game::host::summary(game);
+    let scores: Vec<String> = r.scores.iter().map(|(s, p)| format!("{s} {p}")).collect();
+    format!(
+        "\nThe game is over: {} ({}). Scores: {}.",
+        r.winner,
+        r.reason,
+        scores.join(", ")
+    )
+}
+
+fn completions(game: &Game) -> Vec<String> {
+    let mut words: Vec<String> = ["end", "undo", "redo", "board", "status", "why", "odds", "help", "quit"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    words.extend(game.def.commands.keys().cloned());
+    for p in game.state.pieces.iter().filter(|p| p.on_board() || p.status == "off") {
+        words.push(p.id.clone());
+        words.extend(p.at.map(|s| s.to_string()));
+    }
+    words.extend(game.ruleset.tables.keys().cloned());
+    words
+}
+
+fn help(game: &Game) -> String {
+    let mut out = String::from("Your commands (this game's):\n");
+    for (name, c) in &game.def.commands {
+        out.push_str(&format!("  {name:<10} {}\n", c.help.as_deref().unwrap_or("")));
+    }
+    out.push_str(
+        "  end        end your turn: servitor plays the other side and says what to do\n\
+         At any time:\n\
+         \x20 board [FILE.svg]  the board now (and as SVG)\n\
+         \x20 status           turn, scores, pools and decks\n\
+         \x20 why PIECE        the reasons for that piece's last actions, e.g. `why ork-2`\n\
+         \x20 odds TABLE       the exact odds of a table, e.g. `odds alien-movement`\n\
+         \x20 undo / redo      take back the last command (an engine turn it started too) / put it back\n\
+         \x20 quit             stop; the save keeps the game (`servitor play --resume FILE`)\n",
+    );
+    out
+}
+
+/// The board with one character per piece — digits for the player's pieces, small letters
+/// for the others (map marks are capitals) — and a legend naming each.
+fn board(game: &Game, svg: Option<&str>, human: &str) -> Result<String, String> {
+    let mut overlay = Overlay::default();
+    let mut legend = Vec::new();
+    let (mut mine, mut theirs) = ("123456789".chars(), "abcdefghijklmnopqrstuvwxyz".chars());
+    for p in game.state.pieces.iter().filter(|p| p.on_board()) {
+        let next = if p.side == human { mine.next() } else { theirs.next() };
+        let letter = next.unwrap_or('*');
+        for s in p.squares() {
+            overlay.labels.insert(s, letter);
+        }
+        legend.push(format!(
+            "{} {} on {}",
+            letter,
+            p.id,
+            p.at.map(|s| s.to_string()).unwrap_or_default()
+        ));
+    }
+    let color = std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
+    let mut out = render::text(&game.view.grid, &overlay, color);
+    out.push_str(&format!("{}\n", legend.join("; ")));
+    if let Some(path) = svg {
+        std::fs::write(path, render::svg(&game.view.grid, &game.mission, &overlay))
+            .map_err(|e| format!("error: cannot write {path}: {e}"))?;
+        out.push_str(&format!("written to {path}\n"));
+    }
+    Ok(out)
+}
+
+fn status(game: &Game) -> String {
+    let s = &game.state;
+    let mut out = format!("turn {} · {} · {}\n", s.turn, s.side, s.phase);
+    for side in &game.def.sides {
+        let on: Vec<&str> = s
+            .pieces
+            .iter()
+            .filter(|p| &p.side == side && p.on_board())
+            .map(|p| p.id.as_str())
+            .collect();
+        out.push_str(&format!(
+            "{side}: {} points; on the board: {}\n",
+            s.scores.get(side).copied().unwrap_or(0),
+            if on.is_empty() { "none".into() } else { on.join(", ") }
+        ));
+    }
+    for (id, pool) in &s.pools {
+        let list: Vec<String> = pool.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        out.push_str(&format!("pool {id}: {}\n", list.join(", ")));
+    }
+    for (id, deck) in &s.decks {
+        let n = deck.len();
+        out.push_str(&format!("deck {id}: {n} card{} left\n", if n == 1 { "" } else { "s" }));
+    }
+    out
+}
+
+fn why(game: &Game, piece: Option<&str>) -> String {
+    let Some(id) = piece else {
+        return "say which piece: `why ork-2`\n".into();
+    };
+    let lines: Vec<&Event> = game
+        .events
+        .iter()
+        .filter(|e| e.piece.as_deref() == Some(id) || e.text.contains(id))
+        .collect();
+    if lines.is_empty() {
+        let ids = game.state.pieces.iter().map(|p| p.id.as_str());
+        let hint = servitor::diagnostic::did_you_mean(id, ids).unwrap_or_default();
+        return format!("nothing is known of `{id}` {hint}\n");
+    }
+    let mut out = String::new();
+    for e in lines.iter().rev().take(8).rev() {
+        let source = e.source.as_deref().map(|s| format!("  [{s}]")).unwrap_or_default();
+        out.push_str(&format!("turn {}: {}{source}\n", e.turn, e.text));
+    }
+    out
+}
+
+fn odds(game: &Game, table: Option<&str>) -> String {
+    let Some(id) = table else {
+        return "say which table: `odds <table>`\n".into();
+    };
+    let r = &game.ruleset;
+    match super::find_table(r, id) {
+        Err(e) => format!("{e}\n"),
+        Ok(t) => {
+            let args = super::AvailabilityArgs::default();
+            let args = super::AvailabilityArgs { times: 1, ..args };
+            let odds = servitor::tables::odds::table_odds(&r.tables, t, 1, &args.availability());
+            super::render::odds(t, &args, &odds)
+        }
+    }
+}
