@@ -25,7 +25,7 @@ pub struct Forced {
     /// Draws whose forced value did not fit: (value, faces of the die it was given to).
     pub misfits: Vec<(u64, u64)>,
     /// Asks for a die: its name and faces; the face position, or `None` to roll it here.
-    pub ask: Option<Box<dyn FnMut(&DieAsk) -> Option<u64> + Send>>,
+    pub ask: Option<AskDie>,
     pub record: Option<Vec<u64>>,
 }
 
@@ -39,6 +39,9 @@ impl std::fmt::Debug for Forced {
             .finish()
     }
 }
+
+/// Asks the player for one die: its face position from 1, or `None` to roll it here.
+pub type AskDie = Box<dyn FnMut(&DieAsk) -> Option<u64> + Send>;
 
 /// A die about to be rolled, as the player at the table sees it.
 pub struct DieAsk {
