@@ -259,7 +259,13 @@ impl Table {
             "odds" => self.say(&odds(&self.game, rest.first().copied())),
             "undo" => self.undo()?,
             "redo" => self.redo()?,
-            _ => self.command(line, None)?,
+            _ => {
+                // A new command after an undo: what was taken back cannot come back any more.
+                let redo = std::mem::take(&mut self.session.redo);
+                if !self.command(line, None)? {
+                    self.session.redo = redo;
+                }
+            }
         }
         Ok(())
     }
@@ -272,8 +278,8 @@ impl Table {
         }
     }
 
-    /// Runs a command; `dice` replays a redone command's dice.
-    fn command(&mut self, line: &str, dice: Option<Vec<u64>>) -> Result<(), String> {
+    /// Runs a command; `dice` replays a redone command's dice. Whether it was accepted.
+    fn command(&mut self, line: &str, dice: Option<Vec<u64>>) -> Result<bool, String> {
         let before = self.game.events.len();
         let forced = match (&dice, self.session.manual_dice) {
             (Some(values), _) => Arc::new(Mutex::new(Forced {
@@ -302,6 +308,7 @@ impl Table {
                 });
                 self.save_now()?;
                 self.respond(line, true, before, None);
+                Ok(true)
             }
             Ok(_) => {
                 self.restore()?;
@@ -311,6 +318,7 @@ impl Table {
                     before,
                     Some("input ended while a die was asked for: nothing changed".into()),
                 );
+                Ok(false)
             }
             Err(error) => {
                 self.restore()?;
@@ -324,9 +332,9 @@ impl Table {
                     }
                 };
                 self.respond(line, false, before, Some(format!("{reason} — nothing changed")));
+                Ok(false)
             }
         }
-        Ok(())
     }
 
     fn undo(&mut self) -> Result<(), String> {

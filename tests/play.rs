@@ -1,0 +1,142 @@
+//! `servitor play` driven from a pipe, as a test would drive a whole session: transcripts,
+//! manual dice, undo/redo across a resume, and a session killed at random moments.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+const SKIRMISH: &str = "tests/games/skirmish";
+
+fn play(args: &[&str], input: &str) -> (String, String, i32) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_servitor"))
+        .arg("play")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+const WALK: &str =
+    "move hunter-1 2,1 3,1 4,2 5,3\nmove hunter-2 2,2 3,2 4,2 5,2\nend\nmove hunter-1 6,4 7,4 8,4\nend\n";
+
+#[test]
+fn a_session_from_a_pipe_reads_as_a_transcript() {
+    let input = format!(
+        "help\nmove hunter-2 9,9\nmove huntr-1 2,1\nmove hunter-1 2,1 4,1\n{WALK}board\nfight hunter-1 token-1\nstatus\nwhy token-3\nundo\nredo\n"
+    );
+    let (stdout, stderr, code) = play(&[SKIRMISH, "--mission", "hall-fight", "--seed", "3"], &input);
+    assert_eq!(code, 0, "{stderr}");
+    insta::assert_snapshot!(stdout);
+}
+
+#[test]
+fn manual_dice_take_only_faces_the_die_has() {
+    let input = format!("{WALK}7\n3\nauto\nfight hunter-1 token-1\n6\n");
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("s.json");
+    let args = [
+        SKIRMISH,
+        "--mission",
+        "hall-fight",
+        "--seed",
+        "3",
+        "--dice",
+        "manual",
+        "--save",
+        save.to_str().unwrap(),
+    ];
+    let (stdout, stderr, code) = play(&args, &input);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("a d6 has no face `7`: its faces are 1 2 3 4 5 6"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("d6: 3\n"), "{stdout}");
+    assert!(
+        stdout.contains("token-1 loses 1 life (1 left): hunter-1 rolls 6"),
+        "{stdout}"
+    );
+    // The dice are in the save: the session resumes to the same game with no dice asked.
+    let saved = std::fs::read_to_string(&save).unwrap();
+    let (again, stderr, _) = play(&[SKIRMISH, "--resume", save.to_str().unwrap()], "status\n");
+    assert!(!stderr.contains("roll"), "{stderr}");
+    assert!(again.contains("hunters: 0 points"), "{again}");
+    assert_eq!(std::fs::read_to_string(&save).unwrap(), saved);
+}
+
+#[test]
+fn undo_then_redo_gives_the_same_save_byte_for_byte_even_across_a_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("s.json");
+    let path = save.to_str().unwrap();
+    play(
+        &[SKIRMISH, "--mission", "hall-fight", "--seed", "9", "--save", path],
+        WALK,
+    );
+    let before = std::fs::read(&save).unwrap();
+    play(&[SKIRMISH, "--resume", path], "undo\nundo\n");
+    let undone = std::fs::read(&save).unwrap();
+    assert_ne!(before, undone);
+    let (out, _, _) = play(&[SKIRMISH, "--resume", path], "redo\nredo\n");
+    assert!(out.contains("hunter-1 moves"), "{out}");
+    let redone: serde_json::Value = serde_json::from_slice(&std::fs::read(&save).unwrap()).unwrap();
+    let before: serde_json::Value = serde_json::from_slice(&before).unwrap();
+    assert_eq!(redone["entries"], before["entries"]);
+    // A fresh command after an undo drops what could have been redone.
+    play(&[SKIRMISH, "--resume", path], "undo\nmove hunter-1 7,4\n");
+    let after: serde_json::Value = serde_json::from_slice(&std::fs::read(&save).unwrap()).unwrap();
+    assert!(after.get("redo").is_none(), "{after}");
+}
+
+#[test]
+fn killed_at_any_moment_the_save_is_whole_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<&str> = WALK.lines().collect();
+    for round in 0..12u64 {
+        let save = dir.path().join(format!("k{round}.json"));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_servitor"))
+            .args(["play", SKIRMISH, "--mission", "hall-fight", "--seed", "5", "--save"])
+            .arg(&save)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        // Feed some commands, then kill at a moment that moves with the round.
+        let fed = (round as usize) % (lines.len() + 1);
+        for line in &lines[..fed] {
+            let _ = writeln!(stdin, "{line}");
+        }
+        let _ = stdin.flush();
+        std::thread::sleep(std::time::Duration::from_millis(5 + 7 * round));
+        child.kill().unwrap();
+        let _ = child.wait();
+        let Ok(text) = std::fs::read_to_string(&save) else {
+            continue; // killed before the first save: nothing to resume, nothing half-written
+        };
+        let session: serde_json::Value = serde_json::from_str(&text).expect("a save is never half-written");
+        let kept = session["entries"].as_array().unwrap().len();
+        assert!(kept <= fed, "round {round}: {kept} commands kept of {fed} typed");
+        for (entry, line) in session["entries"].as_array().unwrap().iter().zip(&lines) {
+            assert_eq!(
+                entry["line"], *line,
+                "round {round}: the save keeps the commands in order"
+            );
+        }
+        let (_, stderr, code) = play(&[SKIRMISH, "--resume", save.to_str().unwrap()], "status\n");
+        assert_eq!(code, 0, "round {round}: {stderr}");
+        assert!(!dir.path().join(format!("k{round}.tmp")).exists() || kept < fed);
+    }
+}
