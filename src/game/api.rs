@@ -86,6 +86,15 @@ fn square(game: &Game, value: &Dynamic) -> Result<Square, String> {
     }
 }
 
+/// One square ("x,y") or an array of them: the targets of `move_to` and `distance_to`.
+fn squares(game: &Game, value: &Dynamic) -> Result<Vec<Square>, String> {
+    match value.read_lock::<Array>() {
+        Some(list) if list.is_empty() => Err("an empty list of squares: give at least one".into()),
+        Some(list) => list.iter().map(|s| square(game, s)).collect(),
+        None => Ok(vec![square(game, value)?]),
+    }
+}
+
 fn to_json(value: &Dynamic) -> Result<Json, String> {
     rhai::serde::from_dynamic(value).map_err(|e| format!("cannot keep this value in the game: {e}"))
 }
@@ -203,20 +212,38 @@ fn place_piece(game: &mut Game, mut piece: Piece, at: Square, text: String) -> R
 }
 
 /// Walks piece `id` along `path`, one step at a time; triggers run as they come up. Stops
-/// early when the piece itself is revealed or removed by a trigger.
+/// early when the piece itself is revealed or removed by a trigger, or when a trigger
+/// changed the board so that the rest of the way is shut (`stopped: "blocked"`; a piece
+/// that may not stop where it stands then walks back to where it may).
 fn walk(api: &Api, ctx: &NativeCallContext, id: &str, path: Vec<Square>) -> Res<Map> {
     let mut steps = 0;
     let mut stopped = "";
+    let mut triggered = false;
+    let mut behind: Vec<Square> = Vec::new();
     for to in path {
-        let interrupted = api.with(|g, _| {
+        let step = api.with(|g, _| {
             let i = g.on_board(id)?;
             let from = g.state.pieces[i].at.expect("on the board");
-            g.view.check_step(&g.state.pieces, i, from, to)?;
+            match g.view.check_step(&g.state.pieces, i, from, to) {
+                Ok(()) => {}
+                Err(_) if triggered => return Ok(None),
+                Err(e) => return Err(e),
+            }
             g.step(i, to);
-            Ok(!g.pending.is_empty())
+            Ok(Some((from, !g.pending.is_empty())))
         })?;
+        let Some((from, interrupted)) = step else {
+            stopped = "blocked";
+            api.with(|g, _| {
+                step_back(g, id, &mut behind);
+                Ok(())
+            })?;
+            break;
+        };
+        behind.push(from);
         steps += 1;
         if interrupted {
+            triggered = true;
             // The walk's line is written when a trigger logs something (or the move ends).
             let was_hidden = api.with(|g, _| Ok(g.state.piece(id).is_some_and(|p| p.hidden.is_some())))?;
             api.triggers(ctx)?;
@@ -244,6 +271,20 @@ fn walk(api: &Api, ctx: &NativeCallContext, id: &str, path: Vec<Square>) -> Res<
     m.insert("at".into(), at.map_or(Dynamic::UNIT, |s| s.to_string().into()));
     m.insert("stopped".into(), stopped.into());
     Ok(m)
+}
+
+/// After a blocked walk: back along the squares walked until the piece may stop.
+fn step_back(g: &mut Game, id: &str, behind: &mut Vec<Square>) {
+    let Some(i) = g.state.pieces.iter().position(|p| p.id == id) else {
+        return;
+    };
+    while let (Some(at), Some(&back)) = (g.state.pieces[i].at, behind.last()) {
+        if g.view.may_end(&g.state.pieces, i, at) || g.view.check_step(&g.state.pieces, i, at, back).is_err() {
+            break;
+        }
+        behind.pop();
+        g.step(i, back);
+    }
 }
 
 /// `1 card`, `3 cards`.
@@ -282,15 +323,15 @@ pub fn register(engine: &mut Engine, game: &SharedGame, run: &Arc<Mutex<RunState
 
 fn register_reads(engine: &mut Engine, api: &Api) {
     let a = api.clone();
-    engine.register_fn("turn", move |_: &mut GameRef| a.with(|g, _| Ok(g.state.turn as INT)));
+    engine.register_fn("turn", move |_: GameRef| a.with(|g, _| Ok(g.state.turn as INT)));
     let a = api.clone();
-    engine.register_fn("side", move |_: &mut GameRef| a.with(|g, _| Ok(g.state.side.clone())));
+    engine.register_fn("side", move |_: GameRef| a.with(|g, _| Ok(g.state.side.clone())));
     let a = api.clone();
-    engine.register_fn("phase", move |_: &mut GameRef| a.with(|g, _| Ok(g.state.phase.clone())));
+    engine.register_fn("phase", move |_: GameRef| a.with(|g, _| Ok(g.state.phase.clone())));
     let a = api.clone();
-    engine.register_fn("over", move |_: &mut GameRef| a.with(|g, _| Ok(g.state.over.is_some())));
+    engine.register_fn("over", move |_: GameRef| a.with(|g, _| Ok(g.state.over.is_some())));
     let a = api.clone();
-    engine.register_fn("mission", move |_: &mut GameRef| {
+    engine.register_fn("mission", move |_: GameRef| {
         a.with(|g, _| {
             let m = g.ruleset.missions.get(&g.mission).ok_or("the mission is gone")?;
             let mut map: Map = m
@@ -305,7 +346,7 @@ fn register_reads(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("option", move |_: &mut GameRef, name: &str| {
+    engine.register_fn("option", move |_: GameRef, name: &str| {
         a.with(|g, _| match g.options.get(name) {
             Some(v) => Ok(from_json(v)),
             None => Err(format!(
@@ -317,7 +358,7 @@ fn register_reads(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("pieces", move |_: &mut GameRef, side: &str| {
+    engine.register_fn("pieces", move |_: GameRef, side: &str| {
         a.with(|g, _| {
             let list = (0..g.state.pieces.len()).filter(|&i| {
                 let p = &g.state.pieces[i];
@@ -327,7 +368,7 @@ fn register_reads(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("pieces_with", move |_: &mut GameRef, side: &str, status: &str| {
+    engine.register_fn("pieces_with", move |_: GameRef, side: &str, status: &str| {
         a.with(|g, _| {
             let list = (0..g.state.pieces.len()).filter(|&i| {
                 let p = &g.state.pieces[i];
@@ -337,22 +378,22 @@ fn register_reads(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("piece", move |_: &mut GameRef, id: &str| {
+    engine.register_fn("piece", move |_: GameRef, id: &str| {
         a.with(|g, _| Ok(piece_map(&g.state.pieces[g.index(id)?])))
     });
     let a = api.clone();
-    engine.register_fn("get", move |_: &mut GameRef, id: &str, field: &str| {
+    engine.register_fn("get", move |_: GameRef, id: &str, field: &str| {
         a.with(|g, _| {
             let p = &g.state.pieces[g.index(id)?];
             Ok(p.fields.get(field).map_or(Dynamic::UNIT, from_json))
         })
     });
     let a = api.clone();
-    engine.register_fn("get_var", move |_: &mut GameRef, name: &str| {
+    engine.register_fn("get_var", move |_: GameRef, name: &str| {
         a.with(|g, _| Ok(g.state.vars.get(name).map_or(Dynamic::UNIT, from_json)))
     });
     let a = api.clone();
-    engine.register_fn("scores", move |_: &mut GameRef| {
+    engine.register_fn("scores", move |_: GameRef| {
         a.with(|g, _| {
             Ok(g.def
                 .sides
@@ -367,7 +408,7 @@ fn register_reads(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("collected", move |_: &mut GameRef, side: &str| {
+    engine.register_fn("collected", move |_: GameRef, side: &str| {
         a.with(|g, _| {
             Ok(g.state
                 .collected
@@ -377,21 +418,21 @@ fn register_reads(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("say", move |_: &mut GameRef, text: &str| {
+    engine.register_fn("say", move |_: GameRef, text: &str| {
         a.with(|g, _| {
             g.say(text.to_string(), None);
             Ok(())
         })
     });
     let a = api.clone();
-    engine.register_fn("say", move |_: &mut GameRef, text: &str, source: &str| {
+    engine.register_fn("say", move |_: GameRef, text: &str, source: &str| {
         a.with(|g, _| {
             g.say(text.to_string(), Some(source.to_string()));
             Ok(())
         })
     });
     let a = api.clone();
-    engine.register_fn("use_stream", move |_: &mut GameRef, name: &str| {
+    engine.register_fn("use_stream", move |_: GameRef, name: &str| {
         a.with(|g, run| {
             if name.is_empty() || name == super::IDLE_STREAM {
                 return Err(format!("`{name}` cannot name a stream"));
@@ -404,35 +445,35 @@ fn register_reads(engine: &mut Engine, api: &Api) {
 
 fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
-    engine.register_fn("distance", move |_: &mut GameRef, from: &str, to: &str| {
+    engine.register_fn("distance", move |_: GameRef, from: &str, to: &str| {
         a.with(|g, _| {
             let (i, j) = (g.on_board(from)?, g.on_board(to)?);
             Ok(g.view.distance(&g.state.pieces, i, j).map_or(-1, |d| d as INT))
         })
     });
     let a = api.clone();
-    engine.register_fn("by_distance", move |_: &mut GameRef, id: &str, side: &str| {
+    engine.register_fn("by_distance", move |_: GameRef, id: &str, side: &str| {
         a.with(|g, _| {
             let i = g.on_board(id)?;
             Ok(id_distances(g, g.view.by_distance(&g.state.pieces, i, side)))
         })
     });
     let a = api.clone();
-    engine.register_fn("visible", move |_: &mut GameRef, id: &str, side: &str| {
+    engine.register_fn("visible", move |_: GameRef, id: &str, side: &str| {
         a.with(|g, _| {
             let i = g.on_board(id)?;
             Ok(id_distances(g, g.view.visible(&g.state.pieces, i, side)))
         })
     });
     let a = api.clone();
-    engine.register_fn("sees", move |_: &mut GameRef, from: &str, to: &str| {
+    engine.register_fn("sees", move |_: GameRef, from: &str, to: &str| {
         a.with(|g, _| {
             let (i, j) = (g.on_board(from)?, g.on_board(to)?);
             Ok(g.view.sees(&g.state.pieces, i, j, true))
         })
     });
     let a = api.clone();
-    engine.register_fn("reachable", move |_: &mut GameRef, id: &str, n: INT| {
+    engine.register_fn("reachable", move |_: GameRef, id: &str, n: INT| {
         a.with(|g, _| {
             let i = g.on_board(id)?;
             let list = g.view.reachable(&g.state.pieces, i, max_steps(n)?);
@@ -443,7 +484,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("vantage", move |_: &mut GameRef, id: &str, n: INT, side: &str| {
+    engine.register_fn("vantage", move |_: GameRef, id: &str, n: INT, side: &str| {
         a.with(|g, _| {
             let i = g.on_board(id)?;
             Ok(match g.view.vantage(&g.state.pieces, i, max_steps(n)?, side) {
@@ -459,21 +500,21 @@ fn register_board(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("adjacent", move |_: &mut GameRef, id: &str, side: &str| {
+    engine.register_fn("adjacent", move |_: GameRef, id: &str, side: &str| {
         a.with(|g, _| {
             let i = g.on_board(id)?;
             Ok(ids(g, g.view.adjacent(&g.state.pieces, i, side)))
         })
     });
     let a = api.clone();
-    engine.register_fn("shut_in", move |_: &mut GameRef, id: &str| {
+    engine.register_fn("shut_in", move |_: GameRef, id: &str| {
         a.with(|g, _| {
             let i = g.on_board(id)?;
             Ok(g.view.shut_in(&g.state.pieces, i))
         })
     });
     let a = api.clone();
-    engine.register_fn("free_squares", move |_: &mut GameRef, mark: &str, side: &str| {
+    engine.register_fn("free_squares", move |_: GameRef, mark: &str, side: &str| {
         a.with(|g, _| {
             if !g.view.grid.mark_names.iter().any(|m| m == mark) {
                 let hint = crate::diagnostic::did_you_mean(mark, g.view.grid.mark_names.iter().map(String::as_str))
@@ -493,7 +534,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("marked", move |_: &mut GameRef, mark: &str| {
+    engine.register_fn("marked", move |_: GameRef, mark: &str| {
         a.with(|g, _| {
             if !g.view.grid.mark_names.iter().any(|m| m == mark) {
                 let hint = crate::diagnostic::did_you_mean(mark, g.view.grid.mark_names.iter().map(String::as_str))
@@ -512,7 +553,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn(
         "section_square",
-        move |_: &mut GameRef, section: &str, column: INT, row: INT| {
+        move |_: GameRef, section: &str, column: INT, row: INT| {
             a.with(|g, _| {
                 let grid = &g.view.grid;
                 if !grid.sections.iter().any(|s| s == section) {
@@ -534,7 +575,12 @@ fn register_board(engine: &mut Engine, api: &Api) {
                     y: top.saturating_add(dy),
                 };
                 Ok(
-                    if column >= 1 && row >= 1 && grid.contains(s) && grid.section_of(s) == Some(section) {
+                    if column >= 1
+                        && row >= 1
+                        && grid.contains(s)
+                        && !grid.is_solid(s)
+                        && grid.section_of(s) == Some(section)
+                    {
                         Dynamic::from(s.to_string())
                     } else {
                         Dynamic::UNIT
@@ -544,7 +590,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
         },
     );
     let a = api.clone();
-    engine.register_fn("fits", move |_: &mut GameRef, id: &str| {
+    engine.register_fn("fits", move |_: GameRef, id: &str| {
         a.with(|g, _| {
             let i = g.on_board(id)?;
             let p = &g.state.pieces[i];
@@ -557,15 +603,23 @@ fn register_board(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("square_free", move |_: &mut GameRef, at: Dynamic| {
+    engine.register_fn("distance_to", move |_: GameRef, id: &str, to: Dynamic| {
+        a.with(|g, _| {
+            let i = g.on_board(id)?;
+            let field = g.view.field_to(&g.state.pieces[i], &squares(g, &to)?);
+            Ok(g.view.steps_in(&field, &g.state.pieces[i]).map_or(-1, INT::from))
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("square_free", move |_: GameRef, at: Dynamic| {
         a.with(|g, _| Ok(g.view.square_free(square(g, &at)?)))
     });
     let a = api.clone();
-    engine.register_fn("unseen", move |_: &mut GameRef, at: Dynamic, side: &str| {
+    engine.register_fn("unseen", move |_: GameRef, at: Dynamic, side: &str| {
         a.with(|g, _| Ok(g.view.unseen(&g.state.pieces, square(g, &at)?, side)))
     });
     let a = api.clone();
-    engine.register_fn("sections", move |_: &mut GameRef| {
+    engine.register_fn("sections", move |_: GameRef| {
         a.with(|g, _| {
             Ok(g.view
                 .grid
@@ -576,7 +630,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("section_of", move |_: &mut GameRef, at: Dynamic| {
+    engine.register_fn("section_of", move |_: GameRef, at: Dynamic| {
         a.with(|g, _| {
             let s = square(g, &at)?;
             Ok(g.view
@@ -586,7 +640,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("section_squares", move |_: &mut GameRef, section: &str| {
+    engine.register_fn("section_squares", move |_: GameRef, section: &str| {
         a.with(|g, _| {
             if !g.view.grid.sections.iter().any(|s| s == section) {
                 return Err(format!("no board section `{section}` in this mission"));
@@ -600,11 +654,11 @@ fn register_board(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("entered", move |_: &mut GameRef, section: &str| {
+    engine.register_fn("entered", move |_: GameRef, section: &str| {
         a.with(|g, _| Ok(g.state.has_entered(section)))
     });
     let a = api.clone();
-    engine.register_fn("lines", move |_: &mut GameRef, id: &str| {
+    engine.register_fn("lines", move |_: GameRef, id: &str| {
         a.with(|g, _| {
             let i = g.on_board(id)?;
             Ok(g.view
@@ -621,7 +675,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("blast_at", move |_: &mut GameRef, at: Dynamic| {
+    engine.register_fn("blast_at", move |_: GameRef, at: Dynamic| {
         a.with(|g, _| {
             let (centre, around) = g.view.blast_at(square(g, &at)?);
             let mut m = Map::new();
@@ -635,7 +689,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     });
     for (name, line) in [("best_blast", false), ("best_line", true)] {
         let a = api.clone();
-        engine.register_fn(name, move |_: &mut GameRef, id: &str, side: &str| {
+        engine.register_fn(name, move |_: GameRef, id: &str, side: &str| {
             a.with(|g, _| {
                 let i = g.on_board(id)?;
                 let shot = if line {
@@ -659,17 +713,17 @@ fn register_board(engine: &mut Engine, api: &Api) {
 
 fn register_pieces(engine: &mut Engine, api: &Api) {
     let a = api.clone();
-    engine.register_fn("add", move |_: &mut GameRef, kind: &str, side: &str| {
+    engine.register_fn("add", move |_: GameRef, kind: &str, side: &str| {
         a.with(|g, _| add(g, kind, side, &Map::new()))
     });
     let a = api.clone();
-    engine.register_fn("add", move |_: &mut GameRef, kind: &str, side: &str, fields: Map| {
+    engine.register_fn("add", move |_: GameRef, kind: &str, side: &str, fields: Map| {
         a.with(|g, _| add(g, kind, side, &fields))
     });
     let a = api.clone();
     engine.register_fn(
         "place",
-        move |ctx: NativeCallContext, _: &mut GameRef, kind: &str, side: &str, at: Dynamic| -> Res<String> {
+        move |ctx: NativeCallContext, _: GameRef, kind: &str, side: &str, at: Dynamic| -> Res<String> {
             let id = a.with(|g, _| place(g, kind, side, &at, &Map::new()))?;
             a.triggers(&ctx)?;
             Ok(id)
@@ -678,13 +732,7 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn(
         "place",
-        move |ctx: NativeCallContext,
-              _: &mut GameRef,
-              kind: &str,
-              side: &str,
-              at: Dynamic,
-              fields: Map|
-              -> Res<String> {
+        move |ctx: NativeCallContext, _: GameRef, kind: &str, side: &str, at: Dynamic, fields: Map| -> Res<String> {
             let id = a.with(|g, _| place(g, kind, side, &at, &fields))?;
             a.triggers(&ctx)?;
             Ok(id)
@@ -694,7 +742,7 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
     engine.register_fn(
         "place_hidden",
         move |ctx: NativeCallContext,
-              _: &mut GameRef,
+              _: GameRef,
               token: &str,
               identity: &str,
               side: &str,
@@ -719,7 +767,7 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn(
         "reveal",
-        move |ctx: NativeCallContext, _: &mut GameRef, id: &str| -> Res<String> {
+        move |ctx: NativeCallContext, _: GameRef, id: &str| -> Res<String> {
             let kind = a.with(|g, _| {
                 let i = g.index(id)?;
                 let Some(identity) = g.state.pieces[i].hidden.clone() else {
@@ -769,7 +817,7 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn(
         "enter",
-        move |ctx: NativeCallContext, _: &mut GameRef, id: &str, at: Dynamic| -> Res<()> {
+        move |ctx: NativeCallContext, _: GameRef, id: &str, at: Dynamic| -> Res<()> {
             a.with(|g, _| {
                 let i = g.index(id)?;
                 if g.state.pieces[i].on_board() {
@@ -796,7 +844,7 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
         },
     );
     let a = api.clone();
-    engine.register_fn("leave", move |_: &mut GameRef, id: &str, status: &str| {
+    engine.register_fn("leave", move |_: GameRef, id: &str, status: &str| {
         a.with(|g, _| {
             let i = g.on_board(id)?;
             if [ON_BOARD, super::state::REMOVED, ""].contains(&status) {
@@ -818,7 +866,7 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn(
         "damage",
-        move |ctx: NativeCallContext, _: &mut GameRef, id: &str, n: INT, reason: &str| -> Res<INT> {
+        move |ctx: NativeCallContext, _: GameRef, id: &str, n: INT, reason: &str| -> Res<INT> {
             let left = a.with(|g, _| {
                 let i = g.on_board(id)?;
                 if n < 0 {
@@ -849,7 +897,7 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn(
         "remove",
-        move |ctx: NativeCallContext, _: &mut GameRef, id: &str, reason: &str| -> Res<()> {
+        move |ctx: NativeCallContext, _: GameRef, id: &str, reason: &str| -> Res<()> {
             a.with(|g, _| {
                 let i = g.on_board(id)?;
                 g.eliminate(i, reason);
@@ -859,7 +907,7 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
         },
     );
     let a = api.clone();
-    engine.register_fn("set", move |_: &mut GameRef, id: &str, field: &str, value: Dynamic| {
+    engine.register_fn("set", move |_: GameRef, id: &str, field: &str, value: Dynamic| {
         a.with(|g, _| {
             g.index(id)?;
             let value = to_json(&value)?;
@@ -879,7 +927,7 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn(
         "open_door",
-        move |ctx: NativeCallContext, _: &mut GameRef, from: Dynamic, to: Dynamic| -> Res<()> {
+        move |ctx: NativeCallContext, _: GameRef, from: Dynamic, to: Dynamic| -> Res<()> {
             a.with(|g, _| {
                 let (x, y) = (square(g, &from)?, square(g, &to)?);
                 if g.view.grid.edge(x, y) != (crate::board::Edge::Door { open: false }) {
@@ -929,7 +977,7 @@ fn register_moves(engine: &mut Engine, api: &Api) {
         let a = api.clone();
         engine.register_fn(
             name,
-            move |ctx: NativeCallContext, _: &mut GameRef, id: &str, other: &str, n: INT| -> Res<Map> {
+            move |ctx: NativeCallContext, _: GameRef, id: &str, other: &str, n: INT| -> Res<Map> {
                 let path = a.with(|g, run| {
                     let i = g.on_board(id)?;
                     let j = g.on_board(other)?;
@@ -952,12 +1000,12 @@ fn register_moves(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn(
         "move_to",
-        move |ctx: NativeCallContext, _: &mut GameRef, id: &str, to: Dynamic, n: INT| -> Res<Map> {
+        move |ctx: NativeCallContext, _: GameRef, id: &str, to: Dynamic, n: INT| -> Res<Map> {
             let path = a.with(|g, run| {
                 let i = g.on_board(id)?;
-                let target = square(g, &to)?;
+                let targets = squares(g, &to)?;
                 let max = max_steps(n)?;
-                let field = g.view.field_to(&g.state.pieces[i], &[target]);
+                let field = g.view.field_to(&g.state.pieces[i], &targets);
                 Ok(g.view
                     .plan(&g.state.pieces, i, Goal::Towards(&field), max, &mut run.rng))
             })?;
@@ -970,7 +1018,7 @@ fn register_moves(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn(
         "move_path",
-        move |ctx: NativeCallContext, _: &mut GameRef, id: &str, squares: Array| -> Res<Map> {
+        move |ctx: NativeCallContext, _: GameRef, id: &str, squares: Array| -> Res<Map> {
             let path = a.with(|g, _| {
                 let i = g.on_board(id)?;
                 let path: Vec<Square> = squares.iter().map(|s| square(g, s)).collect::<Result<_, _>>()?;
@@ -994,7 +1042,7 @@ fn register_moves(engine: &mut Engine, api: &Api) {
 
 fn register_counters(engine: &mut Engine, api: &Api) {
     let a = api.clone();
-    engine.register_fn("set_var", move |_: &mut GameRef, name: &str, value: Dynamic| {
+    engine.register_fn("set_var", move |_: GameRef, name: &str, value: Dynamic| {
         a.with(|g, _| {
             let value = to_json(&value)?;
             g.act(
@@ -1010,7 +1058,7 @@ fn register_counters(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("set_entered", move |_: &mut GameRef, section: &str| {
+    engine.register_fn("set_entered", move |_: GameRef, section: &str| {
         a.with(|g, _| {
             if !g.view.grid.sections.iter().any(|s| s == section) {
                 return Err(format!("no board section `{section}` in this mission"));
@@ -1020,30 +1068,27 @@ fn register_counters(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn(
-        "score",
-        move |_: &mut GameRef, side: &str, points: INT, reason: &str| {
-            a.with(|g, _| {
-                if !g.def.sides.iter().any(|s| s == side) {
-                    return Err(format!("`{side}` is not a side of this game"));
-                }
-                let total = g.state.scores.get(side).copied().unwrap_or(0) + points;
-                let verb = if points < 0 { "loses" } else { "scores" };
-                g.act(
-                    "score",
-                    format!("{side} {verb} {} ({total} in all): {reason}", points.abs()),
-                    None,
-                    Action::Score {
-                        side: side.into(),
-                        points,
-                    },
-                );
-                Ok(())
-            })
-        },
-    );
+    engine.register_fn("score", move |_: GameRef, side: &str, points: INT, reason: &str| {
+        a.with(|g, _| {
+            if !g.def.sides.iter().any(|s| s == side) {
+                return Err(format!("`{side}` is not a side of this game"));
+            }
+            let total = g.state.scores.get(side).copied().unwrap_or(0) + points;
+            let verb = if points < 0 { "loses" } else { "scores" };
+            g.act(
+                "score",
+                format!("{side} {verb} {} ({total} in all): {reason}", points.abs()),
+                None,
+                Action::Score {
+                    side: side.into(),
+                    points,
+                },
+            );
+            Ok(())
+        })
+    });
     let a = api.clone();
-    engine.register_fn("collect", move |_: &mut GameRef, side: &str, token: &str| {
+    engine.register_fn("collect", move |_: GameRef, side: &str, token: &str| {
         a.with(|g, _| {
             g.act(
                 "collect",
@@ -1058,7 +1103,7 @@ fn register_counters(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("new_pool", move |_: &mut GameRef, id: &str, entries: Map| {
+    engine.register_fn("new_pool", move |_: GameRef, id: &str, entries: Map| {
         a.with(|g, _| {
             let mut counts = indexmap::IndexMap::new();
             for (k, v) in entries {
@@ -1084,7 +1129,7 @@ fn register_counters(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("pool", move |_: &mut GameRef, id: &str| {
+    engine.register_fn("pool", move |_: GameRef, id: &str| {
         a.with(|g, _| {
             let p = g
                 .state
@@ -1097,7 +1142,7 @@ fn register_counters(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("take", move |_: &mut GameRef, id: &str, entry: &str, n: INT| {
+    engine.register_fn("take", move |_: GameRef, id: &str, entry: &str, n: INT| {
         a.with(|g, _| {
             let p = g
                 .state
@@ -1130,7 +1175,7 @@ fn register_counters(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("give", move |_: &mut GameRef, id: &str, entry: &str, n: INT| {
+    engine.register_fn("give", move |_: GameRef, id: &str, entry: &str, n: INT| {
         a.with(|g, _| {
             let p = g
                 .state
@@ -1160,7 +1205,7 @@ fn register_counters(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("take_random", move |_: &mut GameRef, id: &str| {
+    engine.register_fn("take_random", move |_: GameRef, id: &str| {
         a.with(|g, run| {
             let p = g
                 .state
@@ -1199,7 +1244,7 @@ fn register_counters(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("new_deck", move |_: &mut GameRef, id: &str, cards: Array| {
+    engine.register_fn("new_deck", move |_: GameRef, id: &str, cards: Array| {
         a.with(|g, run| {
             let mut cards: Vec<String> = cards.iter().map(|c| c.to_string()).collect();
             let previous = g.enter_stream(run, &format!("deck-{id}"));
@@ -1215,7 +1260,7 @@ fn register_counters(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("cards_left", move |_: &mut GameRef, id: &str| {
+    engine.register_fn("cards_left", move |_: GameRef, id: &str| {
         a.with(|g, _| {
             let d = g
                 .state
@@ -1228,7 +1273,7 @@ fn register_counters(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn(
         "draw",
-        move |ctx: NativeCallContext, _: &mut GameRef, id: &str| -> Res<Dynamic> {
+        move |ctx: NativeCallContext, _: GameRef, id: &str| -> Res<Dynamic> {
             let card = a.with(|g, _| {
                 let d = g
                     .state
@@ -1258,7 +1303,7 @@ fn register_counters(engine: &mut Engine, api: &Api) {
         },
     );
     let a = api.clone();
-    engine.register_fn("end", move |_: &mut GameRef, winner: &str, reason: &str| {
+    engine.register_fn("end", move |_: GameRef, winner: &str, reason: &str| {
         a.with(|g, _| {
             if g.state.over.is_some() {
                 return Err("the game is already over".into());

@@ -132,6 +132,12 @@ impl View {
             .unwrap_or(UNREACHABLE)
     }
 
+    /// The steps a distance field gives the nearest square of `p`; `None` if unreachable.
+    pub fn steps_in(&self, field: &[u16], p: &Piece) -> Option<u16> {
+        let d = self.nearest_in(field, p);
+        (d != UNREACHABLE).then_some(d)
+    }
+
     /// Steps between two pieces, `None` if no way leads from one to the other.
     pub fn distance(&self, pieces: &[Piece], a: usize, b: usize) -> Option<u16> {
         let field = self.field_from(&pieces[a]);
