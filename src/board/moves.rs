@@ -186,13 +186,13 @@ pub fn footprint_can_step(grid: &Grid, squares: &[Square], dx: i32, dy: i32) -> 
     squares.iter().all(|&s| grid.can_step(s, dx, dy))
 }
 
-/// Whether a door lies between two squares of the footprint (a big piece standing in a
-/// doorway).
-pub fn footprint_under_door(grid: &Grid, squares: &[Square]) -> bool {
+/// Whether a wall or door runs between two squares of a footprint: a model's base cannot
+/// stand across either.
+pub fn footprint_split(grid: &Grid, squares: &[Square]) -> bool {
     squares.iter().any(|&a| {
         [(1, 0), (0, 1)].iter().any(|&(dx, dy)| {
             let b = a.offset(dx, dy);
-            squares.contains(&b) && matches!(grid.edge(a, b), super::Edge::Door { .. })
+            squares.contains(&b) && !matches!(grid.edge(a, b), super::Edge::Open)
         })
     })
 }

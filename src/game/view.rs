@@ -349,10 +349,11 @@ impl View {
         squares
             .iter()
             .all(|&s| self.grid.contains(s) && !self.grid.is_solid(s) && self.occupant(s).is_none_or(|o| o == a))
-            && (squares.len() == 1 || !moves::footprint_under_door(&self.grid, &squares))
+            && (squares.len() == 1 || !moves::footprint_split(&self.grid, &squares))
     }
 
-    /// Where piece `a`, growing to a `size` × `size` footprint, can stand so that its
+    /// Where piece `a`, growing to a `size` × `size` footprint with no wall or door across
+    /// it, can stand so that its
     /// footprint still covers its square `at` (a revealed token that hid a larger model):
     /// the candidate top-left squares nearest the token first, in reading order.
     pub fn grown_at(&self, a: usize, at: Square, size: i32) -> Option<Square> {
@@ -362,7 +363,7 @@ impl View {
                 let squares = footprint(Some(top_left), size);
                 squares.iter().all(|&s| {
                     self.grid.contains(s) && !self.grid.is_solid(s) && self.occupant(s).is_none_or(|o| o == a)
-                }) && !moves::footprint_under_door(&self.grid, &squares)
+                }) && !moves::footprint_split(&self.grid, &squares)
             })
     }
 

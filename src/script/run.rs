@@ -191,13 +191,17 @@ pub fn script_failure(error: EvalAltResult, ruleset: &Ruleset, entry: &str, what
     if pos.is_none() {
         pos = outer_pos;
     }
-    let Some(file) = ruleset
-        .scripts
-        .iter()
-        .rev()
-        .find(|s| s.functions.iter().any(|(name, _)| *name == function || *name == entry))
-        .map(|s| s.file)
-    else {
+    // The innermost function's file; a variant's script first, as its functions replace the
+    // base's. Only when no script defines it (a closure) does the entry function's file count.
+    let defines = |f: &str| {
+        ruleset
+            .scripts
+            .iter()
+            .rev()
+            .find(|s| s.functions.iter().any(|(name, _)| name == f))
+            .map(|s| s.file)
+    };
+    let Some(file) = defines(&function).or_else(|| defines(entry)) else {
         return Diagnostic::error(
             crate::source::Span::default(),
             format!("{what} failed: {error}"),

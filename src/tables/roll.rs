@@ -105,10 +105,16 @@ fn roll_once(
         };
         match resolved {
             Resolution::Row(r) if r != row => {
-                let direction = if path.first() == Some(&((row + 1) % table.rows.len())) {
-                    "down"
+                // From the policy, not the path: with two rows, up and down land on the same row.
+                let policy = if why == "unavailable" {
+                    table.unavailable
                 } else {
+                    table.duplicates
+                };
+                let direction = if policy == crate::tables::Policy::ShiftUp {
                     "up"
+                } else {
+                    "down"
                 };
                 let through: Vec<&str> = path.iter().map(|&i| table.rows[i].result.as_str()).collect();
                 notes.push(format!(
