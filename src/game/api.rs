@@ -273,6 +273,35 @@ fn walk(api: &Api, ctx: &NativeCallContext, id: &str, path: Vec<Square>) -> Res<
     Ok(m)
 }
 
+/// `n` life off piece `id`, `by` the piece that struck (or ""); at 0 it is eliminated.
+fn damage(api: &Api, ctx: &NativeCallContext, id: &str, n: INT, reason: &str, by: &str) -> Res<INT> {
+    let left = api.with(|g, _| {
+        let i = g.on_board(id)?;
+        if n < 0 {
+            return Err(format!("damage of {n}: give 0 or more"));
+        }
+        if n == 0 {
+            return Ok(g.state.pieces[i].life);
+        }
+        let left = g.state.pieces[i].life.saturating_sub(n);
+        g.act(
+            "damage",
+            format!("{id} loses {n} life ({} left): {reason}", left.max(0)),
+            Some(id),
+            Action::Damage {
+                id: id.into(),
+                amount: n,
+            },
+        );
+        if left <= 0 {
+            g.eliminate(i, reason, by);
+        }
+        Ok(left.max(0))
+    })?;
+    api.triggers(ctx)?;
+    Ok(left)
+}
+
 /// After a blocked walk: back along the squares walked until the piece may stop.
 fn step_back(g: &mut Game, id: &str, behind: &mut Vec<Square>) {
     let Some(i) = g.state.pieces.iter().position(|p| p.id == id) else {
@@ -867,31 +896,14 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
     engine.register_fn(
         "damage",
         move |ctx: NativeCallContext, _: GameRef, id: &str, n: INT, reason: &str| -> Res<INT> {
-            let left = a.with(|g, _| {
-                let i = g.on_board(id)?;
-                if n < 0 {
-                    return Err(format!("damage of {n}: give 0 or more"));
-                }
-                if n == 0 {
-                    return Ok(g.state.pieces[i].life);
-                }
-                let left = g.state.pieces[i].life - n;
-                g.act(
-                    "damage",
-                    format!("{id} loses {n} life ({} left): {reason}", left.max(0)),
-                    Some(id),
-                    Action::Damage {
-                        id: id.into(),
-                        amount: n,
-                    },
-                );
-                if left <= 0 {
-                    g.eliminate(i, reason);
-                }
-                Ok(left.max(0))
-            })?;
-            a.triggers(&ctx)?;
-            Ok(left)
+            damage(&a, &ctx, id, n, reason, "")
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "damage",
+        move |ctx: NativeCallContext, _: GameRef, id: &str, n: INT, reason: &str, by: &str| -> Res<INT> {
+            damage(&a, &ctx, id, n, reason, by)
         },
     );
     let a = api.clone();
@@ -900,7 +912,7 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
         move |ctx: NativeCallContext, _: GameRef, id: &str, reason: &str| -> Res<()> {
             a.with(|g, _| {
                 let i = g.on_board(id)?;
-                g.eliminate(i, reason);
+                g.eliminate(i, reason, "");
                 Ok(())
             })?;
             a.triggers(&ctx)

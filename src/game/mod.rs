@@ -509,7 +509,7 @@ impl Game {
 
     // ----- eliminations -----------------------------------------------------------------
 
-    pub fn eliminate(&mut self, i: usize, reason: &str) {
+    pub fn eliminate(&mut self, i: usize, reason: &str, by: &str) {
         let p = &self.state.pieces[i];
         let (id, kind, side) = (p.id.clone(), p.kind.clone(), p.side.clone());
         let because = if reason.is_empty() {
@@ -528,6 +528,7 @@ impl Game {
         map.insert("kind".into(), kind.into());
         map.insert("side".into(), side.clone().into());
         map.insert("reason".into(), reason.into());
+        map.insert("by".into(), by.into());
         self.queue(TriggerEvent::Removed, &side, map);
     }
 }
