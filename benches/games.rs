@@ -52,7 +52,7 @@ fn games(c: &mut Criterion) {
                     seed,
                     options: Vec::new(),
                 };
-                black_box(host.play(&setup).ok())
+                black_box(host.play(&setup).expect("the game plays"))
             })
         });
     }
@@ -66,14 +66,14 @@ fn games(c: &mut Criterion) {
         calls: vec!["alien_turn".into()],
     };
     c.bench_function("one Alien turn on a busy board (setup included)", |b| {
-        b.iter(|| black_box(host.scenario(&scenario).ok()))
+        b.iter(|| black_box(host.scenario(&scenario).expect("the busy board plays")))
     });
     let empty = Scenario {
         calls: Vec::new(),
         ..scenario.clone()
     };
     c.bench_function("the busy board's setup alone", |b| {
-        b.iter(|| black_box(host.scenario(&empty).ok()))
+        b.iter(|| black_box(host.scenario(&empty).expect("the busy board sets up")))
     });
 }
 

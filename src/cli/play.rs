@@ -599,6 +599,10 @@ fn status(game: &Game) -> String {
         ));
     }
     for (id, pool) in &s.pools {
+        if s.secret_pools.contains(id) {
+            out.push_str(&format!("pool {id}: {} face down\n", pool.values().sum::<i64>()));
+            continue;
+        }
         let list: Vec<String> = pool.iter().map(|(k, v)| format!("{k} {v}")).collect();
         out.push_str(&format!("pool {id}: {}\n", list.join(", ")));
     }

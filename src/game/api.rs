@@ -302,6 +302,48 @@ fn damage(api: &Api, ctx: &NativeCallContext, id: &str, n: INT, reason: &str, by
     Ok(left)
 }
 
+fn new_pool(g: &mut Game, id: &str, entries: Map, secret: bool) -> Result<(), String> {
+    let mut counts = indexmap::IndexMap::new();
+    for (k, v) in entries {
+        let n = v
+            .as_int()
+            .map_err(|_| format!("pool `{id}`: the count of `{k}` is not a whole number"))?;
+        if n < 0 {
+            return Err(format!("pool `{id}`: `{k}` has {n}, below zero"));
+        }
+        counts.insert(k.to_string(), n);
+    }
+    let text = if secret {
+        format!(
+            "pool {id}: {} face down",
+            plural(counts.values().sum::<i64>() as usize, "token")
+        )
+    } else {
+        let list: Vec<String> = counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        format!("pool {id}: {}", list.join(", "))
+    };
+    g.act(
+        "pool",
+        text,
+        None,
+        Action::NewPool {
+            id: id.into(),
+            entries: counts,
+            secret,
+        },
+    );
+    Ok(())
+}
+
+/// What the log may say of `n` `entry` of pool `id`: a secret pool's entries go unnamed.
+fn pool_entry(g: &Game, id: &str, entry: &str, n: i64) -> String {
+    if g.state.secret_pools.contains(id) {
+        plural(n.unsigned_abs() as usize, "token")
+    } else {
+        format!("{n} {entry}")
+    }
+}
+
 /// After a blocked walk: back along the squares walked until the piece may stop.
 fn step_back(g: &mut Game, id: &str, behind: &mut Vec<Square>) {
     let Some(i) = g.state.pieces.iter().position(|p| p.id == id) else {
@@ -1116,29 +1158,11 @@ fn register_counters(engine: &mut Engine, api: &Api) {
     });
     let a = api.clone();
     engine.register_fn("new_pool", move |_: GameRef, id: &str, entries: Map| {
-        a.with(|g, _| {
-            let mut counts = indexmap::IndexMap::new();
-            for (k, v) in entries {
-                let n = v
-                    .as_int()
-                    .map_err(|_| format!("pool `{id}`: the count of `{k}` is not a whole number"))?;
-                if n < 0 {
-                    return Err(format!("pool `{id}`: `{k}` has {n}, below zero"));
-                }
-                counts.insert(k.to_string(), n);
-            }
-            let list: Vec<String> = counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
-            g.act(
-                "pool",
-                format!("pool {id}: {}", list.join(", ")),
-                None,
-                Action::NewPool {
-                    id: id.into(),
-                    entries: counts,
-                },
-            );
-            Ok(())
-        })
+        a.with(|g, _| new_pool(g, id, entries, false))
+    });
+    let a = api.clone();
+    engine.register_fn("new_secret_pool", move |_: GameRef, id: &str, entries: Map| {
+        a.with(|g, _| new_pool(g, id, entries, true))
     });
     let a = api.clone();
     engine.register_fn("pool", move |_: GameRef, id: &str| {
@@ -1174,7 +1198,11 @@ fn register_counters(engine: &mut Engine, api: &Api) {
             if taken > 0 {
                 g.act(
                     "take",
-                    format!("{taken} {entry} taken from {id} ({} left)", have - taken),
+                    format!(
+                        "{} taken from {id} ({} left)",
+                        pool_entry(g, id, entry, taken),
+                        have - taken
+                    ),
                     None,
                     Action::Take {
                         pool: id.into(),
@@ -1204,7 +1232,7 @@ fn register_counters(engine: &mut Engine, api: &Api) {
             if n > 0 {
                 g.act(
                     "give",
-                    format!("{n} {entry} returned to {id} ({} now)", have + n),
+                    format!("{} returned to {id} ({} now)", pool_entry(g, id, entry, n), have + n),
                     None,
                     Action::Take {
                         pool: id.into(),
@@ -1244,7 +1272,11 @@ fn register_counters(engine: &mut Engine, api: &Api) {
             let left = p[&entry] - 1;
             g.act(
                 "take",
-                format!("one {entry} drawn at random from {id} ({left} left)"),
+                if g.state.secret_pools.contains(id) {
+                    format!("a token drawn at random from {id} ({} left)", total - 1)
+                } else {
+                    format!("one {entry} drawn at random from {id} ({left} left)")
+                },
                 None,
                 Action::Take {
                     pool: id.into(),

@@ -73,6 +73,9 @@ pub struct GameState {
     /// Side → the board sections its pieces have entered.
     pub entered: IndexMap<String, Vec<String>>,
     pub pools: IndexMap<String, IndexMap<String, i64>>,
+    /// Pools of face-down tokens (`new_secret_pool`): counted in the log, never named.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    pub secret_pools: std::collections::BTreeSet<String>,
     /// Draw piles; the next card is the last one.
     pub decks: IndexMap<String, Vec<String>>,
     pub scores: IndexMap<String, i64>,
@@ -169,6 +172,9 @@ pub enum Action {
     NewPool {
         id: String,
         entries: IndexMap<String, i64>,
+        /// Face-down tokens: the log and the table never name what is in it.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        secret: bool,
     },
     Take {
         pool: String,
@@ -262,8 +268,13 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
         }
         Action::Score { side, points } => *state.scores.entry(side.clone()).or_default() += points,
         Action::Collect { side, token } => state.collected.entry(side.clone()).or_default().push(token.clone()),
-        Action::NewPool { id, entries } => {
+        Action::NewPool { id, entries, secret } => {
             state.pools.insert(id.clone(), entries.clone());
+            if *secret {
+                state.secret_pools.insert(id.clone());
+            } else {
+                state.secret_pools.remove(id);
+            }
         }
         Action::Take { pool, entry, n } => {
             let Some(pool) = state.pools.get_mut(pool) else {
