@@ -136,14 +136,33 @@ impl Grid {
     /// Recomputes the step bits from squares and edges; every change to them ends here.
     pub(crate) fn rebuild_steps(&mut self) {
         for i in 0..self.len() {
-            let s = self.square(i);
-            let mut bits = 0u8;
-            for (d, &(dx, dy)) in DIRECTIONS.iter().enumerate() {
-                if !self.is_solid(s) && self.can_step_slow(s, dx, dy) {
-                    bits |= 1 << d;
+            self.steps[i] = self.step_bits_slow(self.square(i));
+        }
+    }
+
+    fn step_bits_slow(&self, s: Square) -> u8 {
+        let mut bits = 0u8;
+        for (d, &(dx, dy)) in DIRECTIONS.iter().enumerate() {
+            if !self.is_solid(s) && self.can_step_slow(s, dx, dy) {
+                bits |= 1 << d;
+            }
+        }
+        bits
+    }
+
+    /// After one edge changed between `a` and `b`: only the steps of squares touching either
+    /// can change (a diagonal step tests the edges around its corner).
+    fn rebuild_steps_near(&mut self, a: Square, b: Square) {
+        for centre in [a, b] {
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    let s = centre.offset(dx, dy);
+                    if self.contains(s) {
+                        let i = self.index(s);
+                        self.steps[i] = self.step_bits_slow(s);
+                    }
                 }
             }
-            self.steps[i] = bits;
         }
     }
 
@@ -248,7 +267,7 @@ impl Grid {
         match self.edge_slot(a, b) {
             Some(e @ Edge::Door { .. }) => {
                 *e = Edge::Door { open };
-                self.rebuild_steps();
+                self.rebuild_steps_near(a, b);
                 true
             }
             _ => false,
@@ -410,4 +429,26 @@ pub struct Mission {
     pub text: Option<String>,
     pub source: Option<String>,
     pub span: Span,
+}
+
+#[cfg(test)]
+mod tests {
+    /// Opening or closing one door updates the step bits near it only; the result must be
+    /// what a rebuild of the whole grid gives, door after door.
+    #[test]
+    fn a_door_updates_the_same_steps_as_a_whole_rebuild() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/rulesets/space-crusade");
+        let ruleset = crate::load(dir).expect("the bundled package loads").ruleset;
+        for mission in ruleset.missions.values() {
+            let mut grid = mission.grid.clone();
+            for (a, b, open) in mission.grid.doors() {
+                for now in [!open, open, !open] {
+                    grid.set_door(a, b, now);
+                    let mut whole = grid.clone();
+                    whole.rebuild_steps();
+                    assert_eq!(grid.steps, whole.steps, "door {a}-{b} set to {now}");
+                }
+            }
+        }
+    }
 }
