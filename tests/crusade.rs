@@ -129,3 +129,47 @@ fn at_the_table_blips_stay_secret_until_seen() {
         }
     }
 }
+
+#[test]
+fn a_game_saved_mid_way_and_resumed_equals_the_whole_game() {
+    let dir = tempfile::tempdir().unwrap();
+    for (seed, phases) in [("2", "3"), ("9", "8")] {
+        let save = dir.path().join(format!("g{seed}.json"));
+        let save = save.to_str().unwrap();
+        let start = [
+            "game",
+            "space-crusade-solo",
+            "--mission",
+            "reactor-strike",
+            "--seed",
+            seed,
+        ];
+        let whole = ok(&[&start[..], &["--json"]].concat());
+        ok(&[&start[..], &["--phases", phases, "--save", save]].concat());
+        let resumed = ok(&["game", "space-crusade-solo", "--resume", save, "--json"]);
+        assert_eq!(resumed, whole, "seed {seed}, saved after {phases} phases");
+    }
+}
+
+#[test]
+fn sim_gives_the_same_report_for_any_number_of_jobs() {
+    let run = |jobs: &str| {
+        let json = ok(&[
+            "sim",
+            "space-crusade-solo",
+            "--mission",
+            "stranded",
+            "--games",
+            "24",
+            "--seed",
+            "3",
+            "--jobs",
+            jobs,
+            "--json",
+        ]);
+        let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        v.as_object_mut().unwrap().remove("timing");
+        v
+    };
+    assert_eq!(run("1"), run("2"));
+}
