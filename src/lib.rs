@@ -8,6 +8,7 @@ pub mod board;
 pub mod diagnostic;
 pub mod dice;
 pub mod game;
+pub mod limits;
 pub mod package;
 pub mod ruleset;
 pub mod script;

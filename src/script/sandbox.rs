@@ -4,13 +4,9 @@
 use rhai::Engine;
 use rhai::module_resolvers::DummyModuleResolver;
 
-pub const MAX_OPERATIONS: u64 = 2_000_000;
-pub const MAX_CALL_LEVELS: usize = 48;
-pub const MAX_EXPR_DEPTH: usize = 64;
-pub const MAX_FN_EXPR_DEPTH: usize = 48;
-pub const MAX_STRING_SIZE: usize = 16 * 1024;
-pub const MAX_ARRAY_SIZE: usize = 10_000;
-pub const MAX_MAP_SIZE: usize = 10_000;
+pub use crate::limits::{
+    MAX_ARRAY_SIZE, MAX_CALL_LEVELS, MAX_EXPR_DEPTH, MAX_FN_EXPR_DEPTH, MAX_MAP_SIZE, MAX_OPERATIONS, MAX_STRING_SIZE,
+};
 
 /// A Rhai engine with the sandbox limits and without any way out of the sandbox.
 /// `Engine::new` registers no file or network functions; modules and `eval` are switched off here.

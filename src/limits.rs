@@ -1,0 +1,29 @@
+//! Every limit on what a package may ask of the engine, in one place.
+//!
+//! A package is untrusted input (house rules and alien mods are shared between players): no
+//! package may crash, hang, exhaust memory or read outside its folder. Each limit below is
+//! checked *before* the work it bounds is done, and going over it is a diagnostic that names
+//! the limit and says how to stay inside it — never a panic, a wrap-around or a silent cut.
+//!
+//! The authors' reference (`grammar/README.md`, "Limits") has the same table in words; the
+//! two must agree (`tests/hostile.rs` checks that every constant here is named there).
+
+// --- files -------------------------------------------------------------------------------
+
+/// Deepest nesting of blocks `{ }` and lists `[ ]` in a rules file.
+pub const MAX_NESTING: usize = 32;
+
+// --- scripts -----------------------------------------------------------------------------
+
+/// Rhai operations one script run may take (one procedure, or one phase or trigger call).
+pub const MAX_OPERATIONS: u64 = 2_000_000;
+/// Nesting of script function calls.
+pub const MAX_CALL_LEVELS: usize = 48;
+/// Nesting of expressions in a script (at the top level, and inside functions).
+pub const MAX_EXPR_DEPTH: usize = 64;
+pub const MAX_FN_EXPR_DEPTH: usize = 48;
+/// Longest string a script may build, in bytes.
+pub const MAX_STRING_SIZE: usize = 16 * 1024;
+/// Most elements of an array or a map a script may build.
+pub const MAX_ARRAY_SIZE: usize = 10_000;
+pub const MAX_MAP_SIZE: usize = 10_000;
