@@ -7,6 +7,7 @@
 pub mod board;
 pub mod diagnostic;
 pub mod dice;
+pub mod escape;
 pub mod game;
 pub mod limits;
 pub mod package;

@@ -27,3 +27,8 @@ pub const MAX_STRING_SIZE: usize = 16 * 1024;
 /// Most elements of an array or a map a script may build.
 pub const MAX_ARRAY_SIZE: usize = 10_000;
 pub const MAX_MAP_SIZE: usize = 10_000;
+
+// --- diagnostics -------------------------------------------------------------------------
+
+/// Diagnostics shown for one file; the rest are counted ("… and 15,873 more").
+pub const MAX_DIAGNOSTICS_PER_FILE: usize = 100;

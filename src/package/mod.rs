@@ -152,7 +152,7 @@ impl Loader {
         let failed = !diagnostics.is_empty();
         self.report.diagnostics.extend(diagnostics);
         let mut items = tree.items;
-        let manifest = self.manifest(file, manifest_path, &mut items)?;
+        let manifest = self.manifest(file, manifest_path, &mut items, failed)?;
 
         let (mut merged, mut packages, mut scripts) = match &manifest.extends {
             Some((name, span)) => {
@@ -234,12 +234,22 @@ impl Loader {
     }
 
     /// Takes the `package` item out of the manifest's items and reads its settings.
-    fn manifest(&mut self, file: FileId, manifest_path: &Path, items: &mut Vec<ast::Item>) -> Option<Manifest> {
+    /// `failed`: the file did not parse, so a missing `package` item is no news.
+    fn manifest(
+        &mut self,
+        file: FileId,
+        manifest_path: &Path,
+        items: &mut Vec<ast::Item>,
+        failed: bool,
+    ) -> Option<Manifest> {
         let folder = manifest_path.parent().unwrap_or(Path::new("."));
         let position = items
             .iter()
             .position(|i| matches!(i, ast::Item::Define(d) if d.kind.text == "package"));
         let Some(position) = position else {
+            if failed {
+                return None;
+            }
             let end = self.sources.get(file).text.len();
             let folder_name = package_name_of(manifest_path);
             self.report.push(
