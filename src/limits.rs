@@ -13,6 +13,16 @@
 /// Deepest nesting of blocks `{ }` and lists `[ ]` in a rules file.
 pub const MAX_NESTING: usize = 32;
 
+// --- boards and battlefields ----------------------------------------------------------
+
+/// Widest and highest board or mission, in squares (a mission's boards all lie inside it).
+pub const MAX_GRID_SIDE: usize = 200;
+/// Widest and highest battlefield, in inches; every corner of its zones and terrain lies
+/// within this many inches of the top-left corner.
+pub const MAX_BATTLEFIELD_INCHES: usize = 240;
+/// Corners of all the zones and terrain of one battlefield together.
+pub const MAX_BATTLEFIELD_CORNERS: usize = 512;
+
 // --- scripts -----------------------------------------------------------------------------
 
 /// Rhai operations one script run may take (one procedure, or one phase or trigger call).

@@ -9,6 +9,7 @@ use crate::board::map::{self, MapText};
 use crate::board::{Board, Grid, Mission, Piece, Square};
 use crate::diagnostic::{Diagnostic, Report, did_you_mean};
 use crate::dice::{DiceExpr, DieKind, Face, Part};
+use crate::limits::*;
 use crate::ruleset::*;
 use crate::script::Script;
 use crate::source::{SourceMap, Span};
@@ -1253,6 +1254,29 @@ impl Lower<'_> {
         }
         let width = placed.iter().map(|(b, at, _)| at.x + b.grid.width).max().unwrap_or(0);
         let height = placed.iter().map(|(b, at, _)| at.y + b.grid.height).max().unwrap_or(0);
+        let side = MAX_GRID_SIDE as i32;
+        if width > side || height > side {
+            let (board, at, span) = placed
+                .iter()
+                .find(|(b, at, _)| at.x + b.grid.width > side || at.y + b.grid.height > side)
+                .expect("one board reaches that far");
+            self.err(
+                Diagnostic::error(
+                    *span,
+                    format!(
+                        "board `{}` placed here reaches square {}, {}: the mission would be {width} × {height} squares",
+                        board.id,
+                        at.x + board.grid.width,
+                        at.y + board.grid.height
+                    ),
+                    "too far",
+                )
+                .with_help(format!(
+                    "a mission is at most {MAX_GRID_SIDE} squares wide and high (`MAX_GRID_SIDE`, see \"Limits\" in grammar/README.md): place its boards closer to 1 1"
+                )),
+            );
+            return None;
+        }
         let mut owner: Vec<Option<usize>> = vec![None; (width * height) as usize];
         let index = |s: Square| (s.y * width + s.x) as usize;
         for (k, (board, at, span)) in placed.iter().enumerate() {
@@ -1341,9 +1365,9 @@ impl Lower<'_> {
             &["zone", "marker", "terrain"],
             false,
         );
-        let size: Option<(f64, f64)> = props.get("size").and_then(|p| match p.values.as_slice() {
+        let size: Option<(i64, i64)> = props.get("size").and_then(|p| match p.values.as_slice() {
             [w, h] => match (w.as_number(), h.as_number()) {
-                (Some(w), Some(h)) if w > 0 && h > 0 => Some((w as f64, h as f64)),
+                (Some(w), Some(h)) if w > 0 && h > 0 => Some((w, h)),
                 _ => None,
             },
             _ => None,
@@ -1356,6 +1380,19 @@ impl Lower<'_> {
             );
             return None;
         };
+        if width > MAX_BATTLEFIELD_INCHES as i64 || height > MAX_BATTLEFIELD_INCHES as i64 {
+            let span = props.get("size").map_or(item.id.span, |p| p.span);
+            self.err(
+                Diagnostic::error(span, format!("a battlefield of {width} × {height} inches"), "too large").with_help(
+                    format!(
+                        "a battlefield is at most {MAX_BATTLEFIELD_INCHES} inches wide and high (`MAX_BATTLEFIELD_INCHES`, see \"Limits\" in grammar/README.md)"
+                    ),
+                ),
+            );
+            return None;
+        }
+        let (width, height) = (width as f64, height as f64);
+        let mut corners_left = MAX_BATTLEFIELD_CORNERS;
         let mut names = BTreeSet::new();
         let mut polygon = |this: &mut Self, p: &ast::Property| -> Option<Polygon> {
             let name = p.values.first().and_then(|v| v.as_name());
@@ -1363,8 +1400,29 @@ impl Lower<'_> {
                 Some(ValueKind::List(items)) if p.values.len() == 2 => items.iter().map(|v| v.as_number()).collect(),
                 _ => None,
             };
+            let reach = MAX_BATTLEFIELD_INCHES as i64;
             match (name, numbers) {
+                (Some(_), Some(n)) if n.iter().any(|c| c.abs() > reach) || n.len() / 2 > corners_left => {
+                    let many = n.len() / 2 > corners_left;
+                    corners_left = 0;
+                    this.err(
+                        Diagnostic::error(
+                            p.span,
+                            if many {
+                                format!("this battlefield's zones and terrain have more than {MAX_BATTLEFIELD_CORNERS} corners in all")
+                            } else {
+                                format!("a corner lies more than {reach} inches from the table's top-left corner")
+                            },
+                            "too large",
+                        )
+                        .with_help(format!(
+                            "a battlefield's zones and terrain have at most {MAX_BATTLEFIELD_CORNERS} corners in all (`MAX_BATTLEFIELD_CORNERS`), each within {reach} inches (`MAX_BATTLEFIELD_INCHES`) of the top-left corner (see \"Limits\" in grammar/README.md): draw terrain with fewer corners"
+                        )),
+                    );
+                    None
+                }
                 (Some(name), Some(n)) if n.len() >= 6 && n.len() % 2 == 0 => {
+                    corners_left -= n.len() / 2;
                     if !names.insert(name.to_string()) {
                         this.err(Diagnostic::error(
                             p.values[0].span,
