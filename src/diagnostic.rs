@@ -157,7 +157,7 @@ impl Report {
                 let _ = writeln!(
                     out,
                     "  … and {} more in {} (at most {MAX_DIAGNOSTICS_PER_FILE} are shown for each file: fix these and check again)",
-                    thousands(count - MAX_DIAGNOSTICS_PER_FILE),
+                    thousands((count - MAX_DIAGNOSTICS_PER_FILE) as u64),
                     escape::one_line(&sources.get(file).name),
                 );
             }
@@ -166,8 +166,9 @@ impl Report {
     }
 }
 
-/// `15873` as `15,873`.
-fn thousands(n: usize) -> String {
+/// `15873` as `15,873`: limits and counts as people read them.
+pub fn thousands(n: impl Into<u64>) -> String {
+    let n: u64 = n.into();
     let digits = n.to_string();
     let mut out = String::new();
     for (i, d) in digits.chars().enumerate() {

@@ -13,6 +13,29 @@
 /// Deepest nesting of blocks `{ }` and lists `[ ]` in a rules file.
 pub const MAX_NESTING: usize = 32;
 
+// --- dice and odds -----------------------------------------------------------------------
+
+/// Dice one dice expression rolls (`100d6`, `60 red + 40 white`), in a package or a script.
+pub const MAX_DICE: u64 = 100;
+/// Faces of one die (`d1000`, or a `die` with a list of faces).
+pub const MAX_DIE_FACES: u64 = 1_000;
+/// Largest number on a face or as a modifier, either way.
+pub const MAX_DICE_VALUE: u64 = 1_000_000;
+/// Different totals the dice of a table, an amount or a follow-up count may give (their
+/// exact odds are computed).
+pub const MAX_ODDS_TOTALS: u64 = 10_000;
+/// Steps to compute the exact odds of one dice expression: dice are added one by one, each
+/// step one running total and one face.
+pub const MAX_ODDS_WORK: u64 = 2_000_000;
+
+/// How deep follow-up rolls (`then`) may lead: a table, then another, … this many tables.
+pub const MAX_FOLLOW_UP_DEPTH: usize = 16;
+/// Table rolls one roll may cause, its follow-ups (`then … times …`) included, at most.
+pub const MAX_TABLE_ROLLS: u64 = 1_000;
+/// Different outcomes the exact odds of one table may list (follow-ups and series make
+/// combinations); `odds` refuses more.
+pub const MAX_ODDS_OUTCOMES: usize = 10_000;
+
 // --- boards and battlefields ----------------------------------------------------------
 
 /// Widest and highest board or mission, in squares (a mission's boards all lie inside it).

@@ -143,7 +143,10 @@ fn check(name: &str, args: &[String], expected: i32, cwd: &Path) -> (String, Dur
         run.elapsed
     );
     if expected == 1 {
-        assert!(run.stderr.contains("error"), "{name}: no diagnostic on stderr:\n{all}");
+        assert!(
+            run.stderr.contains("error") || run.stderr.contains('×'),
+            "{name}: no diagnostic on stderr:\n{all}"
+        );
     }
     assert!(
         !all.contains('\u{1b}') && !all.contains('\u{7}'),

@@ -641,8 +641,10 @@ fn odds(game: &Game, table: Option<&str>) -> String {
         Ok(t) => {
             let args = super::AvailabilityArgs::default();
             let args = super::AvailabilityArgs { times: 1, ..args };
-            let odds = servitor::tables::odds::table_odds(&r.tables, t, 1, &args.availability());
-            super::render::odds(t, &args, &odds)
+            match servitor::tables::odds::table_odds(&r.tables, t, 1, &args.availability()) {
+                Ok(odds) => super::render::odds(t, &args, &odds),
+                Err(e) => format!("{e}\n"),
+            }
         }
     }
 }

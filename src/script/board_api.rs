@@ -159,7 +159,7 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Arc<Mutex<R
     let r = ruleset.clone();
     engine.register_fn("line", move |id: &str, from: Dynamic, dx: INT, dy: INT| -> Res<Array> {
         let m = mission(&r, id)?;
-        if dx.abs() > 1 || dy.abs() > 1 || (dx == 0 && dy == 0) {
+        if !(-1..=1).contains(&dx) || !(-1..=1).contains(&dy) || (dx == 0 && dy == 0) {
             return Err("line(mission, from, dx, dy): dx and dy are -1, 0 or 1, not both 0".into());
         }
         Ok(to_array(area::line(
@@ -337,7 +337,10 @@ pub fn register_facing(engine: &mut Engine, ruleset: &Arc<Ruleset>) {
                 })
                 .collect();
             let mut out = Map::new();
-            out.insert("cost".into(), Dynamic::from_int(cost as INT));
+            out.insert(
+                "cost".into(),
+                Dynamic::from_int(INT::try_from(cost).unwrap_or(INT::MAX)),
+            );
             out.insert("actions".into(), list.into());
             out.insert("facing".into(), FACING_NAMES[facing_now].into());
             Ok(Dynamic::from_map(out))
