@@ -10,6 +10,10 @@
 
 // --- files -------------------------------------------------------------------------------
 
+/// Largest file a package may have (a rules file or a script), in bytes.
+pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+/// All the files one load reads together (a package, its includes, scripts and bases).
+pub const MAX_PACKAGE_BYTES: u64 = 4 * 1024 * 1024;
 /// Deepest nesting of blocks `{ }` and lists `[ ]` in a rules file.
 pub const MAX_NESTING: usize = 32;
 

@@ -221,3 +221,46 @@ fn the_limits_table_matches_the_code() {
     }
     assert!(count >= 8, "only {count} limits found in src/limits.rs");
 }
+
+/// Files that cannot be committed as fixtures, made here: a named pipe (reading one blocked
+/// forever), a folder, a file over the size limit, and a chain of includes that together
+/// read more than a load may. Each is refused with a diagnostic at the line that names it.
+#[test]
+fn pipes_folders_and_huge_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("special");
+    std::fs::create_dir(&pkg).unwrap();
+    let fifo = pkg.join("fifo.rules");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    assert!(made.success());
+    std::fs::create_dir(pkg.join("folder.rules")).unwrap();
+    let big = servitor::limits::MAX_FILE_BYTES as usize + 1;
+    std::fs::write(pkg.join("big.rules"), "#".repeat(big)).unwrap();
+    std::fs::write(
+        pkg.join("package.rules"),
+        "package special {\n  version \"1\"\n  include \"fifo.rules\"\n  include \"folder.rules\"\n  include \"big.rules\"\n}\n",
+    )
+    .unwrap();
+    let run = servitor(&["check".into(), pkg.display().to_string()], root());
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert_eq!(run.code, 1, "{all}");
+    assert!(run.elapsed < TIME_LIMIT, "took {:?}", run.elapsed);
+    assert_eq!(all.matches("not a regular file").count(), 2, "{all}");
+    assert!(all.contains("larger than 1,048,576 bytes (`MAX_FILE_BYTES`"), "{all}");
+
+    // Many includes of one file just under the limit: the load stops at MAX_PACKAGE_BYTES.
+    let pkg = dir.path().join("many");
+    std::fs::create_dir(&pkg).unwrap();
+    std::fs::write(pkg.join("part.rules"), "#".repeat(big - 2)).unwrap();
+    let includes = "  include \"part.rules\"\n".repeat(8);
+    std::fs::write(
+        pkg.join("package.rules"),
+        format!("package many {{\n  version \"1\"\n{includes}}}\n"),
+    )
+    .unwrap();
+    let run = servitor(&["check".into(), pkg.display().to_string()], root());
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert_eq!(run.code, 1, "{all}");
+    assert!(run.elapsed < TIME_LIMIT, "took {:?}", run.elapsed);
+    assert!(all.contains("`MAX_PACKAGE_BYTES`"), "{all}");
+}
