@@ -34,7 +34,8 @@ pub const MAX_ODDS_WORK: u64 = 2_000_000;
 
 /// How deep follow-up rolls (`then`) may lead: a table, then another, … this many tables.
 pub const MAX_FOLLOW_UP_DEPTH: usize = 16;
-/// Table rolls one roll may cause, its follow-ups (`then … times …`) included, at most.
+/// Table rolls one roll may cause, its follow-ups (`then … times …`) included, at most; and
+/// one request (`roll --times`, a script's `roll_table_times`) with all its follow-ups.
 pub const MAX_TABLE_ROLLS: u64 = 1_000;
 /// Different outcomes the exact odds of one table may list (follow-ups and series make
 /// combinations); `odds` refuses more.
@@ -54,6 +55,11 @@ pub const MAX_BATTLEFIELD_CORNERS: usize = 512;
 
 /// Rhai operations one script run may take (one procedure, or one phase or trigger call).
 pub const MAX_OPERATIONS: u64 = 2_000_000;
+/// Wall-clock time of one script run, in milliseconds: a backstop for registered functions
+/// that cost more than the one operation Rhai counts for them.
+pub const MAX_SCRIPT_MILLIS: u64 = 1_000;
+/// Bytes one script run may write to its log (`step`, rolls, table rolls).
+pub const MAX_LOG_BYTES: u64 = 1024 * 1024;
 /// Nesting of script function calls.
 pub const MAX_CALL_LEVELS: usize = 48;
 /// Nesting of expressions in a script (at the top level, and inside functions).
