@@ -25,7 +25,11 @@ fn main() {
         std::process::exit(1);
     };
     let mut rng = Rng::seeded(seed);
-    for roll in roll_series(&ruleset.tables, table, 1, &Availability::default(), &mut rng) {
+    let rolls = roll_series(&ruleset.tables, table, 1, &Availability::default(), &mut rng).unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(1);
+    });
+    for roll in rolls {
         let dice: Vec<String> = roll.rolls.iter().map(|r| r.to_string()).collect();
         println!("{}: {} → {}", roll.title, dice.join(", then "), roll.result_name());
         if let Some(source) = &roll.source {

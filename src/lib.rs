@@ -7,7 +7,9 @@
 pub mod board;
 pub mod diagnostic;
 pub mod dice;
+pub mod escape;
 pub mod game;
+pub mod limits;
 pub mod package;
 pub mod ruleset;
 pub mod script;

@@ -59,6 +59,26 @@ impl SourceFile {
         (line + 1, col + 1)
     }
 
+    /// How many lines the file has (an empty file has one).
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// The 0-based line holding byte offset `offset`.
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.line_starts.partition_point(|&s| s <= offset) - 1
+    }
+
+    /// Byte offset where 0-based line `line` starts.
+    pub fn line_start(&self, line: usize) -> usize {
+        self.line_starts.get(line).copied().unwrap_or(self.text.len())
+    }
+
+    /// Byte offset where 0-based line `line` ends, before its newline.
+    pub fn line_end(&self, line: usize) -> usize {
+        self.line_starts.get(line + 1).map_or(self.text.len(), |&next| next - 1)
+    }
+
     /// Byte offset of a 1-based line and column (in characters): the one place where
     /// Rhai's line/column positions become byte offsets.
     pub fn offset_of(&self, line: usize, col: usize) -> usize {

@@ -66,8 +66,9 @@ pub enum Action {
 }
 
 /// Costs are searched in fine units: among equally cheap plans, fewer diagonal steps win, so
-/// plans walk straight down corridors instead of zigzagging.
-const FINE: u32 = 1024;
+/// plans walk straight down corridors instead of zigzagging. Searched in `u64`: a package's
+/// costs go up to `u32::MAX`, times `FINE`, times every square of the largest grid, fit.
+const FINE: u64 = 1024;
 
 /// The cheapest actions that bring a piece on `from`, facing `facing`, to `to` (any final
 /// facing), with their total cost; `None` if it cannot get there. Pieces do not block.
@@ -77,17 +78,17 @@ pub fn cheapest_path(
     facing: usize,
     to: Square,
     costs: &Costs,
-) -> Option<(u32, Vec<Action>)> {
+) -> Option<(u64, Vec<Action>)> {
     if !grid.contains(from) || !grid.contains(to) {
         return None;
     }
     let state = |s: Square, f: usize| grid.index(s) * 4 + f;
     let n = grid.len() * 4;
-    let mut best = vec![u32::MAX; n];
+    let mut best = vec![u64::MAX; n];
     let mut back: Vec<Option<(usize, Action)>> = vec![None; n];
     let mut heap = BinaryHeap::new();
     best[state(from, facing)] = 0;
-    heap.push(Reverse((0u32, state(from, facing))));
+    heap.push(Reverse((0u64, state(from, facing))));
     while let Some(Reverse((cost, st))) = heap.pop() {
         if cost > best[st] {
             continue;
@@ -103,8 +104,8 @@ pub fn cheapest_path(
             actions.reverse();
             return Some((cost / FINE, actions));
         }
-        let mut relax = |next: usize, extra: u32, action: Action, heap: &mut BinaryHeap<Reverse<(u32, usize)>>| {
-            let c = cost + extra;
+        let mut relax = |next: usize, extra: u64, action: Action, heap: &mut BinaryHeap<Reverse<(u64, usize)>>| {
+            let c = cost.saturating_add(extra);
             if c < best[next] {
                 best[next] = c;
                 back[next] = Some((st, action));
@@ -113,7 +114,12 @@ pub fn cheapest_path(
         };
         if let Some(t) = costs.turn {
             for nf in [(f + 1) % 4, (f + 3) % 4] {
-                relax(state(square, nf), t * FINE, Action::Turn { to: nf }, &mut heap);
+                relax(
+                    state(square, nf),
+                    u64::from(t) * FINE,
+                    Action::Turn { to: nf },
+                    &mut heap,
+                );
             }
         }
         for &(dx, dy) in &DIRECTIONS {
@@ -121,10 +127,10 @@ pub fn cheapest_path(
             let Some(c) = costs.steps[kind as usize] else { continue };
             if grid.can_step(square, dx, dy) {
                 let next = square.offset(dx, dy);
-                let diagonal = u32::from(dx != 0 && dy != 0);
+                let diagonal = u64::from(dx != 0 && dy != 0);
                 relax(
                     state(next, f),
-                    c * FINE + diagonal,
+                    u64::from(c) * FINE + diagonal,
                     Action::Step { kind, to: next },
                     &mut heap,
                 );

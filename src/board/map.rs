@@ -3,6 +3,7 @@
 
 use super::{Edge, Grid, Square};
 use crate::diagnostic::Diagnostic;
+use crate::limits::MAX_GRID_SIDE;
 use crate::source::{FileId, Span};
 use std::collections::BTreeMap;
 
@@ -89,7 +90,15 @@ pub fn read(map: &MapText, legend: &BTreeMap<char, String>) -> Result<Grid, Vec<
     if !errors.is_empty() {
         return Err(errors);
     }
-    let (w, h) = (((width - 1) / 2) as i32, ((lines.len() - 1) / 2) as i32);
+    let (w, h) = ((width - 1) / 2, (lines.len() - 1) / 2);
+    if w > MAX_GRID_SIDE || h > MAX_GRID_SIDE {
+        return Err(vec![
+            Diagnostic::error(whole, format!("this map is {w} × {h} squares"), "too large").with_help(format!(
+                "a board or mission is at most {MAX_GRID_SIDE} squares wide and high (`MAX_GRID_SIDE`, see \"Limits\" in grammar/README.md): split the map into boards"
+            )),
+        ]);
+    }
+    let (w, h) = (w as i32, h as i32);
     let mut grid = Grid::new(w, h);
     let at = |row: usize, col: usize| -> (char, usize) {
         let (i, c) = lines[row].chars[col];

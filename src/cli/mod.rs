@@ -97,7 +97,7 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprint!("{message}");
+            eprint_safe(&message);
             if !message.ends_with('\n') {
                 eprintln!();
             }
@@ -107,13 +107,21 @@ pub fn main() -> ExitCode {
 }
 
 /// Writes to stdout; a closed pipe (`servitor show … | head`) ends the program quietly
-/// instead of panicking.
+/// instead of panicking. Control characters (a package's texts may hold any) are made
+/// visible; only servitor's own colour sequences pass, and only to a colour terminal.
 pub fn emit(text: &str) {
     use std::io::Write;
+    let colour = std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
+    let text = servitor::escape::terminal(text, colour);
     let mut out = std::io::stdout().lock();
     if out.write_all(text.as_bytes()).and_then(|()| out.flush()).is_err() {
         std::process::exit(0);
     }
+}
+
+/// Writes to stderr with control characters made visible, as [`emit`] does.
+pub fn eprint_safe(text: &str) {
+    eprint!("{}", servitor::escape::terminal(text, color()));
 }
 
 pub fn emitln(text: &str) {
@@ -130,7 +138,7 @@ pub fn load(package: &str) -> Result<Loaded, String> {
     match servitor::load(package) {
         Ok(loaded) => {
             if !loaded.warnings.diagnostics.is_empty() {
-                eprint!("{}", loaded.warnings.render(&loaded.ruleset.sources, color()));
+                eprint_safe(&loaded.warnings.render(&loaded.ruleset.sources, color()));
             }
             Ok(loaded)
         }

@@ -28,7 +28,8 @@ pub fn run(args: OddsArgs) -> Result<(), String> {
         table,
         args.availability.times,
         &args.availability.availability(),
-    );
+    )
+    .map_err(|e| format!("error: {e}"))?;
     if args.json {
         let outcomes: Vec<serde_json::Value> = odds
             .iter()

@@ -455,7 +455,7 @@ fn manual_dice(ran_out: Arc<Mutex<bool>>) -> Arc<Mutex<Forced>> {
                 format!("1 {} die", die.die)
             };
             let prompt = format!("roll {what} (faces {}), or auto: ", die.faces.join(" "));
-            eprint!("{prompt}");
+            super::eprint_safe(&prompt);
             let Some(answer) = read_stdin_line() else {
                 *ran_out.lock().unwrap_or_else(|p| p.into_inner()) = true;
                 return None;
@@ -467,7 +467,10 @@ fn manual_dice(ran_out: Arc<Mutex<bool>>) -> Arc<Mutex<Forced>> {
             if let Some(position) = die.faces.iter().position(|f| f == answer) {
                 return Some(position as u64 + 1);
             }
-            eprintln!("{what} has no face `{answer}`: its faces are {}", die.faces.join(" "));
+            super::eprint_safe(&format!(
+                "{what} has no face `{answer}`: its faces are {}\n",
+                die.faces.join(" ")
+            ));
         }
     };
     Arc::new(Mutex::new(Forced {
@@ -645,8 +648,10 @@ fn odds(game: &Game, table: Option<&str>) -> String {
         Ok(t) => {
             let args = super::AvailabilityArgs::default();
             let args = super::AvailabilityArgs { times: 1, ..args };
-            let odds = servitor::tables::odds::table_odds(&r.tables, t, 1, &args.availability());
-            super::render::odds(t, &args, &odds)
+            match servitor::tables::odds::table_odds(&r.tables, t, 1, &args.availability()) {
+                Ok(odds) => super::render::odds(t, &args, &odds),
+                Err(e) => format!("{e}\n"),
+            }
         }
     }
 }

@@ -34,7 +34,8 @@ pub fn run(args: RollArgs) -> Result<(), String> {
         args.availability.times,
         &args.availability.availability(),
         &mut rng,
-    );
+    )
+    .map_err(|e| format!("error: {e}"))?;
     if args.json {
         let json = serde_json::json!({ "table": table.id, "seed": seed, "rolls": rolls });
         super::emitln(&format!("{json}"));

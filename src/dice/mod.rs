@@ -5,8 +5,9 @@ pub mod rng;
 
 pub use rng::Rng;
 
-use num_bigint::BigInt;
+use num_bigint::{BigInt, BigUint};
 use num_rational::BigRational;
+use num_traits::Zero;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -217,16 +218,18 @@ impl DiceExpr {
         let mut modifier = 0;
         let mut total = 0;
         for (negative, part) in &self.parts {
-            let sign = if *negative { -1 } else { 1 };
+            let sign: i64 = if *negative { -1 } else { 1 };
             match part {
+                // The loader bounds dice, faces and modifiers (`limits.rs`): no sum comes near
+                // the ends of an i64, and these saturate rather than wrap if one ever did.
                 Part::Modifier(n) => {
-                    modifier += sign * n;
-                    total += sign * n;
+                    modifier = sign.saturating_mul(*n).saturating_add(modifier);
+                    total = sign.saturating_mul(*n).saturating_add(total);
                 }
                 Part::Dice { count, kind } => {
                     for _ in 0..*count {
                         let die = kind.roll(rng);
-                        total += sign * die.value;
+                        total = sign.saturating_mul(die.value).saturating_add(total);
                         dice.push(die);
                     }
                 }
@@ -240,30 +243,122 @@ impl DiceExpr {
         }
     }
 
-    /// The exact distribution of the total.
-    pub fn distribution(&self) -> Distribution {
-        let mut dist = Distribution::certain(0);
-        for (negative, part) in &self.parts {
-            let sign = if *negative { -1 } else { 1 };
-            match part {
-                Part::Modifier(n) => dist = dist.shift(sign * n),
-                Part::Dice { count, kind } => {
-                    let one = Distribution::uniform(kind.values().into_iter().map(|v| sign * v));
-                    for _ in 0..*count {
-                        dist = dist.add(&one);
-                    }
-                }
-            }
-        }
-        dist
+    /// Each die in the expression with its sign, one entry per die.
+    fn each_die(&self) -> impl Iterator<Item = (i64, &DieKind)> {
+        self.parts.iter().flat_map(|(negative, part)| {
+            let sign: i64 = if *negative { -1 } else { 1 };
+            let (count, kind) = match part {
+                Part::Dice { count, kind } => (*count, Some(kind)),
+                Part::Modifier(_) => (0, None),
+            };
+            kind.into_iter()
+                .flat_map(move |k| std::iter::repeat_n((sign, k), count as usize))
+        })
     }
 
-    /// Smallest and largest possible totals.
-    pub fn bounds(&self) -> (i64, i64) {
-        let dist = self.distribution();
-        let lo = dist.weights.keys().next().copied().unwrap_or(0);
-        let hi = dist.weights.keys().next_back().copied().unwrap_or(0);
-        (lo, hi)
+    /// How many dice the expression rolls (saturating).
+    pub fn dice_count(&self) -> u64 {
+        self.parts
+            .iter()
+            .map(|(_, p)| match p {
+                Part::Dice { count, .. } => u64::from(*count),
+                Part::Modifier(_) => 0,
+            })
+            .fold(0, u64::saturating_add)
+    }
+
+    /// Smallest and largest possible totals; `None` if they do not fit in an `i64`.
+    pub fn bounds(&self) -> Option<(i64, i64)> {
+        let (mut lo, mut hi) = (0i64, 0i64);
+        for (negative, part) in &self.parts {
+            let (a, b) = match part {
+                Part::Modifier(n) => (*n, *n),
+                Part::Dice { count, kind } => {
+                    let values = kind.values();
+                    let min = values.iter().copied().min().unwrap_or(0);
+                    let max = values.iter().copied().max().unwrap_or(0);
+                    let n = i64::from(*count);
+                    (min.checked_mul(n)?, max.checked_mul(n)?)
+                }
+            };
+            let (a, b) = if *negative {
+                (b.checked_neg()?, a.checked_neg()?)
+            } else {
+                (a, b)
+            };
+            lo = lo.checked_add(a)?;
+            hi = hi.checked_add(b)?;
+        }
+        Some((lo, hi))
+    }
+
+    /// What the exact distribution costs to compute: the number of (total so far, face)
+    /// pairs summed over every die added, and how many totals it may have at the end. Both
+    /// saturate; `None` when the totals do not fit in an `i64`.
+    pub fn odds_cost(&self) -> Option<(u64, u64)> {
+        self.bounds()?;
+        let mut spread: u64 = 0;
+        let mut work: u64 = 0;
+        for (_, kind) in self.each_die() {
+            let values = kind.values();
+            let distinct = values.iter().collect::<std::collections::BTreeSet<_>>().len() as u64;
+            let min = values.iter().copied().min().unwrap_or(0);
+            let max = values.iter().copied().max().unwrap_or(0);
+            work = work.saturating_add(spread.saturating_add(1).saturating_mul(distinct));
+            spread = spread.saturating_add(max.abs_diff(min));
+        }
+        Some((work, spread.saturating_add(1)))
+    }
+
+    /// The exact distribution of the total. The work is bounded by [`DiceExpr::odds_cost`],
+    /// which the loader checks against the limits before any distribution is asked for.
+    pub fn distribution(&self) -> Distribution {
+        let mut offset: i64 = 0;
+        for (negative, part) in &self.parts {
+            if let Part::Modifier(n) = part {
+                offset = offset.saturating_add(if *negative { n.saturating_neg() } else { *n });
+            }
+        }
+        // Counts of each total from `lo`, over a common denominator: whole numbers only, so
+        // no fraction is reduced until the end.
+        let mut lo: i64 = 0;
+        let mut counts: Vec<BigUint> = vec![BigUint::from(1u8)];
+        let mut denominator = BigUint::from(1u8);
+        for (sign, kind) in self.each_die() {
+            let values = kind.values();
+            let mut faces: BTreeMap<i64, u32> = BTreeMap::new();
+            for v in &values {
+                *faces.entry(v.saturating_mul(sign)).or_default() += 1;
+            }
+            let (min, max) = (
+                *faces.keys().next().unwrap_or(&0),
+                *faces.keys().next_back().unwrap_or(&0),
+            );
+            let width = max.abs_diff(min) as usize;
+            let mut next = vec![BigUint::default(); counts.len() + width];
+            for (i, c) in counts.iter().enumerate() {
+                if c.is_zero() {
+                    continue;
+                }
+                for (v, m) in &faces {
+                    next[i + v.abs_diff(min) as usize] += c * *m;
+                }
+            }
+            counts = next;
+            lo = lo.saturating_add(min);
+            denominator *= values.len().max(1);
+        }
+        let denominator = BigInt::from(denominator);
+        let weights = counts
+            .into_iter()
+            .enumerate()
+            .filter(|(_, c)| !c.is_zero())
+            .map(|(i, c)| {
+                let total = lo.saturating_add(i as i64).saturating_add(offset);
+                (total, BigRational::new(BigInt::from(c), denominator.clone()))
+            })
+            .collect();
+        Distribution { weights }
     }
 }
 
@@ -333,22 +428,6 @@ impl Distribution {
         }
         Distribution { weights }
     }
-
-    fn shift(self, by: i64) -> Self {
-        Distribution {
-            weights: self.weights.into_iter().map(|(v, p)| (v + by, p)).collect(),
-        }
-    }
-
-    fn add(&self, other: &Distribution) -> Self {
-        let mut weights = BTreeMap::new();
-        for (a, pa) in &self.weights {
-            for (b, pb) in &other.weights {
-                *weights.entry(a + b).or_insert_with(zero) += pa * pb;
-            }
-        }
-        Distribution { weights }
-    }
 }
 
 pub fn zero() -> BigRational {
@@ -373,7 +452,7 @@ mod tests {
     fn two_d6_plus_four() {
         let expr = DiceExpr::new(vec![numbered(2, 6), (false, Part::Modifier(4))]);
         assert_eq!(expr.to_string(), "2d6+4");
-        assert_eq!(expr.bounds(), (6, 16));
+        assert_eq!(expr.bounds(), Some((6, 16)));
         let p = &expr.distribution().weights[&11];
         assert_eq!(p.to_string(), "1/6");
     }
@@ -409,5 +488,66 @@ mod tests {
             let roll = expr.roll(&mut rng);
             assert_eq!(roll.total, (roll.dice[0].raw[0] + 1) / 2);
         }
+    }
+
+    /// The exact distribution agrees with counting every way the dice can fall.
+    #[test]
+    fn distribution_matches_enumeration() {
+        let white = DieKind::Custom {
+            id: "white".into(),
+            faces: [0, 0, 0, 1, 2, 2]
+                .iter()
+                .map(|&v| Face {
+                    name: None,
+                    value: Some(v),
+                })
+                .collect(),
+        };
+        let expr = DiceExpr::new(vec![
+            (
+                false,
+                Part::Dice {
+                    count: 2,
+                    kind: white.clone(),
+                },
+            ),
+            (
+                false,
+                Part::Dice {
+                    count: 1,
+                    kind: DieKind::Halved,
+                },
+            ),
+            (
+                true,
+                Part::Dice {
+                    count: 1,
+                    kind: DieKind::Numbered(4),
+                },
+            ),
+            (false, Part::Modifier(2)),
+        ]);
+        let mut counts: BTreeMap<i64, u32> = BTreeMap::new();
+        let w = white.values();
+        let h = DieKind::Halved.values();
+        for a in &w {
+            for b in &w {
+                for c in &h {
+                    for d in 1..=4 {
+                        *counts.entry(a + b + c - d + 2).or_default() += 1;
+                    }
+                }
+            }
+        }
+        let all = 36 * 6 * 4;
+        let expected: BTreeMap<i64, BigRational> = counts
+            .into_iter()
+            .map(|(t, c)| (t, BigRational::new(BigInt::from(c), BigInt::from(all))))
+            .collect();
+        assert_eq!(expr.distribution().weights, expected);
+        assert_eq!(expr.bounds(), Some((-1, 8)));
+        let (work, totals) = expr.odds_cost().unwrap();
+        assert_eq!(totals, 10);
+        assert!(work > 0 && work < 100);
     }
 }

@@ -80,7 +80,7 @@ impl Rng {
         self.inner.set_word_pos(pos);
     }
 
-    /// A uniform integer in `0..n` by rejection sampling (no modulo bias). `n` must be > 0.
+    /// A uniform integer in `0..n` by rejection sampling (no modulo bias). `below(0)` is 0.
     /// One die with `n` faces (0-based result): a forced result if one is waiting, else the
     /// player's, else [`Rng::below`]. Only dice come here; shuffles, picks and tie-breaks
     /// always use the stream.
@@ -118,7 +118,9 @@ impl Rng {
     }
 
     pub fn below(&mut self, n: u64) -> u64 {
-        debug_assert!(n > 0);
+        if n == 0 {
+            return 0;
+        }
         // Accept only below the largest multiple of n that fits in u64.
         let limit = u64::MAX - (u64::MAX % n + 1) % n;
         loop {
@@ -134,8 +136,11 @@ impl Rng {
         if hi <= lo {
             return lo;
         }
-        let width = (hi as i128 - lo as i128 + 1) as u64;
-        (lo as i128 + self.below(width) as i128) as i64
+        match u64::try_from(hi as i128 - lo as i128 + 1) {
+            Ok(width) => (lo as i128 + self.below(width) as i128) as i64,
+            // The whole of i64: every 64-bit word is one value.
+            Err(_) => self.inner.next_u64() as i64,
+        }
     }
 
     /// Fisher–Yates, from the last element down.
@@ -199,6 +204,12 @@ mod tests {
         for n in [1u64, 2, 3, 6, 7, 12, 1 << 40, u64::MAX] {
             for _ in 0..200 {
                 assert!(rng.below(n) < n);
+            }
+        }
+        assert_eq!(rng.below(0), 0);
+        for (lo, hi) in [(i64::MIN, i64::MAX), (i64::MIN, 0), (-1, i64::MAX), (5, 5)] {
+            for _ in 0..50 {
+                assert!((lo..=hi).contains(&rng.range(lo, hi)));
             }
         }
     }

@@ -7,8 +7,9 @@ use super::merge::{Merged, MergedItem};
 use crate::board::field::{Battlefield, Point, Polygon};
 use crate::board::map::{self, MapText};
 use crate::board::{Board, Grid, Mission, Piece, Square};
-use crate::diagnostic::{Diagnostic, Report, did_you_mean};
+use crate::diagnostic::{Diagnostic, Report, did_you_mean, thousands};
 use crate::dice::{DiceExpr, DieKind, Face, Part};
+use crate::limits::*;
 use crate::ruleset::*;
 use crate::script::Script;
 use crate::source::{SourceMap, Span};
@@ -331,6 +332,35 @@ impl Lower<'_> {
         }
     }
 
+    /// A dice expression whose exact distribution servitor computes (a table's dice, an
+    /// amount, a follow-up's count): its cost is checked against the limits here, once.
+    fn dice_with_odds(&mut self, value: &ast::Value) -> Option<DiceExpr> {
+        let dice = self.dice(value)?;
+        let refuse = |what: String, help: String| Diagnostic::error(value.span, what, "too costly").with_help(help);
+        match dice.odds_cost() {
+            None => self.err(refuse(
+                format!("the totals of `{dice}` do not fit in a number"),
+                "use smaller dice and modifiers".into(),
+            )),
+            Some((_, totals)) if totals > MAX_ODDS_TOTALS => self.err(refuse(
+                format!("`{dice}` can give {} different totals", thousands(totals)),
+                format!(
+                    "servitor computes the exact odds of every table, amount and follow-up count, so their dice give at most {} different totals (`MAX_ODDS_TOTALS`, see \"Limits\" in grammar/README.md): use fewer or smaller dice",
+                    thousands(MAX_ODDS_TOTALS)
+                ),
+            )),
+            Some((work, _)) if work > MAX_ODDS_WORK => self.err(refuse(
+                format!("the exact odds of `{dice}` take {} steps to compute", thousands(work)),
+                format!(
+                    "servitor computes the exact odds of every table, amount and follow-up count, at most {} steps each (`MAX_ODDS_WORK`: dice added one by one, each step one running total and one face; see \"Limits\" in grammar/README.md): use fewer dice or dice with fewer faces",
+                    thousands(MAX_ODDS_WORK)
+                ),
+            )),
+            Some(_) => return Some(dice),
+        }
+        None
+    }
+
     /// Any value, typed by its own shape.
     fn untyped(&mut self, value: &ast::Value) -> Option<Value> {
         Some(match &value.kind {
@@ -488,6 +518,33 @@ impl Lower<'_> {
                 "a die needs at least one face",
                 "no faces",
             ));
+            return None;
+        }
+        if faces.len() as u64 > MAX_DIE_FACES {
+            self.err(
+                Diagnostic::error(
+                    value.span,
+                    format!("a die with {} faces", faces.len()),
+                    "too many faces",
+                )
+                .with_help(format!(
+                    "a die has at most {} faces (`MAX_DIE_FACES`, see \"Limits\" in grammar/README.md)",
+                    thousands(MAX_DIE_FACES)
+                )),
+            );
+            return None;
+        }
+        if let Some((v, face)) = items
+            .iter()
+            .zip(&faces)
+            .find(|(_, f)| f.value.is_some_and(|n| n.unsigned_abs() > MAX_DICE_VALUE))
+        {
+            self.err(
+                Diagnostic::error(v.span, format!("the face {face} is too large"), "too large").with_help(format!(
+                    "a number on a face is at most {} either way (`MAX_DICE_VALUE`, see \"Limits\" in grammar/README.md)",
+                    thousands(MAX_DICE_VALUE)
+                )),
+            );
             return None;
         }
         Some(Die {
@@ -688,7 +745,7 @@ impl Lower<'_> {
             return None;
         };
         let dice_value = self.one(dice_prop, "dice")?;
-        let dice = self.dice(dice_value)?;
+        let dice = self.dice_with_odds(dice_value)?;
         if let Some(die) = dice.symbolic_faces() {
             self.err(
                 Diagnostic::error(
@@ -759,7 +816,7 @@ impl Lower<'_> {
         let known = ["text", "amount", "then", "fields", "source", "label"];
         let props = self.props(entries, "a row", &known, &["then"], false);
         let amount = match props.get("amount") {
-            Some(p) => Some(self.one(p, "dice").and_then(|v| self.dice(v))?),
+            Some(p) => Some(self.one(p, "dice").and_then(|v| self.dice_with_odds(v))?),
             None => None,
         };
         let mut then = Vec::new();
@@ -767,7 +824,7 @@ impl Lower<'_> {
             let table = p.values.first().and_then(|v| v.as_name());
             let times = match p.values.as_slice() {
                 [_] => Some(None),
-                [_, word, count] if word.as_name() == Some("times") => self.dice(count).map(Some),
+                [_, word, count] if word.as_name() == Some("times") => self.dice_with_odds(count).map(Some),
                 _ => None,
             };
             match (table, times) {
@@ -989,6 +1046,47 @@ pub fn dice_from_ast(expr: &ast::Expr, dice: &IndexMap<String, Die>) -> Result<D
             Err(d) => errors.push(d),
         }
     }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    // Limits: so many dice, faces and such numbers that no total comes near the ends of an
+    // i64 and every roll is quick.
+    let mut count: u64 = 0;
+    for (t, (_, part)) in expr.terms.iter().zip(&parts) {
+        let too_big = |what: String| {
+            Diagnostic::error(t.span, what, "too large").with_help(format!(
+                "a number in dice is at most {} either way (`MAX_DICE_VALUE`, see \"Limits\" in grammar/README.md)",
+                thousands(MAX_DICE_VALUE)
+            ))
+        };
+        match part {
+            Part::Modifier(n) if n.unsigned_abs() > MAX_DICE_VALUE => {
+                errors.push(too_big(format!("the modifier {n} is too large")))
+            }
+            Part::Dice {
+                kind: DieKind::Numbered(sides),
+                ..
+            } if u64::from(*sides) > MAX_DIE_FACES => errors.push(
+                Diagnostic::error(t.span, format!("a die with {sides} sides"), "too many sides").with_help(format!(
+                    "a die has at most {} faces (`MAX_DIE_FACES`, see \"Limits\" in grammar/README.md)",
+                    thousands(MAX_DIE_FACES)
+                )),
+            ),
+            Part::Dice { count: n, .. } => {
+                count = count.saturating_add(u64::from(*n));
+                if count > MAX_DICE && count - u64::from(*n) <= MAX_DICE {
+                    errors.push(
+                        Diagnostic::error(t.span, format!("{count} dice in one expression"), "too many dice").with_help(
+                            format!(
+                                "one dice expression rolls at most {MAX_DICE} dice (`MAX_DICE`, see \"Limits\" in grammar/README.md): roll several times instead"
+                            ),
+                        ),
+                    );
+                }
+            }
+            Part::Modifier(_) => {}
+        }
+    }
     if errors.is_empty() {
         Ok(DiceExpr::new(parts))
     } else {
@@ -1002,13 +1100,6 @@ fn numbered(count: u32, sides: u32, span: Span) -> Result<Part, Diagnostic> {
             Diagnostic::error(span, "a die needs at least one die and one side", "nothing to roll")
                 .with_help("write `d6`, `2d6`, …"),
         );
-    }
-    if count > 1000 {
-        return Err(Diagnostic::error(
-            span,
-            "more than 1000 dice in one term",
-            "too many dice",
-        ));
     }
     let kind = match sides {
         3 => DieKind::Halved,
@@ -1253,6 +1344,29 @@ impl Lower<'_> {
         }
         let width = placed.iter().map(|(b, at, _)| at.x + b.grid.width).max().unwrap_or(0);
         let height = placed.iter().map(|(b, at, _)| at.y + b.grid.height).max().unwrap_or(0);
+        let side = MAX_GRID_SIDE as i32;
+        if width > side || height > side {
+            let (board, at, span) = placed
+                .iter()
+                .find(|(b, at, _)| at.x + b.grid.width > side || at.y + b.grid.height > side)
+                .expect("one board reaches that far");
+            self.err(
+                Diagnostic::error(
+                    *span,
+                    format!(
+                        "board `{}` placed here reaches square {}, {}: the mission would be {width} × {height} squares",
+                        board.id,
+                        at.x + board.grid.width,
+                        at.y + board.grid.height
+                    ),
+                    "too far",
+                )
+                .with_help(format!(
+                    "a mission is at most {MAX_GRID_SIDE} squares wide and high (`MAX_GRID_SIDE`, see \"Limits\" in grammar/README.md): place its boards closer to 1 1"
+                )),
+            );
+            return None;
+        }
         let mut owner: Vec<Option<usize>> = vec![None; (width * height) as usize];
         let index = |s: Square| (s.y * width + s.x) as usize;
         for (k, (board, at, span)) in placed.iter().enumerate() {
@@ -1341,9 +1455,9 @@ impl Lower<'_> {
             &["zone", "marker", "terrain"],
             false,
         );
-        let size: Option<(f64, f64)> = props.get("size").and_then(|p| match p.values.as_slice() {
+        let size: Option<(i64, i64)> = props.get("size").and_then(|p| match p.values.as_slice() {
             [w, h] => match (w.as_number(), h.as_number()) {
-                (Some(w), Some(h)) if w > 0 && h > 0 => Some((w as f64, h as f64)),
+                (Some(w), Some(h)) if w > 0 && h > 0 => Some((w, h)),
                 _ => None,
             },
             _ => None,
@@ -1356,6 +1470,19 @@ impl Lower<'_> {
             );
             return None;
         };
+        if width > MAX_BATTLEFIELD_INCHES as i64 || height > MAX_BATTLEFIELD_INCHES as i64 {
+            let span = props.get("size").map_or(item.id.span, |p| p.span);
+            self.err(
+                Diagnostic::error(span, format!("a battlefield of {width} × {height} inches"), "too large").with_help(
+                    format!(
+                        "a battlefield is at most {MAX_BATTLEFIELD_INCHES} inches wide and high (`MAX_BATTLEFIELD_INCHES`, see \"Limits\" in grammar/README.md)"
+                    ),
+                ),
+            );
+            return None;
+        }
+        let (width, height) = (width as f64, height as f64);
+        let mut corners_left = MAX_BATTLEFIELD_CORNERS;
         let mut names = BTreeSet::new();
         let mut polygon = |this: &mut Self, p: &ast::Property| -> Option<Polygon> {
             let name = p.values.first().and_then(|v| v.as_name());
@@ -1363,8 +1490,29 @@ impl Lower<'_> {
                 Some(ValueKind::List(items)) if p.values.len() == 2 => items.iter().map(|v| v.as_number()).collect(),
                 _ => None,
             };
+            let reach = MAX_BATTLEFIELD_INCHES as i64;
             match (name, numbers) {
+                (Some(_), Some(n)) if n.iter().any(|c| c.abs() > reach) || n.len() / 2 > corners_left => {
+                    let many = n.len() / 2 > corners_left;
+                    corners_left = 0;
+                    this.err(
+                        Diagnostic::error(
+                            p.span,
+                            if many {
+                                format!("this battlefield's zones and terrain have more than {MAX_BATTLEFIELD_CORNERS} corners in all")
+                            } else {
+                                format!("a corner lies more than {reach} inches from the table's top-left corner")
+                            },
+                            "too large",
+                        )
+                        .with_help(format!(
+                            "a battlefield's zones and terrain have at most {MAX_BATTLEFIELD_CORNERS} corners in all (`MAX_BATTLEFIELD_CORNERS`), each within {reach} inches (`MAX_BATTLEFIELD_INCHES`) of the top-left corner (see \"Limits\" in grammar/README.md): draw terrain with fewer corners"
+                        )),
+                    );
+                    None
+                }
                 (Some(name), Some(n)) if n.len() >= 6 && n.len() % 2 == 0 => {
+                    corners_left -= n.len() / 2;
                     if !names.insert(name.to_string()) {
                         this.err(Diagnostic::error(
                             p.values[0].span,
@@ -1493,44 +1641,137 @@ fn check_follow_ups(ruleset: &Ruleset, report: &mut Report) {
             }
         }
     }
-    // Depth-first search for a cycle of follow-ups.
-    fn visit<'a>(
-        ruleset: &'a Ruleset,
-        id: &'a str,
-        path: &mut Vec<&'a str>,
-        done: &mut BTreeSet<&'a str>,
-    ) -> Option<(Vec<&'a str>, Span)> {
-        if done.contains(id) {
-            return None;
+    // Without recursion (a chain of thousands of tables must not exhaust the stack): peel
+    // off tables whose follow-ups are all settled, each time working out how deep its
+    // follow-ups go and how many rolls one roll on it may cause. What is left goes round in a
+    // circle.
+    let tables = &ruleset.tables;
+    let index = |id: &str| tables.get_index_of(id);
+    let edges: Vec<Vec<usize>> = tables
+        .values()
+        .map(|t| {
+            t.rows
+                .iter()
+                .flat_map(|r| &r.then)
+                .filter_map(|then| index(&then.table))
+                .collect()
+        })
+        .collect();
+    let mut waiting: Vec<usize> = edges.iter().map(Vec::len).collect();
+    let mut callers: Vec<Vec<usize>> = vec![Vec::new(); tables.len()];
+    for (from, to) in edges.iter().enumerate() {
+        for &t in to {
+            callers[t].push(from);
         }
-        let table = ruleset.tables.get(id)?;
-        path.push(id);
-        for then in table.rows.iter().flat_map(|r| &r.then) {
-            if let Some(at) = path.iter().position(|p| *p == then.table) {
-                let mut cycle = path[at..].to_vec();
-                cycle.push(&then.table);
-                return Some((cycle, then.span));
-            }
-            if let Some(found) = visit(ruleset, &then.table, path, done) {
-                return Some(found);
-            }
-        }
-        path.pop();
-        done.insert(id);
-        None
     }
-    let mut done = BTreeSet::new();
-    for id in ruleset.tables.keys() {
-        if let Some((cycle, span)) = visit(ruleset, id, &mut Vec::new(), &mut done) {
+    let mut ready: Vec<usize> = (0..tables.len()).filter(|&i| waiting[i] == 0).collect();
+    // For each settled table: follow-up depth, table rolls per roll (saturating), and the
+    // `then` that makes either largest.
+    type Settled = (usize, Option<Span>, u64, Option<Span>);
+    let mut settled: Vec<Option<Settled>> = vec![None; tables.len()];
+    while let Some(i) = ready.pop() {
+        let table = &tables[i];
+        let (mut depth, mut deepest, mut rolls, mut most) = (1usize, None, 1u64, None);
+        for row in &table.rows {
+            let mut row_rolls: u64 = 1;
+            for then in &row.then {
+                let Some((d, _, r, _)) = index(&then.table).and_then(|j| settled[j]) else {
+                    continue;
+                };
+                let times = then
+                    .times
+                    .as_ref()
+                    .map_or(1, |t| t.bounds().map_or(u64::MAX, |(_, hi)| hi.max(0) as u64));
+                row_rolls = row_rolls.saturating_add(times.saturating_mul(r));
+                if d + 1 > depth {
+                    depth = d + 1;
+                    deepest = Some(then.span);
+                }
+                if row_rolls > rolls {
+                    rolls = row_rolls;
+                    most = Some(then.span);
+                }
+            }
+        }
+        settled[i] = Some((depth, deepest, rolls, most));
+        for &c in &callers[i] {
+            // One decrement per edge: a table listed twice waits twice.
+            waiting[c] -= edges[c].iter().filter(|&&t| t == i).count().min(waiting[c]);
+            if waiting[c] == 0 && settled[c].is_none() && !ready.contains(&c) {
+                ready.push(c);
+            }
+        }
+    }
+    if let Some(start) = (0..tables.len()).find(|&i| settled[i].is_none()) {
+        // Walk unsettled follow-ups until a table comes round again.
+        let mut path = vec![start];
+        loop {
+            let here = *path.last().expect("the path starts with a table");
+            let (next, span) = tables[here]
+                .rows
+                .iter()
+                .flat_map(|r| &r.then)
+                .find_map(|then| {
+                    index(&then.table)
+                        .filter(|&j| settled[j].is_none())
+                        .map(|j| (j, then.span))
+                })
+                .expect("an unsettled table waits on another unsettled table");
+            if let Some(at) = path.iter().position(|&p| p == next) {
+                let mut cycle: Vec<&str> = path[at..].iter().map(|&i| tables[i].id.as_str()).collect();
+                cycle.push(&tables[next].id);
+                report.push(
+                    Diagnostic::error(
+                        span,
+                        format!("follow-up rolls go round in a circle: {}", cycle.join(" → ")),
+                        "loops back",
+                    )
+                    .with_help("a table may not lead back to itself through `then`"),
+                );
+                return;
+            }
+            path.push(next);
+        }
+    }
+    for (i, table) in tables.values().enumerate() {
+        let Some((depth, deepest, rolls, most)) = settled[i] else {
+            continue;
+        };
+        if let Some(span) = deepest
+            && depth > MAX_FOLLOW_UP_DEPTH
+        {
             report.push(
                 Diagnostic::error(
                     span,
-                    format!("follow-up rolls go round in a circle: {}", cycle.join(" → ")),
-                    "loops back",
+                    format!("a roll on `{}` leads to follow-ups {depth} tables deep", table.id),
+                    "too deep",
                 )
-                .with_help("a table may not lead back to itself through `then`"),
+                .with_help(format!(
+                    "follow-ups go at most {MAX_FOLLOW_UP_DEPTH} tables deep (`MAX_FOLLOW_UP_DEPTH`, see \"Limits\" in grammar/README.md)"
+                )),
             );
-            break;
+            return;
+        }
+        if let Some(span) = most
+            && rolls > MAX_TABLE_ROLLS
+        {
+            let shown = if rolls == u64::MAX {
+                "too many".to_string()
+            } else {
+                thousands(rolls)
+            };
+            report.push(
+                Diagnostic::error(
+                    span,
+                    format!("one roll on `{}` may cause {shown} table rolls with its follow-ups", table.id),
+                    "too many rolls",
+                )
+                .with_help(format!(
+                    "one roll with all its follow-ups rolls at most {} tables (`MAX_TABLE_ROLLS`, see \"Limits\" in grammar/README.md): roll fewer `times`",
+                    thousands(MAX_TABLE_ROLLS)
+                )),
+            );
+            return;
         }
     }
 }

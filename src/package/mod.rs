@@ -8,13 +8,14 @@ mod merge;
 
 pub use locate::{MANIFEST, known_packages, looks_like_path, roots};
 
-use crate::diagnostic::{Diagnostic, Report, did_you_mean};
+use crate::diagnostic::{Diagnostic, Report, did_you_mean, thousands};
+use crate::limits::{MAX_FILE_BYTES, MAX_PACKAGE_BYTES};
 use crate::ruleset::{PackageInfo, Ruleset};
 use crate::script::{self, Script};
 use crate::source::{FileId, SourceMap, Span};
 use crate::syntax::{self, ast};
 use merge::Merged;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// Why a package could not be loaded.
 #[derive(Debug)]
@@ -74,6 +75,7 @@ pub fn load(arg: &str) -> Result<Loaded, LoadError> {
         stack: Vec::new(),
         scripts_failed: false,
         compiler: script::Compiler::default(),
+        bytes_read: 0,
     };
     let layers = loader.load_layers(&manifest, None);
     let Loader {
@@ -106,6 +108,42 @@ struct Loader {
     /// A script failed to compile, so its functions are unknown.
     scripts_failed: bool,
     compiler: script::Compiler,
+    /// Bytes of all files read so far.
+    bytes_read: u64,
+}
+
+/// Reads a regular file of at most [`MAX_FILE_BYTES`] and at most `budget` bytes as UTF-8.
+fn read_limited(path: &Path, budget: u64) -> Result<String, String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file (a package's files are plain text files)".into());
+    }
+    let limit = MAX_FILE_BYTES.min(budget);
+    let too_large = || {
+        if budget < MAX_FILE_BYTES {
+            format!(
+                "the package's files come to more than {} bytes in all (`MAX_PACKAGE_BYTES`, see \"Limits\" in grammar/README.md)",
+                thousands(MAX_PACKAGE_BYTES)
+            )
+        } else {
+            format!(
+                "larger than {} bytes (`MAX_FILE_BYTES`, see \"Limits\" in grammar/README.md): split it into several files",
+                thousands(MAX_FILE_BYTES)
+            )
+        }
+    };
+    if meta.len() > limit {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    String::from_utf8(bytes).map_err(|_| "stream did not contain valid UTF-8".to_string())
 }
 
 type Layers = (Merged, Vec<PackageInfo>, Vec<Script>);
@@ -152,7 +190,7 @@ impl Loader {
         let failed = !diagnostics.is_empty();
         self.report.diagnostics.extend(diagnostics);
         let mut items = tree.items;
-        let manifest = self.manifest(file, manifest_path, &mut items)?;
+        let manifest = self.manifest(file, manifest_path, &mut items, failed)?;
 
         let (mut merged, mut packages, mut scripts) = match &manifest.extends {
             Some((name, span)) => {
@@ -175,7 +213,7 @@ impl Loader {
         };
 
         for (path, span) in &manifest.includes {
-            let Some(included) = self.read(&folder.join(path), Some(*span)) else {
+            let Some(included) = self.read_inside(folder, path, "include", *span) else {
                 continue;
             };
             let (tree, diagnostics) = syntax::parse(included, &self.sources.get(included).text.clone());
@@ -194,7 +232,7 @@ impl Loader {
             }
         }
         for (path, span) in &manifest.scripts {
-            let Some(file) = self.read(&folder.join(path), Some(*span)) else {
+            let Some(file) = self.read_inside(folder, path, "script", *span) else {
                 continue;
             };
             match self.compiler.compile(file, &self.sources) {
@@ -214,10 +252,54 @@ impl Loader {
         }
     }
 
-    /// Reads a file into the source map; a missing file is an error at `via`.
+    /// Reads a file a package names (`include`, `script`): a relative path that, after
+    /// following links, stays inside the package's folder.
+    fn read_inside(&mut self, folder: &Path, path: &str, key: &str, via: Span) -> Option<FileId> {
+        let relative = Path::new(path);
+        let refuse = |this: &mut Self, message: String| {
+            this.report
+                .push(Diagnostic::error(via, message, "not allowed").with_help(format!(
+                    "`{key}` names a file inside the package's folder by a relative path, such as `{key} \"{}\"`",
+                    if key == "script" {
+                        "scripts/rules.rhai"
+                    } else {
+                        "tables.rules"
+                    }
+                )));
+            None
+        };
+        let inside = relative
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir | Component::ParentDir));
+        if path.is_empty() || !inside {
+            return refuse(
+                self,
+                format!("`{key}` takes a path relative to the package's folder, not `{path}`"),
+            );
+        }
+        let joined = folder.join(relative);
+        // A missing file is reported by `read`, with the reason.
+        if let (Ok(real), Ok(home)) = (joined.canonicalize(), folder.canonicalize())
+            && !real.starts_with(&home)
+        {
+            return refuse(self, format!("`{path}` leads outside the package's folder"));
+        }
+        self.read(&joined, Some(via))
+    }
+
+    /// Reads a file into the source map; a missing file is an error at `via`. Only a regular
+    /// file of at most [`MAX_FILE_BYTES`] is read (a device or a pipe could block or never
+    /// end), and a whole load reads at most [`MAX_PACKAGE_BYTES`]. A UTF-8 byte order mark at
+    /// the start is dropped.
     fn read(&mut self, path: &Path, via: Option<Span>) -> Option<FileId> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => Some(self.sources.add(display_name(path), path, text)),
+        match read_limited(path, MAX_PACKAGE_BYTES.saturating_sub(self.bytes_read)) {
+            Ok(mut text) => {
+                self.bytes_read += text.len() as u64;
+                if text.starts_with('\u{feff}') {
+                    text.drain(..'\u{feff}'.len_utf8());
+                }
+                Some(self.sources.add(display_name(path), path, text))
+            }
             Err(error) => {
                 let message = format!("cannot read {}: {error}", display_name(path));
                 match via {
@@ -234,12 +316,22 @@ impl Loader {
     }
 
     /// Takes the `package` item out of the manifest's items and reads its settings.
-    fn manifest(&mut self, file: FileId, manifest_path: &Path, items: &mut Vec<ast::Item>) -> Option<Manifest> {
+    /// `failed`: the file did not parse, so a missing `package` item is no news.
+    fn manifest(
+        &mut self,
+        file: FileId,
+        manifest_path: &Path,
+        items: &mut Vec<ast::Item>,
+        failed: bool,
+    ) -> Option<Manifest> {
         let folder = manifest_path.parent().unwrap_or(Path::new("."));
         let position = items
             .iter()
             .position(|i| matches!(i, ast::Item::Define(d) if d.kind.text == "package"));
         let Some(position) = position else {
+            if failed {
+                return None;
+            }
             let end = self.sources.get(file).text.len();
             let folder_name = package_name_of(manifest_path);
             self.report.push(

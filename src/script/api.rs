@@ -2,6 +2,7 @@
 //! Each is a thin wrapper over the engine layers; each roll is logged as a step.
 
 use super::run::Step;
+use super::sandbox::Budget;
 use crate::diagnostic::did_you_mean;
 use crate::dice::{DiceExpr, DiceRoll, Rng};
 use crate::ruleset::{Record, Ruleset, Value};
@@ -31,30 +32,32 @@ fn lock(state: &Shared) -> std::sync::MutexGuard<'_, RunState> {
     state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared) {
-    let (r, s) = (ruleset.clone(), state.clone());
-    engine.register_fn("roll", move |text: &str| -> Res<INT> { Ok(roll(&r, &s, text)?.total) });
-    let (r, s) = (ruleset.clone(), state.clone());
+pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, budget: &Arc<Budget>) {
+    let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
+    engine.register_fn("roll", move |text: &str| -> Res<INT> {
+        Ok(roll(&r, &s, &b, text)?.total)
+    });
+    let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
     engine.register_fn("roll_dice", move |text: &str| -> Res<Map> {
-        Ok(dice_map(&roll(&r, &s, text)?))
+        Ok(dice_map(&roll(&r, &s, &b, text)?))
     });
 
-    let (r, s) = (ruleset.clone(), state.clone());
+    let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
     engine.register_fn("roll_table", move |id: &str| -> Res<Map> {
-        Ok(table_map(&roll_table(&r, &s, id, 1, &Map::new())?.remove(0)))
+        Ok(table_map(&roll_table(&r, &s, &b, id, 1, &Map::new())?.remove(0)))
     });
-    let (r, s) = (ruleset.clone(), state.clone());
+    let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
     engine.register_fn("roll_table", move |id: &str, ctx: Map| -> Res<Map> {
-        Ok(table_map(&roll_table(&r, &s, id, 1, &ctx)?.remove(0)))
+        Ok(table_map(&roll_table(&r, &s, &b, id, 1, &ctx)?.remove(0)))
     });
-    let (r, s) = (ruleset.clone(), state.clone());
+    let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
     engine.register_fn("roll_table_times", move |id: &str, n: INT, ctx: Map| -> Res<Array> {
-        let rolls = roll_table(&r, &s, id, n, &ctx)?;
+        let rolls = roll_table(&r, &s, &b, id, n, &ctx)?;
         Ok(rolls.iter().map(|t| Dynamic::from_map(table_map(t))).collect())
     });
-    let (r, s) = (ruleset.clone(), state.clone());
+    let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
     engine.register_fn("roll_table_times", move |id: &str, n: INT| -> Res<Array> {
-        let rolls = roll_table(&r, &s, id, n, &Map::new())?;
+        let rolls = roll_table(&r, &s, &b, id, n, &Map::new())?;
         Ok(rolls.iter().map(|t| Dynamic::from_map(table_map(t))).collect())
     });
     let r = ruleset.clone();
@@ -110,7 +113,7 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared) {
         }
     });
 
-    let s = state.clone();
+    let (s, b) = (state.clone(), budget.clone());
     engine.register_fn("random", move |lo: INT, hi: INT| -> Res<INT> {
         if hi < lo {
             return fail(format!("random({lo}, {hi}): the upper bound is below the lower"));
@@ -128,7 +131,7 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared) {
             modifier: 0,
             total: value,
         };
-        st.steps.push(Step::Roll { roll, why: None });
+        push(&mut st, &b, Step::Roll { roll, why: None })?;
         Ok(value)
     });
     let s = state.clone();
@@ -145,19 +148,21 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared) {
         lock(&s).rng.shuffle(&mut items);
         items
     });
-    let s = state.clone();
-    engine.register_fn("step", move |text: &str| {
-        lock(&s).steps.push(Step::Note {
+    let (s, b) = (state.clone(), budget.clone());
+    engine.register_fn("step", move |text: &str| -> Res<()> {
+        let step = Step::Note {
             text: text.to_string(),
             source: None,
-        });
+        };
+        push(&mut lock(&s), &b, step)
     });
-    let s = state.clone();
-    engine.register_fn("step", move |text: &str, source: &str| {
-        lock(&s).steps.push(Step::Note {
+    let (s, b) = (state.clone(), budget.clone());
+    engine.register_fn("step", move |text: &str, source: &str| -> Res<()> {
+        let step = Step::Note {
             text: text.to_string(),
             source: Some(source.to_string()),
-        });
+        };
+        push(&mut lock(&s), &b, step)
     });
 }
 
@@ -165,7 +170,14 @@ fn hint(h: Option<String>) -> String {
     h.map(|h| format!("; {h}")).unwrap_or_default()
 }
 
-fn roll(ruleset: &Ruleset, state: &Shared, text: &str) -> Res<DiceRoll> {
+/// Adds a step to the run's log, charged to its budget.
+pub(super) fn push(st: &mut RunState, budget: &Budget, step: Step) -> Res<()> {
+    budget.log(step.log_bytes())?;
+    st.steps.push(step);
+    Ok(())
+}
+
+fn roll(ruleset: &Ruleset, state: &Shared, budget: &Budget, text: &str) -> Res<DiceRoll> {
     let mut st = lock(state);
     let expr = match st.dice_cache.get(text) {
         Some(e) => e.clone(),
@@ -176,10 +188,14 @@ fn roll(ruleset: &Ruleset, state: &Shared, text: &str) -> Res<DiceRoll> {
         }
     };
     let roll = expr.roll(&mut st.rng);
-    st.steps.push(Step::Roll {
-        roll: roll.clone(),
-        why: None,
-    });
+    push(
+        &mut st,
+        budget,
+        Step::Roll {
+            roll: roll.clone(),
+            why: None,
+        },
+    )?;
     Ok(roll)
 }
 
@@ -222,15 +238,24 @@ fn availability(ctx: &Map) -> Res<Availability> {
     })
 }
 
-fn roll_table(ruleset: &Ruleset, state: &Shared, id: &str, times: INT, ctx: &Map) -> Res<Vec<TableRoll>> {
+fn roll_table(
+    ruleset: &Ruleset,
+    state: &Shared,
+    budget: &Budget,
+    id: &str,
+    times: INT,
+    ctx: &Map,
+) -> Res<Vec<TableRoll>> {
     let table = find_table(ruleset, id)?;
     if !(1..=1000).contains(&times) {
         return fail(format!("roll_table_times: {times} rolls; give 1 to 1000"));
     }
     let avail = availability(ctx)?;
     let mut st = lock(state);
-    let rolls = roll_series(&ruleset.tables, table, times as usize, &avail, &mut st.rng);
-    st.steps.extend(rolls.iter().map(|r| Step::Table(Box::new(r.clone()))));
+    let rolls = roll_series(&ruleset.tables, table, times as usize, &avail, &mut st.rng)?;
+    for r in &rolls {
+        push(&mut st, budget, Step::Table(Box::new(r.clone())))?;
+    }
     Ok(rolls)
 }
 

@@ -3,6 +3,7 @@
 
 use super::api::RunState;
 use super::run::Step;
+use super::sandbox::Budget;
 use crate::board::moves::{self, Goal, Steps, UNREACHABLE};
 use crate::board::{Mission, Square, area, los};
 use crate::diagnostic::find;
@@ -41,7 +42,7 @@ fn steps_of(diagonal: bool) -> Steps {
     if diagonal { Steps::Eight } else { Steps::Four }
 }
 
-pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Arc<Mutex<RunState>>) {
+pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Arc<Mutex<RunState>>, budget: &Arc<Budget>) {
     let r = ruleset.clone();
     engine.register_fn("mission", move |id: &str| -> Res<Map> {
         let m = mission(&r, id)?;
@@ -121,7 +122,7 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Arc<Mutex<R
         },
     );
     for (name, goal) in [("move_towards", Goal::Towards), ("move_away", Goal::Away)] {
-        let (r, st) = (ruleset.clone(), state.clone());
+        let (r, st, b) = (ruleset.clone(), state.clone(), budget.clone());
         engine.register_fn(
             name,
             move |id: &str, from: Dynamic, targets: Array, max: INT, occupied: Array| -> Res<Array> {
@@ -151,7 +152,7 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Arc<Mutex<R
                     path.last().copied().unwrap_or(from),
                     path.len() - 1
                 );
-                state.steps.push(Step::Note { text, source: None });
+                super::api::push(&mut state, &b, Step::Note { text, source: None })?;
                 Ok(to_array(path))
             },
         );
@@ -159,7 +160,7 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Arc<Mutex<R
     let r = ruleset.clone();
     engine.register_fn("line", move |id: &str, from: Dynamic, dx: INT, dy: INT| -> Res<Array> {
         let m = mission(&r, id)?;
-        if dx.abs() > 1 || dy.abs() > 1 || (dx == 0 && dy == 0) {
+        if !(-1..=1).contains(&dx) || !(-1..=1).contains(&dy) || (dx == 0 && dy == 0) {
             return Err("line(mission, from, dx, dy): dx and dy are -1, 0 or 1, not both 0".into());
         }
         Ok(to_array(area::line(
@@ -337,7 +338,10 @@ pub fn register_facing(engine: &mut Engine, ruleset: &Arc<Ruleset>) {
                 })
                 .collect();
             let mut out = Map::new();
-            out.insert("cost".into(), Dynamic::from_int(cost as INT));
+            out.insert(
+                "cost".into(),
+                Dynamic::from_int(INT::try_from(cost).unwrap_or(INT::MAX)),
+            );
             out.insert("actions".into(), list.into());
             out.insert("facing".into(), FACING_NAMES[facing_now].into());
             Ok(Dynamic::from_map(out))

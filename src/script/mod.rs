@@ -15,9 +15,9 @@ pub fn engine_for(
     ruleset: &std::sync::Arc<crate::Ruleset>,
     state: &std::sync::Arc<std::sync::Mutex<RunState>>,
 ) -> rhai::Engine {
-    let mut engine = sandbox::engine();
-    api::register(&mut engine, ruleset, state);
-    board_api::register(&mut engine, ruleset, state);
+    let (mut engine, budget) = sandbox::engine_with_budget();
+    api::register(&mut engine, ruleset, state, &budget);
+    board_api::register(&mut engine, ruleset, state, &budget);
     board_api::register_field(&mut engine, ruleset);
     board_api::register_facing(&mut engine, ruleset);
     board_api::register_units(&mut engine);

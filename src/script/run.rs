@@ -42,6 +42,19 @@ pub struct RunOutput {
     pub result: serde_json::Value,
 }
 
+impl Step {
+    /// About how many bytes the step takes in a log (charged against `MAX_LOG_BYTES`).
+    pub fn log_bytes(&self) -> usize {
+        match self {
+            Step::Note { text, source } => 8 + text.len() + source.as_ref().map_or(0, String::len),
+            Step::Roll { roll, why } => {
+                16 + roll.expr.len() + 12 * roll.dice.len() + why.as_ref().map_or(0, String::len)
+            }
+            Step::Table(roll) => serde_json::to_vec(roll).map_or(0, |v| v.len()),
+        }
+    }
+}
+
 /// Why a procedure could not run.
 #[derive(Debug)]
 pub enum RunError {
@@ -89,15 +102,32 @@ pub fn run_procedure(
     let options = CallFnOptions::new().eval_ast(false);
     let outcome =
         engine.call_fn_with_options::<Dynamic>(options, &mut scope, &ruleset.program, &procedure.function, (arg_map,));
-    let steps = std::mem::take(&mut state.lock().expect("run state lock").steps);
+    let mut steps = std::mem::take(&mut state.lock().unwrap_or_else(|p| p.into_inner()).steps);
     match outcome {
-        Ok(value) => Ok(RunOutput {
-            procedure: id.to_string(),
-            seed,
-            args: values,
-            steps,
-            result: rhai::serde::from_dynamic(&value).unwrap_or(serde_json::Value::Null),
-        }),
+        Ok(value) => {
+            // NaN, infinities, closures and other values JSON cannot hold are shown as text,
+            // and the log says so.
+            let json = rhai::serde::from_dynamic::<serde_json::Value>(&value)
+                .ok()
+                .filter(|j| !j.is_null() || value.is_unit());
+            let result = json.unwrap_or_else(|| {
+                steps.push(Step::Note {
+                    text: format!(
+                        "the result `{value}` ({}) is not a JSON value: shown as text",
+                        value.type_name()
+                    ),
+                    source: None,
+                });
+                serde_json::Value::String(value.to_string())
+            });
+            Ok(RunOutput {
+                procedure: id.to_string(),
+                seed,
+                args: values,
+                steps,
+                result,
+            })
+        }
         Err(error) => Err(RunError::Script(Box::new(script_failure(
             *error,
             ruleset,
@@ -218,8 +248,12 @@ pub fn script_failure(error: EvalAltResult, ruleset: &Ruleset, entry: &str, what
     }
     let help = match &error {
         EvalAltResult::ErrorTooManyOperations(_) => Some(format!(
-            "scripts may run at most {} operations: look for a loop that never ends",
-            sandbox::MAX_OPERATIONS
+            "scripts may run at most {} operations (`MAX_OPERATIONS`, see \"Limits\" in grammar/README.md): look for a loop that never ends",
+            crate::diagnostic::thousands(sandbox::MAX_OPERATIONS)
+        )),
+        EvalAltResult::ErrorTerminated(..) => Some(format!(
+            "a script run may take at most {} ms (`MAX_SCRIPT_MILLIS`, see \"Limits\" in grammar/README.md): look for a loop that never ends, or for costly calls (board questions, sorting, searching big arrays) inside a long loop",
+            crate::diagnostic::thousands(sandbox::MAX_SCRIPT_MILLIS)
         )),
         EvalAltResult::ErrorStackOverflow(_) => Some(format!(
             "calls may nest at most {} deep: look for endless recursion",
@@ -229,10 +263,20 @@ pub fn script_failure(error: EvalAltResult, ruleset: &Ruleset, entry: &str, what
         EvalAltResult::ErrorFunctionNotFound(name, _) if name.starts_with("eval") => {
             Some("`eval` is switched off: scripts are untrusted".into())
         }
+        EvalAltResult::ErrorFunctionNotFound(name, _) if name.starts_with("timestamp") => {
+            Some("scripts have no clock: the same seed must give the same run".into())
+        }
         _ => None,
     };
     let message = match &error {
+        EvalAltResult::ErrorRuntime(value, _) if value.is_unit() => {
+            "the script threw `()`, with no message".to_string()
+        }
         EvalAltResult::ErrorRuntime(value, _) => value.to_string(),
+        EvalAltResult::ErrorTerminated(..) => format!(
+            "ran longer than {} ms",
+            crate::diagnostic::thousands(sandbox::MAX_SCRIPT_MILLIS)
+        ),
         other => other.to_string(),
     };
     Diagnostic::error(span, format!("{what} failed: {message}"), "while running this").with_help_opt(help)

@@ -1,20 +1,84 @@
-//! The one Rhai engine configuration: limits on, no `eval`, no modules, no file access.
-//! Scripts are untrusted: a runaway script becomes a diagnostic, never a hang or a crash.
+//! The one Rhai engine configuration: limits on, no `eval`, no modules, no file access, no
+//! clock. Scripts are untrusted: a runaway script becomes a diagnostic, never a hang or a
+//! crash, and the same seed gives the same run (Rhai is built with `no_time`, so
+//! `timestamp()` and `elapsed` do not exist).
 
-use rhai::Engine;
 use rhai::module_resolvers::DummyModuleResolver;
+use rhai::{Dynamic, Engine, EvalAltResult};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-pub const MAX_OPERATIONS: u64 = 2_000_000;
-pub const MAX_CALL_LEVELS: usize = 48;
-pub const MAX_EXPR_DEPTH: usize = 64;
-pub const MAX_FN_EXPR_DEPTH: usize = 48;
-pub const MAX_STRING_SIZE: usize = 16 * 1024;
-pub const MAX_ARRAY_SIZE: usize = 10_000;
-pub const MAX_MAP_SIZE: usize = 10_000;
+pub use crate::limits::{
+    MAX_ARRAY_SIZE, MAX_CALL_LEVELS, MAX_EXPR_DEPTH, MAX_FN_EXPR_DEPTH, MAX_LOG_BYTES, MAX_MAP_SIZE, MAX_OPERATIONS,
+    MAX_SCRIPT_MILLIS, MAX_STRING_SIZE,
+};
+
+/// What the engine's deadline check answers with; `script_failure` recognises it.
+pub const DEADLINE: &str = "servitor: the script ran out of time";
+
+/// The clock is read every this many operations.
+const CLOCK_EVERY: u64 = 256;
+
+/// What one script run (one call into the scripts: a procedure, a phase, a trigger) may
+/// still spend besides Rhai's own operations: wall-clock time, against [`MAX_SCRIPT_MILLIS`]
+/// (a registered function may cost much more than one operation), and the bytes it logs,
+/// against [`MAX_LOG_BYTES`]. A new run starts when the engine counts its first operation.
+#[derive(Debug)]
+pub struct Budget {
+    started: Mutex<Instant>,
+    log_bytes: AtomicU64,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            started: Mutex::new(Instant::now()),
+            log_bytes: AtomicU64::new(0),
+        }
+    }
+}
+
+impl Budget {
+    /// Rhai's progress callback: `ops` operations so far in this run.
+    fn progress(&self, ops: u64) -> Option<Dynamic> {
+        if ops == 1 {
+            *self.started.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+            self.log_bytes.store(0, Ordering::Relaxed);
+            return None;
+        }
+        if ops.is_multiple_of(CLOCK_EVERY) {
+            let started = *self.started.lock().unwrap_or_else(|p| p.into_inner());
+            if started.elapsed() > Duration::from_millis(MAX_SCRIPT_MILLIS) {
+                return Some(Dynamic::from(DEADLINE));
+            }
+        }
+        None
+    }
+
+    /// Charges `bytes` of log to this run; past [`MAX_LOG_BYTES`] the script stops with an
+    /// error that names the limit.
+    pub fn log(&self, bytes: usize) -> Result<(), Box<EvalAltResult>> {
+        let total = self.log_bytes.fetch_add(bytes as u64, Ordering::Relaxed) + bytes as u64;
+        if total > MAX_LOG_BYTES {
+            return Err(format!(
+                "this run's log passed {} bytes (`MAX_LOG_BYTES`, see \"Limits\" in grammar/README.md): log less, or stop the loop that logs",
+                crate::diagnostic::thousands(MAX_LOG_BYTES)
+            )
+            .into());
+        }
+        Ok(())
+    }
+}
 
 /// A Rhai engine with the sandbox limits and without any way out of the sandbox.
 /// `Engine::new` registers no file or network functions; modules and `eval` are switched off here.
 pub fn engine() -> Engine {
+    engine_with_budget().0
+}
+
+/// [`engine`], and the budget its runs are held to.
+pub fn engine_with_budget() -> (Engine, Arc<Budget>) {
     let mut engine = Engine::new();
     engine
         .set_max_operations(MAX_OPERATIONS)
@@ -30,5 +94,8 @@ pub fn engine() -> Engine {
     // `print` and `debug` would write to the terminal behind the log's back.
     engine.on_print(|_| {});
     engine.on_debug(|_, _, _| {});
-    engine
+    let budget = Arc::new(Budget::default());
+    let b = budget.clone();
+    engine.on_progress(move |ops| b.progress(ops));
+    (engine, budget)
 }

@@ -3,6 +3,7 @@
 
 use super::ast::*;
 use crate::diagnostic::Diagnostic;
+use crate::limits::MAX_NESTING;
 use crate::source::{FileId, Span};
 use pest::Parser as _;
 use pest::error::{ErrorVariant, InputLocation};
@@ -15,6 +16,11 @@ struct Grammar;
 /// Parses one file. Returns every item that parsed, and a diagnostic for each part that did
 /// not: after an error, parsing resumes at the next line that starts an item in column 1.
 pub fn parse(file: FileId, text: &str) -> (File, Vec<Diagnostic>) {
+    // Deep nesting would exhaust the stack of the parser and of every walk over the tree:
+    // it is refused before pest sees the text.
+    if let Some(too_deep) = nesting_error(file, text) {
+        return (File { items: Vec::new() }, vec![too_deep]);
+    }
     match parse_chunk(file, text, 0) {
         Ok(items) => (File { items }, Vec::new()),
         Err(first_error) => {
@@ -52,6 +58,53 @@ pub fn parse_dice_text(text: &str) -> Result<Expr, String> {
         .and_then(|p| inner(p).next())
         .expect("dice_text holds an expr");
     reader.expr(expr).map_err(|d| d.message.clone())
+}
+
+/// The first `{` or `[` nested deeper than [`MAX_NESTING`], as a diagnostic. Texts in quotes
+/// and comments are skipped the way the grammar reads them.
+fn nesting_error(file: FileId, text: &str) -> Option<Diagnostic> {
+    let mut depth = 0usize;
+    let mut chars = text.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => {
+                while let Some((_, c)) = chars.next() {
+                    match c {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+            }
+            '#' => {
+                for (_, c) in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+            }
+            '{' | '[' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Some(
+                        Diagnostic::error(
+                            Span::new(file, i, i + 1),
+                            format!("blocks and lists nest more than {MAX_NESTING} deep here"),
+                            "too deep",
+                        )
+                        .with_help(format!(
+                            "a rules file may nest `{{ }}` and `[ ]` at most {MAX_NESTING} deep (see \"Limits\" in grammar/README.md): flatten the data"
+                        )),
+                    );
+                }
+            }
+            '}' | ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Byte offsets of lines that begin with a letter in column 1: where items usually start.

@@ -1,11 +1,13 @@
 //! Rolling a table through the seeded RNG: dice, row, policies, amount and follow-ups.
 
 use super::{Availability, Resolution, Table};
+use crate::diagnostic::thousands;
 use crate::dice::{DiceRoll, Rng};
+use crate::limits::{MAX_FOLLOW_UP_DEPTH, MAX_TABLE_ROLLS};
 use crate::value::Value;
 use indexmap::IndexMap;
 use serde::Serialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// Rerolls stop after this many tries; reachable only when the usable rows are all but
 /// impossible to roll.
@@ -52,15 +54,59 @@ impl TableRoll {
     }
 }
 
+/// The most table rolls one roll on `table` may cause, itself and its follow-ups (with their
+/// largest `times`) included; saturating. The loader has refused cycles and follow-ups
+/// deeper than [`MAX_FOLLOW_UP_DEPTH`], so the walk is short.
+pub fn max_rolls(tables: &IndexMap<String, Table>, table: &Table) -> u64 {
+    fn walk(tables: &IndexMap<String, Table>, table: &Table, depth: usize, memo: &mut HashMap<String, u64>) -> u64 {
+        if let Some(&n) = memo.get(&table.id) {
+            return n;
+        }
+        if depth > MAX_FOLLOW_UP_DEPTH {
+            return u64::MAX;
+        }
+        let mut most: u64 = 1;
+        for row in &table.rows {
+            let mut here: u64 = 1;
+            for then in &row.then {
+                let Some(next) = tables.get(&then.table) else { continue };
+                let times = then
+                    .times
+                    .as_ref()
+                    .map_or(1, |t| t.bounds().map_or(u64::MAX, |(_, hi)| hi.max(0) as u64));
+                here = here.saturating_add(times.saturating_mul(walk(tables, next, depth + 1, memo)));
+            }
+            most = most.max(here);
+        }
+        memo.insert(table.id.clone(), most);
+        most
+    }
+    walk(tables, table, 0, &mut HashMap::new())
+}
+
 /// Rolls `table` `times` times in one series: results already taken are handled by the
-/// table's `duplicates` policy.
+/// table's `duplicates` policy. Refused (before any roll) when the series with all its
+/// follow-ups could come to more than [`MAX_TABLE_ROLLS`] table rolls.
 pub fn roll_series(
     tables: &IndexMap<String, Table>,
     table: &Table,
     times: usize,
     avail: &Availability,
     rng: &mut Rng,
-) -> Vec<TableRoll> {
+) -> Result<Vec<TableRoll>, String> {
+    let most = max_rolls(tables, table).saturating_mul(times as u64);
+    if most > MAX_TABLE_ROLLS {
+        return Err(format!(
+            "{times} rolls on `{}` could come to {} table rolls with their follow-ups: one request rolls at most {} (`MAX_TABLE_ROLLS`, see \"Limits\" in grammar/README.md)",
+            table.id,
+            if most == u64::MAX {
+                "too many".to_string()
+            } else {
+                thousands(most)
+            },
+            thousands(MAX_TABLE_ROLLS)
+        ));
+    }
     let mut taken = BTreeSet::new();
     let mut rolls = Vec::with_capacity(times);
     for _ in 0..times {
@@ -70,11 +116,8 @@ pub fn roll_series(
         }
         rolls.push(roll);
     }
-    rolls
+    Ok(rolls)
 }
-
-/// Follow-ups deeper than this are cut off (the checker rejects cycles; this is a backstop).
-const MAX_DEPTH: usize = 16;
 
 fn roll_once(
     tables: &IndexMap<String, Table>,
@@ -158,7 +201,7 @@ fn land(
     let row = &table.rows[r];
     let amount = row.amount.as_ref().map(|a| a.roll(rng));
     let mut follow = Vec::new();
-    if depth < MAX_DEPTH {
+    if depth < MAX_FOLLOW_UP_DEPTH {
         for then in &row.then {
             let Some(next) = tables.get(&then.table) else { continue };
             let times = then.times.as_ref().map_or(1, |t| t.roll(rng).total.max(0) as usize);

@@ -1,0 +1,109 @@
+//! Control characters from a package made visible before they reach a terminal.
+//!
+//! A package's texts, labels, names and source lines are untrusted: `\x1b]0;…\x07` would set
+//! the window title, `\x1b[2J` clear the screen, a lone `\r` overwrite what was printed, and
+//! the bidirectional overrides reorder what the reader sees. Everything printed goes through
+//! [`visible`] (one piece of package text) or [`terminal`] (a whole output, keeping only the
+//! colour sequences servitor writes itself).
+
+use std::borrow::Cow;
+
+/// Whether `c` may not be printed as it is. Newlines and tabs may.
+fn is_unsafe(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t') || is_bidi(c)
+}
+
+/// Characters that reorder the text around them (the "Trojan Source" set).
+fn is_bidi(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// How an unsafe character is shown: the control pictures (`␛`, `␇`, `␍`…) for the ASCII
+/// controls and DEL, one column wide like the character they stand for; `\u{…}` otherwise.
+fn picture(c: char, out: &mut String) {
+    match c {
+        '\0'..='\u{1f}' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('?')),
+        '\u{7f}' => out.push('\u{2421}'),
+        _ => {
+            use std::fmt::Write;
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+    }
+}
+
+/// `text` with every control character (but newline and tab) made visible.
+pub fn visible(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_unsafe) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if is_unsafe(c) {
+            picture(c, &mut out);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Like [`visible`], for one line: a newline is made visible too.
+pub fn one_line(text: &str) -> Cow<'_, str> {
+    if !text.contains('\n') {
+        return visible(text);
+    }
+    Cow::Owned(visible(&text.replace('\n', "\u{2424}")).into_owned())
+}
+
+/// A whole output on its way to a terminal: every control character made visible, except that
+/// with `colour` on the colour sequences (`ESC [ digits ; … m`) pass.
+pub fn terminal(text: &str, colour: bool) -> Cow<'_, str> {
+    if !text.chars().any(is_unsafe) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if colour && c == '\u{1b}' {
+            let sgr = rest[1..]
+                .strip_prefix('[')
+                .and_then(|r| r.find(|c: char| !(c.is_ascii_digit() || c == ';')).map(|n| (r, n)))
+                .filter(|(r, n)| r[*n..].starts_with('m'))
+                .map(|(_, n)| n + 3);
+            if let Some(len) = sgr {
+                out.push_str(&rest[..len]);
+                rest = &rest[len..];
+                continue;
+            }
+        }
+        if is_unsafe(c) {
+            picture(c, &mut out);
+        } else {
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controls_become_pictures() {
+        assert_eq!(visible("a\x1b]0;owned\x07b"), "a␛]0;owned␇b");
+        assert_eq!(visible("x\r\ny\tz\u{7f}"), "x␍\ny\tz␡");
+        assert_eq!(visible("\u{202e}abc\u{9b}"), "\\u{202e}abc\\u{9b}");
+        assert!(matches!(visible("plain é"), Cow::Borrowed(_)));
+        assert_eq!(one_line("a\nb"), "a␤b");
+    }
+
+    #[test]
+    fn only_colour_sequences_pass_and_only_with_colour() {
+        let text = "\x1b[1;31mred\x1b[0m \x1b[2J\x1b]0;t\x07";
+        assert_eq!(terminal(text, true), "\x1b[1;31mred\x1b[0m ␛[2J␛]0;t␇");
+        assert_eq!(terminal(text, false), "␛[1;31mred␛[0m ␛[2J␛]0;t␇");
+        assert_eq!(terminal("\x1b", true), "␛");
+    }
+}

@@ -1,0 +1,77 @@
+//! Every limit on what a package may ask of the engine, in one place.
+//!
+//! A package is untrusted input (house rules and alien mods are shared between players): no
+//! package may crash, hang, exhaust memory or read outside its folder. Each limit below is
+//! checked *before* the work it bounds is done, and going over it is a diagnostic that names
+//! the limit and says how to stay inside it — never a panic, a wrap-around or a silent cut.
+//!
+//! The authors' reference (`grammar/README.md`, "Limits") has the same table in words; the
+//! two must agree (`tests/hostile.rs` checks that every constant here is named there).
+
+// --- files -------------------------------------------------------------------------------
+
+/// Largest file a package may have (a rules file or a script), in bytes.
+pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+/// All the files one load reads together (a package, its includes, scripts and bases).
+pub const MAX_PACKAGE_BYTES: u64 = 4 * 1024 * 1024;
+/// Deepest nesting of blocks `{ }` and lists `[ ]` in a rules file.
+pub const MAX_NESTING: usize = 32;
+
+// --- dice and odds -----------------------------------------------------------------------
+
+/// Dice one dice expression rolls (`100d6`, `60 red + 40 white`), in a package or a script.
+pub const MAX_DICE: u64 = 100;
+/// Faces of one die (`d1000`, or a `die` with a list of faces).
+pub const MAX_DIE_FACES: u64 = 1_000;
+/// Largest number on a face or as a modifier, either way.
+pub const MAX_DICE_VALUE: u64 = 1_000_000;
+/// Different totals the dice of a table, an amount or a follow-up count may give (their
+/// exact odds are computed).
+pub const MAX_ODDS_TOTALS: u64 = 10_000;
+/// Steps to compute the exact odds of one dice expression: dice are added one by one, each
+/// step one running total and one face.
+pub const MAX_ODDS_WORK: u64 = 2_000_000;
+
+/// How deep follow-up rolls (`then`) may lead: a table, then another, … this many tables.
+pub const MAX_FOLLOW_UP_DEPTH: usize = 16;
+/// Table rolls one roll may cause, its follow-ups (`then … times …`) included, at most; and
+/// one request (`roll --times`, a script's `roll_table_times`) with all its follow-ups.
+pub const MAX_TABLE_ROLLS: u64 = 1_000;
+/// Different outcomes the exact odds of one table may list (follow-ups and series make
+/// combinations); `odds` refuses more.
+pub const MAX_ODDS_OUTCOMES: usize = 10_000;
+
+// --- boards and battlefields ----------------------------------------------------------
+
+/// Widest and highest board or mission, in squares (a mission's boards all lie inside it).
+pub const MAX_GRID_SIDE: usize = 200;
+/// Widest and highest battlefield, in inches; every corner of its zones and terrain lies
+/// within this many inches of the top-left corner.
+pub const MAX_BATTLEFIELD_INCHES: usize = 240;
+/// Corners of all the zones and terrain of one battlefield together.
+pub const MAX_BATTLEFIELD_CORNERS: usize = 512;
+
+// --- scripts -----------------------------------------------------------------------------
+
+/// Rhai operations one script run may take (one procedure, or one phase or trigger call).
+pub const MAX_OPERATIONS: u64 = 2_000_000;
+/// Wall-clock time of one script run, in milliseconds: a backstop for registered functions
+/// that cost more than the one operation Rhai counts for them.
+pub const MAX_SCRIPT_MILLIS: u64 = 1_000;
+/// Bytes one script run may write to its log (`step`, rolls, table rolls).
+pub const MAX_LOG_BYTES: u64 = 1024 * 1024;
+/// Nesting of script function calls.
+pub const MAX_CALL_LEVELS: usize = 48;
+/// Nesting of expressions in a script (at the top level, and inside functions).
+pub const MAX_EXPR_DEPTH: usize = 64;
+pub const MAX_FN_EXPR_DEPTH: usize = 48;
+/// Longest string a script may build, in bytes.
+pub const MAX_STRING_SIZE: usize = 16 * 1024;
+/// Most elements of an array or a map a script may build.
+pub const MAX_ARRAY_SIZE: usize = 10_000;
+pub const MAX_MAP_SIZE: usize = 10_000;
+
+// --- diagnostics -------------------------------------------------------------------------
+
+/// Diagnostics shown for one file; the rest are counted ("… and 15,873 more").
+pub const MAX_DIAGNOSTICS_PER_FILE: usize = 100;
