@@ -173,3 +173,28 @@ fn sim_gives_the_same_report_for_any_number_of_jobs() {
     };
     assert_eq!(run("1"), run("2"));
 }
+
+/// A whole mission at the table from a pipe, first Marine move to final score: the squad
+/// boards through both claws (scanning two sections), opens a door, the Alien plays its turn
+/// as numbered instructions, a mistyped command is refused with a suggestion and changes
+/// nothing, and the squad leaves through the claws; the transcript is what a player reads.
+#[test]
+fn a_whole_mission_at_the_table_reads_as_a_transcript() {
+    let input = "enter commander 6,1\nenter marine-1 7,1\nenter marine-2 24,4\nenter marine-3 24,5\n\
+                 open marine-3 24,6\nfier marine-2 plasma-gun\nend\nleave commander\nleave marine-1\n\
+                 leave marine-2\nleave marine-3\nenter marine-4 6,1\nend\nstatus\nleave marine-4\n";
+    let (stdout, stderr, code) = servitor(
+        &[
+            "play",
+            "space-crusade-solo",
+            "--mission",
+            "reactor-strike",
+            "--seed",
+            "2",
+        ],
+        input,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("The game is over"), "{stdout}");
+    insta::assert_snapshot!(stdout);
+}

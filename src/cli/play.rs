@@ -492,9 +492,17 @@ fn instructions(events: &[Event], human: &str) -> String {
                 n = 0;
                 out.push_str(&format!("\nTurn {} · {} · {}\n", e.turn, e.side, e.phase));
             }
+            // A script's own bookkeeping (its variables, a piece's fields) is nothing to do on
+            // the table: kept in the log and the save, not shown here.
+            "var" | "set" => {}
             kind => {
                 let source = e.source.as_deref().map(|s| format!("  [{s}]")).unwrap_or_default();
-                let numbered = e.side != human && !matches!(kind, "roll" | "table" | "decision" | "note");
+                // Counters and scores are notes beside the instructions, not steps of their own.
+                let numbered = e.side != human
+                    && !matches!(
+                        kind,
+                        "roll" | "table" | "decision" | "note" | "pool" | "take" | "give" | "score" | "collect"
+                    );
                 let mark = if numbered {
                     n += 1;
                     format!("{n:>3}. ")
