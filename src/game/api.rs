@@ -358,6 +358,15 @@ fn step_back(g: &mut Game, id: &str, behind: &mut Vec<Square>) {
     }
 }
 
+/// The article before a word in the log: "an android", "a gretchin".
+fn a_or_an(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
 /// `1 card`, `3 cards`.
 fn plural(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
@@ -1146,7 +1155,7 @@ fn register_counters(engine: &mut Engine, api: &Api) {
         a.with(|g, _| {
             g.act(
                 "collect",
-                format!("{side} collects a {token} token"),
+                format!("{side} collects {} {token} token", a_or_an(token)),
                 None,
                 Action::Collect {
                     side: side.into(),
