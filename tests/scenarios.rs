@@ -43,3 +43,17 @@ fn a_refused_move_points_at_the_script_line() {
     // The refused move changed nothing: scout-1 never moved.
     assert!(!stderr.contains("scout-1 moves"), "{stderr}");
 }
+
+#[test]
+fn a_closure_that_races_its_chain_is_told_how_to_fix_it() {
+    let out = Command::new(env!("CARGO_BIN_EXE_servitor"))
+        .args(["run", "tests/games/racy", "racy"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("scripts/r.rhai"), "{stderr}");
+    assert!(stderr.contains("put the chain's start in a variable first"), "{stderr}");
+}

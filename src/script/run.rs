@@ -260,6 +260,13 @@ pub fn script_failure(error: EvalAltResult, ruleset: &Ruleset, entry: &str, what
             sandbox::MAX_CALL_LEVELS
         )),
         EvalAltResult::ErrorDataTooLarge(..) => Some("strings, arrays and maps have size limits in scripts".into()),
+        // Rhai locks the value a method chain starts from; a closure in the same chain that
+        // uses that value again finds it locked.
+        EvalAltResult::ErrorDataRace(..) => Some(
+            "a closure here uses a value that the call chain it sits in already holds (often `game`): \
+             put the chain's start in a variable first, e.g. `let ids = game.pieces(side); ids.filter(|id| game.piece(id).hidden)`"
+                .into(),
+        ),
         EvalAltResult::ErrorFunctionNotFound(name, _) if name.starts_with("eval") => {
             Some("`eval` is switched off: scripts are untrusted".into())
         }
