@@ -181,7 +181,7 @@ fn sim_gives_the_same_report_for_any_number_of_jobs() {
 #[test]
 fn a_whole_mission_at_the_table_reads_as_a_transcript() {
     let input = "enter commander 6,1\nenter marine-1 7,1\nenter marine-2 24,4\nenter marine-3 24,5\n\
-                 open marine-3 24,6\nfier marine-2 plasma-gun\nend\nleave commander\nleave marine-1\n\
+                 open marine-3 24,6\nfier marine-2 plasma-gun\nevent rerol\nevent reroll\nend\nleave commander\nleave marine-1\n\
                  leave marine-2\nleave marine-3\nenter marine-4 6,1\nend\nstatus\nleave marine-4\n";
     let (stdout, stderr, code) = servitor(
         &[
