@@ -338,3 +338,94 @@ fn facing_pieces_pay_per_action() {
     ]));
     insta::assert_snapshot!(all);
 }
+
+#[test]
+fn list_arguments_read_as_servitor_prints_them() {
+    // The listing prints list defaults as `[purple]`; that form, and `a,b`, must read back.
+    let listing = ok(&["tables", "space-crusade-solo"]);
+    assert!(listing.contains("--arg unavailable=[purple]"), "{listing}");
+    let mut all = String::new();
+    for args in [
+        vec![
+            "run",
+            "space-crusade-solo",
+            "reroll-guidance",
+            "--arg",
+            "red=[0, 2]",
+            "--seed",
+            "1",
+        ],
+        vec![
+            "run",
+            "space-crusade-solo",
+            "reroll-guidance",
+            "--arg",
+            "red=0,2",
+            "--seed",
+            "1",
+        ],
+        vec![
+            "run",
+            "solo-heresy",
+            "spawning-phase",
+            "--arg",
+            "unit-names=[]",
+            "--seed",
+            "1",
+        ],
+        vec![
+            "run",
+            "solo-heresy",
+            "spawning-phase",
+            "--arg",
+            "unit-names=[alpha, beta]",
+            "--seed",
+            "1",
+        ],
+    ] {
+        all.push_str(&format!("$ servitor {}\n{}\n", args.join(" "), ok(&args)));
+    }
+    for args in [
+        vec!["run", "space-crusade-solo", "reroll-guidance", "--arg", "red=[0, 2"],
+        vec!["run", "space-crusade-solo", "reroll-guidance", "--arg", "red=0, 2]"],
+        vec!["run", "space-crusade-solo", "reroll-guidance", "--arg", "red=[[0], 2]"],
+        vec!["run", "space-crusade-solo", "reroll-guidance", "--arg", "red=0,,2"],
+        vec![
+            "run",
+            "space-crusade-solo",
+            "reinforce-case-2",
+            "--arg",
+            "unavailable=[purple, 2]",
+        ],
+        vec!["run", "space-crusade-solo", "arm-dreadnought", "--arg", "model=[base]"],
+    ] {
+        all.push_str(&format!("$ servitor {}\n{}\n", args.join(" "), fails(&args)));
+    }
+    insta::assert_snapshot!(all);
+}
+
+#[test]
+fn a_colour_left_out_by_a_list_argument_never_arrives() {
+    for seed in 1..=20 {
+        let seed = seed.to_string();
+        for list in ["[purple, black]", "purple,black"] {
+            let out = ok(&[
+                "run",
+                "space-crusade-solo",
+                "reinforce-case-2",
+                "--arg",
+                &format!("unavailable={list}"),
+                "--seed",
+                &seed,
+                "--json",
+            ]);
+            let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+            let arrivals = json["result"]["arrivals"].as_array().unwrap();
+            assert_eq!(arrivals.len(), 6, "seed {seed}: {out}");
+            assert!(
+                !arrivals.iter().any(|c| c == "black" || c == "purple"),
+                "seed {seed}: {out}"
+            );
+        }
+    }
+}
