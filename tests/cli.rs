@@ -429,3 +429,84 @@ fn a_colour_left_out_by_a_list_argument_never_arrives() {
         }
     }
 }
+
+#[test]
+fn unknown_names_are_refused_with_did_you_mean() {
+    let mut all = String::new();
+    for args in [
+        vec![
+            "run",
+            "space-crusade-solo",
+            "reinforce-case-2",
+            "--arg",
+            "unavailable=purple,blak",
+        ],
+        vec![
+            "run",
+            "space-crusade-solo",
+            "end-of-alien-turn",
+            "--arg",
+            "unavailable=[purpel]",
+        ],
+        vec!["run", "space-crusade-solo", "arm-dreadnought", "--arg", "model=mision"],
+        vec!["run", "space-crusade-solo", "reroll-guidance", "--arg", "red=[0, 4]"],
+        vec![
+            "run",
+            "starquest-solitaire",
+            "choose-random-marine",
+            "--arg",
+            "unavailable=7",
+        ],
+        vec!["run", "starquest-solitaire", "alien-action", "--arg", "alien=orc"],
+        vec!["run", "starquest-solitaire", "probe-board", "--arg", "mission=13"],
+        vec!["run", "space-hulk", "move-cost", "--arg", "mission=relay"],
+        vec!["run", "space-hulk", "shoot", "--arg", "weapon=storm-boltr"],
+        vec![
+            "run",
+            "solo-heresy",
+            "place-spawn-markers",
+            "--arg",
+            "battlefield=ashfall",
+        ],
+        vec!["run", "tests/fixtures/typos", "unavailable-typo", "--seed", "1"],
+        vec!["run", "tests/fixtures/typos", "available-typo", "--seed", "1"],
+        vec![
+            "roll",
+            "space-crusade-solo",
+            "reinforcement-type",
+            "--unavailable",
+            "blak",
+        ],
+    ] {
+        all.push_str(&format!("$ servitor {}\n{}\n", args.join(" "), fails(&args)));
+    }
+    insta::assert_snapshot!(all);
+}
+
+#[test]
+fn what_an_arg_may_name_is_accepted() {
+    // The other side of the refusals: every documented name still works.
+    for args in [
+        vec![
+            "run",
+            "starquest-solitaire",
+            "choose-random-marine",
+            "--arg",
+            "unavailable=[2, marine-4]",
+        ],
+        vec!["run", "solo-heresy", "place-spawn-markers", "--arg", "battlefield=none"],
+        vec![
+            "run",
+            "space-crusade-solo",
+            "arm-dreadnought",
+            "--arg",
+            "model=mission",
+            "--arg",
+            "hardpoints=4",
+        ],
+    ] {
+        let mut args = args;
+        args.extend(["--seed", "1"]);
+        ok(&args);
+    }
+}

@@ -7,7 +7,7 @@
 //! quoted text (`"two words"`).
 
 use crate::diagnostic::did_you_mean;
-use crate::ruleset::{Procedure, Ruleset, Value};
+use crate::ruleset::{ProcArg, Procedure, Ruleset, Value};
 use crate::value::DiceText;
 use indexmap::IndexMap;
 
@@ -40,9 +40,39 @@ pub fn typed_args(
         };
         let value = parse_value(ruleset, default, text)
             .map_err(|why| format!("arg `{name}` expects {}, got `{text}`{why}", describe(default)))?;
+        if let Some(arg) = procedure.args.iter().find(|a| a.name == *name) {
+            check_choices(ruleset, arg, &value)?;
+        }
         values.insert(name.clone(), value);
     }
     Ok(values)
+}
+
+/// A value (each item of a list) must be one of what the arg's `of …` allows.
+fn check_choices(ruleset: &Ruleset, arg: &ProcArg, value: &Value) -> Result<(), String> {
+    let Some(choices) = ruleset.arg_choices(arg) else {
+        return Ok(());
+    };
+    let items = match value {
+        Value::List(items) => items.as_slice(),
+        one => std::slice::from_ref(one),
+    };
+    let shown: Vec<String> = choices.iter().map(Value::show).collect();
+    if let Some(item) = items.iter().find(|i| !choices.contains(i)) {
+        let help = match item {
+            Value::Number(_) => None,
+            _ => did_you_mean(&item.show(), shown.iter().map(String::as_str)),
+        }
+        .map(|h| format!("\n  help: {h}"))
+        .unwrap_or_default();
+        return Err(format!(
+            "arg `{}` has no choice `{}`{help}\n  choices: {}",
+            arg.name,
+            item.show(),
+            shown.join(", ")
+        ));
+    }
+    Ok(())
 }
 
 fn describe(v: &Value) -> String {
