@@ -493,6 +493,70 @@ fn register_board(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
+    engine.register_fn("marked", move |_: &mut GameRef, mark: &str| {
+        a.with(|g, _| {
+            if !g.view.grid.mark_names.iter().any(|m| m == mark) {
+                let hint = crate::diagnostic::did_you_mean(mark, g.view.grid.mark_names.iter().map(String::as_str))
+                    .map(|h| format!("; {h}"))
+                    .unwrap_or_default();
+                return Err(format!("no square is marked `{mark}` on this mission{hint}"));
+            }
+            Ok(g.view
+                .grid
+                .marked(mark)
+                .into_iter()
+                .map(|s| Dynamic::from(s.to_string()))
+                .collect::<Array>())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn(
+        "section_square",
+        move |_: &mut GameRef, section: &str, column: INT, row: INT| {
+            a.with(|g, _| {
+                let grid = &g.view.grid;
+                if !grid.sections.iter().any(|s| s == section) {
+                    return Err(format!("no board section `{section}` in this mission"));
+                }
+                // The section's top-left corner: the least column and row of its squares.
+                let (mut left, mut top) = (i32::MAX, i32::MAX);
+                for i in 0..grid.len() {
+                    let s = grid.square(i);
+                    if grid.section_of(s) == Some(section) {
+                        (left, top) = (left.min(s.x), top.min(s.y));
+                    }
+                }
+                let (Ok(dx), Ok(dy)) = (i32::try_from(column - 1), i32::try_from(row - 1)) else {
+                    return Ok(Dynamic::UNIT);
+                };
+                let s = Square {
+                    x: left.saturating_add(dx),
+                    y: top.saturating_add(dy),
+                };
+                Ok(
+                    if column >= 1 && row >= 1 && grid.contains(s) && grid.section_of(s) == Some(section) {
+                        Dynamic::from(s.to_string())
+                    } else {
+                        Dynamic::UNIT
+                    },
+                )
+            })
+        },
+    );
+    let a = api.clone();
+    engine.register_fn("fits", move |_: &mut GameRef, id: &str| {
+        a.with(|g, _| {
+            let i = g.on_board(id)?;
+            let p = &g.state.pieces[i];
+            let Some(identity) = p.hidden.clone() else {
+                return Ok(true);
+            };
+            let (_, size, _) = g.stats(&identity);
+            let at = p.at.ok_or_else(|| format!("{id} is not on the board"))?;
+            Ok(size <= 1 || g.view.grown_at(i, at, size).is_some())
+        })
+    });
+    let a = api.clone();
     engine.register_fn("square_free", move |_: &mut GameRef, at: Dynamic| {
         a.with(|g, _| Ok(g.view.square_free(square(g, &at)?)))
     });
@@ -642,6 +706,9 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
                 piece.id = g.new_id(token);
                 piece.hidden = Some(identity.to_string());
                 piece.kind = token.to_string();
+                // A face-down token stands on one square and steps any way, whatever it hides;
+                // `reveal` gives it the identity's base and movement.
+                (piece.size, piece.diagonal) = (1, true);
                 let text = format!("{} ({side}) placed face down on {at}", piece.id);
                 place_piece(g, piece, at, text)
             })?;
@@ -660,15 +727,36 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
                 };
                 let (life, size, diagonal) = g.stats(&identity);
                 let label = label_of(g, &identity);
+                // A larger model covers the token's square; where its base does not fit
+                // there at all, it is not placed (the log says so and the script decides).
+                let token_at = g.state.pieces[i].at;
+                let mut at = None;
+                let mut text = format!("{id} is revealed: {label}");
+                if let (Some(token_at), true) = (token_at, size > 1) {
+                    match g.view.grown_at(i, token_at, size) {
+                        Some(top_left) if top_left != token_at => {
+                            at = Some(top_left);
+                            text = format!("{text}, its base set on {top_left} to cover {token_at}");
+                        }
+                        Some(_) => {}
+                        None => {
+                            return Err(format!(
+                                "{id} hides a {label} whose {size} x {size} base cannot cover {token_at}: \
+                                 take the token off with `leave` instead (test with `game.fits(id)`)"
+                            ));
+                        }
+                    }
+                }
                 g.act(
                     "reveal",
-                    format!("{id} is revealed: {label}"),
+                    text,
                     Some(id),
                     Action::Reveal {
                         id: id.into(),
                         life,
                         size,
                         diagonal,
+                        at,
                     },
                 );
                 g.check_sightings(None);
@@ -1039,6 +1127,36 @@ fn register_counters(engine: &mut Engine, api: &Api) {
                 );
             }
             Ok(taken)
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("give", move |_: &mut GameRef, id: &str, entry: &str, n: INT| {
+        a.with(|g, _| {
+            let p = g
+                .state
+                .pools
+                .get(id)
+                .ok_or_else(|| format!("no game pool `{id}`: make it with new_pool"))?;
+            if n < 0 {
+                return Err(format!("give {n}: give 0 or more (take removes)"));
+            }
+            let have = p.get(entry).copied().unwrap_or(0);
+            if have.checked_add(n).is_none() {
+                return Err(format!("pool `{id}` cannot hold more `{entry}`"));
+            }
+            if n > 0 {
+                g.act(
+                    "give",
+                    format!("{n} {entry} returned to {id} ({} now)", have + n),
+                    None,
+                    Action::Take {
+                        pool: id.into(),
+                        entry: entry.into(),
+                        n: -n,
+                    },
+                );
+            }
+            Ok(())
         })
     });
     let a = api.clone();

@@ -116,6 +116,10 @@ pub enum Action {
         life: i64,
         size: i32,
         diagonal: bool,
+        /// Where the revealed piece stands when its footprint did not fit at the token's
+        /// square: a top-left square whose footprint still covers the token's square.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<Square>,
     },
     Enter {
         id: String,
@@ -203,12 +207,16 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
             life,
             size,
             diagonal,
+            at,
         } => {
             let Some(i) = piece(state, id) else { return false };
             let p = &mut state.pieces[i];
             let Some(kind) = p.hidden.take() else { return false };
             p.kind = kind;
             (p.life, p.size, p.diagonal) = (*life, *size, *diagonal);
+            if at.is_some() {
+                p.at = *at;
+            }
         }
         Action::Enter { id, at } => {
             let Some(i) = piece(state, id) else { return false };
@@ -258,10 +266,14 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
             state.pools.insert(id.clone(), entries.clone());
         }
         Action::Take { pool, entry, n } => {
-            let Some(count) = state.pools.get_mut(pool).and_then(|p| p.get_mut(entry)) else {
+            let Some(pool) = state.pools.get_mut(pool) else {
                 return false;
             };
-            *count -= n;
+            // A negative take returns tokens, and may add an entry the pool did not have.
+            if *n >= 0 && !pool.contains_key(entry) {
+                return false;
+            }
+            *pool.entry(entry.clone()).or_default() -= n;
         }
         Action::NewDeck { id, cards } => {
             state.decks.insert(id.clone(), cards.clone());

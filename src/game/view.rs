@@ -346,6 +346,20 @@ impl View {
             && (squares.len() == 1 || !moves::footprint_under_door(&self.grid, &squares))
     }
 
+    /// Where piece `a`, growing to a `size` × `size` footprint, can stand so that its
+    /// footprint still covers its square `at` (a revealed token that hid a larger model):
+    /// the candidate top-left squares nearest the token first, in reading order.
+    pub fn grown_at(&self, a: usize, at: Square, size: i32) -> Option<Square> {
+        (0..size)
+            .flat_map(|dy| (0..size).map(move |dx| at.offset(-dx, -dy)))
+            .find(|&top_left| {
+                let squares = footprint(Some(top_left), size);
+                squares.iter().all(|&s| {
+                    self.grid.contains(s) && !self.grid.is_solid(s) && self.occupant(s).is_none_or(|o| o == a)
+                }) && !moves::footprint_under_door(&self.grid, &squares)
+            })
+    }
+
     /// Breadth-first over where piece `a` can stand within `max` steps: (steps, parent, order).
     fn reach(&self, pieces: &[Piece], a: usize, max: u16) -> (Vec<u16>, Vec<u32>, Vec<usize>) {
         let start = pieces[a].at.expect("moving pieces are on the board");
