@@ -470,6 +470,7 @@ fn unknown_names_are_refused_with_did_you_mean() {
         ],
         vec!["run", "tests/fixtures/typos", "unavailable-typo", "--seed", "1"],
         vec!["run", "tests/fixtures/typos", "available-typo", "--seed", "1"],
+        vec!["run", "tests/fixtures/typos", "optional-field", "--seed", "1"],
         vec![
             "roll",
             "space-crusade-solo",

@@ -156,6 +156,10 @@ pub fn script_failure(error: EvalAltResult, ruleset: &Ruleset, entry: &str, what
             "calls may nest at most {} deep: look for endless recursion",
             sandbox::MAX_CALL_LEVELS
         )),
+        EvalAltResult::ErrorPropertyNotFound(name, _) => Some(format!(
+            "the map has no `{name}`: a record leaves out an optional field it does not give \
+             (and a base package's records may lack a variant's fields); test with `\"{name}\" in map` first"
+        )),
         EvalAltResult::ErrorDataTooLarge(..) => Some("strings, arrays and maps have size limits in scripts".into()),
         EvalAltResult::ErrorFunctionNotFound(name, _) if name.starts_with("eval") => {
             Some("`eval` is switched off: scripts are untrusted".into())
