@@ -28,6 +28,24 @@ fn fails(args: &[&str]) -> String {
     stderr
 }
 
+/// Runs each command line as a shell would split it (`servitor …`) and writes what the user
+/// sees: `$ line`, then stdout, stderr and the exit code when it is not 0.
+fn transcript(lines: &[&str]) -> String {
+    let mut all = String::new();
+    for line in lines {
+        let words = shlex::split(line).expect("a command line");
+        assert_eq!(words[0], "servitor", "{line}");
+        let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+        let (stdout, stderr, code) = servitor(&args);
+        all.push_str(&format!("$ {line}\n{stdout}{stderr}"));
+        if code != 0 {
+            all.push_str(&format!("[exit {code}]\n"));
+        }
+        all.push('\n');
+    }
+    all
+}
+
 #[test]
 fn check_passes_on_every_bundled_package_and_example() {
     let mut count = 0;
@@ -510,4 +528,22 @@ fn what_an_arg_may_name_is_accepted() {
         args.extend(["--seed", "1"]);
         ok(&args);
     }
+}
+
+#[test]
+fn odds_of_dice_constants_records_and_a_variant_beside_its_base() {
+    insta::assert_snapshot!(transcript(&[
+        "servitor odds space-crusade-solo blips-per-scan",
+        "servitor odds space-crusade-solo blips-per-scan --vs examples/variants/more-blips",
+        "servitor odds space-crusade-solo --dice '2d6+4'",
+        "servitor odds space-crusade-solo --dice '1 red + 1 white'",
+        "servitor odds space-crusade weapon.ork-gun",
+        "servitor odds space-crusade-solo reinforcements --unavailable purple --vs examples/variants/harder-reinforcements",
+        "servitor odds space-crusade-solo blips-per-scan --json",
+        "servitor odds space-crusade-solo blips-per-scn",
+        "servitor odds space-crusade-solo board-sections",
+        "servitor odds space-crusade weapon.ork",
+        "servitor odds space-crusade-solo blips-per-scan --vs solo-heresy",
+        "servitor odds space-crusade-solo",
+    ]));
 }
