@@ -111,6 +111,20 @@ pub struct ProcArg {
     pub name: String,
     pub default: Value,
     pub help: Option<String>,
+    /// What the arg may name (`of …`): empty for any value of the default's type.
+    pub of: Vec<ArgChoice>,
+    pub span: Span,
+}
+
+/// One part of what a procedure arg may name (`arg … of [base, mission] table t unit`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArgChoice {
+    /// One of these values (`of [2, 4]`).
+    Values(Vec<Value>),
+    /// A result of that table (`of table reinforcement-type`).
+    Results(String),
+    /// The id of an item of that kind: a record kind, `table`, `mission`, `battlefield`, …
+    Ids(String),
 }
 
 #[derive(Debug, Clone)]
@@ -239,5 +253,82 @@ impl Ruleset {
 
     pub fn info(&self) -> &PackageInfo {
         self.packages.last().expect("a ruleset has at least its own package")
+    }
+
+    /// The ids of every item of `kind` (an item kind or a record kind), in declaration order;
+    /// `None` when the package has no such kind.
+    pub fn ids_of(&self, kind: &str) -> Option<Vec<&str>> {
+        fn keys<T>(m: &IndexMap<String, T>) -> Vec<&str> {
+            m.keys().map(String::as_str).collect()
+        }
+        Some(match kind {
+            "table" => keys(&self.tables),
+            "die" => keys(&self.dice),
+            "pool" | "deck" => self
+                .pools
+                .values()
+                .filter(|p| p.kind == kind)
+                .map(|p| p.id.as_str())
+                .collect(),
+            "procedure" => keys(&self.procedures),
+            "board" => keys(&self.boards),
+            "mission" => keys(&self.missions),
+            "battlefield" => keys(&self.battlefields),
+            "const" => keys(&self.consts),
+            "game" => keys(&self.games),
+            k => match self.records.get(k) {
+                Some(records) => keys(records),
+                None if self.schemas.contains_key(k) => Vec::new(),
+                None => return None,
+            },
+        })
+    }
+
+    /// The kinds `ids_of` knows: the engine's, then the package's record kinds.
+    pub fn kinds(&self) -> Vec<&str> {
+        let mut kinds = vec![
+            "table",
+            "die",
+            "pool",
+            "deck",
+            "procedure",
+            "board",
+            "mission",
+            "battlefield",
+            "const",
+            "game",
+        ];
+        kinds.extend(self.schemas.keys().map(String::as_str));
+        kinds
+    }
+
+    /// Every value an arg may take, in order; `None` when it takes any value of its type.
+    /// A table or kind that does not exist adds nothing (`check` reports it).
+    pub fn arg_choices(&self, arg: &ProcArg) -> Option<Vec<Value>> {
+        if arg.of.is_empty() {
+            return None;
+        }
+        let mut all: Vec<Value> = Vec::new();
+        let mut add = |v: Value| {
+            if !all.contains(&v) {
+                all.push(v);
+            }
+        };
+        for choice in &arg.of {
+            match choice {
+                ArgChoice::Values(values) => values.iter().cloned().for_each(&mut add),
+                ArgChoice::Results(table) => {
+                    if let Some(t) = self.tables.get(table) {
+                        t.results().into_iter().for_each(|r| add(Value::Name(r.to_string())));
+                    }
+                }
+                ArgChoice::Ids(kind) => {
+                    for id in self.ids_of(kind).unwrap_or_default() {
+                        add(Value::Name(id.to_string()));
+                    }
+                }
+            }
+        }
+        Some(all)
     }
 }

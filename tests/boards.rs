@@ -3,7 +3,7 @@
 
 use servitor::board::los::{from_footprint, line_of_sight};
 use servitor::board::moves::{self, Goal, Steps, UNREACHABLE};
-use servitor::board::{Grid, Mission, Square, area};
+use servitor::board::{Grid, Mission, Square, area, facing};
 use servitor::dice::Rng;
 
 fn examples() -> servitor::Ruleset {
@@ -243,4 +243,144 @@ fn every_bundled_mission_draws_and_its_svg_parses() {
         }
     }
     assert!(count >= 3, "only {count} missions");
+}
+
+/// Replays a facing plan by the rules and prices each action as `costs` says: every step is the
+/// kind the current facing makes it and allowed by the walls, every turn a quarter turn, a turn
+/// made as part of a step sits next to that step (one such turn per step). Returns the price.
+fn price_of_plan(
+    grid: &Grid,
+    from: Square,
+    facing: usize,
+    to: Square,
+    costs: &facing::Costs,
+    actions: &[facing::Action],
+) -> u64 {
+    use facing::{Action, StepKind, TurnMade};
+    let (mut at, mut f, mut total) = (from, facing, 0u64);
+    let mut step_has_turn = vec![false; actions.len()];
+    for (i, action) in actions.iter().enumerate() {
+        match action {
+            Action::Turn { to: nf, made } => {
+                assert!(
+                    *nf == (f + 1) % 4 || *nf == (f + 3) % 4,
+                    "{action:?} is not a quarter turn"
+                );
+                let step = match made {
+                    TurnMade::OnTheSpot => None,
+                    TurnMade::AfterStep => Some(i.checked_sub(1).expect("a turn after no step")),
+                    TurnMade::BeforeStep => Some(i + 1),
+                };
+                if let Some(s) = step {
+                    assert!(
+                        matches!(actions.get(s), Some(Action::Step { .. })),
+                        "{action:?} at {i} is not next to a step: {actions:?}"
+                    );
+                    assert!(!step_has_turn[s], "two turns made as part of one step: {actions:?}");
+                    step_has_turn[s] = true;
+                }
+                f = *nf;
+            }
+            Action::Step { kind, to: next } => {
+                let (dx, dy) = (next.x - at.x, next.y - at.y);
+                assert!(
+                    dx.abs() <= 1 && dy.abs() <= 1 && (dx, dy) != (0, 0),
+                    "{action:?} from {at}"
+                );
+                assert!(grid.can_step(at, dx, dy), "{action:?} from {at} goes through a wall");
+                assert_eq!(*kind, StepKind::of(f, dx, dy), "{action:?} from {at} facing {f}");
+                at = *next;
+            }
+        }
+        total += u64::from(costs.of(action).unwrap_or_else(|| panic!("{action:?} is not allowed")));
+    }
+    assert_eq!(at, to, "the plan ends elsewhere: {actions:?}");
+    total
+}
+
+#[test]
+fn facing_plans_are_legal_and_cost_what_their_actions_cost() {
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let r = servitor::load("rulesets/space-hulk")
+        .unwrap_or_else(|e| panic!("{}", e.render(false)))
+        .ruleset;
+    let mut tables = Vec::new();
+    for turn_with_move in [None, Some(0), Some(1)] {
+        // A Terminator (no sideways), a Genestealer (no diagonals), and one that may do anything.
+        tables.push(facing::Costs {
+            steps: [Some(1), Some(1), None, Some(2), None],
+            turn: Some(1),
+            turn_with_move,
+        });
+        tables.push(facing::Costs {
+            steps: [Some(1), None, Some(1), Some(2), None],
+            turn: Some(1),
+            turn_with_move,
+        });
+        tables.push(facing::Costs {
+            steps: [Some(1), Some(2), Some(2), Some(3), Some(3)],
+            turn: Some(2),
+            turn_with_move,
+        });
+    }
+    let mut rng = Rng::seeded(8);
+    let mut plans = 0;
+    for mission in r.missions.values() {
+        let grid = &mission.grid;
+        let open: Vec<Square> = (0..grid.len())
+            .map(|i| grid.square(i))
+            .filter(|s| !grid.is_solid(*s))
+            .collect();
+        for _ in 0..100 {
+            let from = open[rng.below(open.len() as u64) as usize];
+            let to = open[rng.below(open.len() as u64) as usize];
+            let f = rng.below(4) as usize;
+            let mut spot_only = None;
+            for costs in &tables {
+                let Some((cost, actions)) = facing::cheapest_path(grid, from, f, to, costs) else {
+                    continue;
+                };
+                plans += 1;
+                assert_eq!(cost, price_of_plan(grid, from, f, to, costs, &actions), "{from} → {to}");
+                // A turn that comes free with a step can only make a plan cheaper.
+                if costs.turn_with_move.is_none() {
+                    spot_only = Some(cost);
+                } else if let Some(before) = spot_only.filter(|_| costs.turn_with_move == Some(0)) {
+                    assert!(
+                        cost <= before,
+                        "{from} → {to}: {cost} with free turns, {before} without"
+                    );
+                }
+            }
+        }
+    }
+    assert!(plans > 200, "only {plans} plans");
+}
+
+#[test]
+fn a_genestealer_turns_for_free_as_it_moves() {
+    // FACTS.md, Space Hulk: "90° turn free with a move; turn on the spot 1". Facing left and
+    // going right along a corridor: one paid turn on the spot, the other free with a step.
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let r = servitor::load("rulesets/space-hulk")
+        .unwrap_or_else(|e| panic!("{}", e.render(false)))
+        .ruleset;
+    let grid = &r.missions["relay-sabotage"].grid;
+    let stealer = facing::Costs {
+        steps: [Some(1), None, Some(1), Some(2), None],
+        turn: Some(1),
+        turn_with_move: Some(0),
+    };
+    let (cost, actions) = facing::cheapest_path(grid, sq("2,7"), 3, sq("9,6"), &stealer).unwrap();
+    assert_eq!(cost, 8, "{actions:?}");
+    let on_the_spot = facing::Costs {
+        turn_with_move: None,
+        ..stealer
+    };
+    assert_eq!(
+        facing::cheapest_path(grid, sq("2,7"), 3, sq("9,6"), &on_the_spot)
+            .unwrap()
+            .0,
+        9
+    );
 }

@@ -28,6 +28,24 @@ fn fails(args: &[&str]) -> String {
     stderr
 }
 
+/// Runs each command line as a shell would split it (`servitor …`) and writes what the user
+/// sees: `$ line`, then stdout, stderr and the exit code when it is not 0.
+fn transcript(lines: &[&str]) -> String {
+    let mut all = String::new();
+    for line in lines {
+        let words = shlex::split(line).expect("a command line");
+        assert_eq!(words[0], "servitor", "{line}");
+        let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+        let (stdout, stderr, code) = servitor(&args);
+        all.push_str(&format!("$ {line}\n{stdout}{stderr}"));
+        if code != 0 {
+            all.push_str(&format!("[exit {code}]\n"));
+        }
+        all.push('\n');
+    }
+    all
+}
+
 #[test]
 fn check_passes_on_every_bundled_package_and_example() {
     let mut count = 0;
@@ -337,4 +355,195 @@ fn facing_pieces_pay_per_action() {
         "1",
     ]));
     insta::assert_snapshot!(all);
+}
+
+#[test]
+fn list_arguments_read_as_servitor_prints_them() {
+    // The listing prints list defaults as `[purple]`; that form, and `a,b`, must read back.
+    let listing = ok(&["tables", "space-crusade-solo"]);
+    assert!(listing.contains("--arg unavailable=[purple]"), "{listing}");
+    let mut all = String::new();
+    for args in [
+        vec![
+            "run",
+            "space-crusade-solo",
+            "reroll-guidance",
+            "--arg",
+            "red=[0, 2]",
+            "--seed",
+            "1",
+        ],
+        vec![
+            "run",
+            "space-crusade-solo",
+            "reroll-guidance",
+            "--arg",
+            "red=0,2",
+            "--seed",
+            "1",
+        ],
+        vec![
+            "run",
+            "solo-heresy",
+            "spawning-phase",
+            "--arg",
+            "unit-names=[]",
+            "--seed",
+            "1",
+        ],
+        vec![
+            "run",
+            "solo-heresy",
+            "spawning-phase",
+            "--arg",
+            "unit-names=[alpha, beta]",
+            "--seed",
+            "1",
+        ],
+    ] {
+        all.push_str(&format!("$ servitor {}\n{}\n", args.join(" "), ok(&args)));
+    }
+    for args in [
+        vec!["run", "space-crusade-solo", "reroll-guidance", "--arg", "red=[0, 2"],
+        vec!["run", "space-crusade-solo", "reroll-guidance", "--arg", "red=0, 2]"],
+        vec!["run", "space-crusade-solo", "reroll-guidance", "--arg", "red=[[0], 2]"],
+        vec!["run", "space-crusade-solo", "reroll-guidance", "--arg", "red=0,,2"],
+        vec![
+            "run",
+            "space-crusade-solo",
+            "reinforce-case-2",
+            "--arg",
+            "unavailable=[purple, 2]",
+        ],
+        vec!["run", "space-crusade-solo", "arm-dreadnought", "--arg", "model=[base]"],
+    ] {
+        all.push_str(&format!("$ servitor {}\n{}\n", args.join(" "), fails(&args)));
+    }
+    insta::assert_snapshot!(all);
+}
+
+#[test]
+fn a_colour_left_out_by_a_list_argument_never_arrives() {
+    for seed in 1..=20 {
+        let seed = seed.to_string();
+        for list in ["[purple, black]", "purple,black"] {
+            let out = ok(&[
+                "run",
+                "space-crusade-solo",
+                "reinforce-case-2",
+                "--arg",
+                &format!("unavailable={list}"),
+                "--seed",
+                &seed,
+                "--json",
+            ]);
+            let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+            let arrivals = json["result"]["arrivals"].as_array().unwrap();
+            assert_eq!(arrivals.len(), 6, "seed {seed}: {out}");
+            assert!(
+                !arrivals.iter().any(|c| c == "black" || c == "purple"),
+                "seed {seed}: {out}"
+            );
+        }
+    }
+}
+
+#[test]
+fn unknown_names_are_refused_with_did_you_mean() {
+    let mut all = String::new();
+    for args in [
+        vec![
+            "run",
+            "space-crusade-solo",
+            "reinforce-case-2",
+            "--arg",
+            "unavailable=purple,blak",
+        ],
+        vec![
+            "run",
+            "space-crusade-solo",
+            "end-of-alien-turn",
+            "--arg",
+            "unavailable=[purpel]",
+        ],
+        vec!["run", "space-crusade-solo", "arm-dreadnought", "--arg", "model=mision"],
+        vec!["run", "space-crusade-solo", "reroll-guidance", "--arg", "red=[0, 4]"],
+        vec![
+            "run",
+            "starquest-solitaire",
+            "choose-random-marine",
+            "--arg",
+            "unavailable=7",
+        ],
+        vec!["run", "starquest-solitaire", "alien-action", "--arg", "alien=orc"],
+        vec!["run", "starquest-solitaire", "probe-board", "--arg", "mission=13"],
+        vec!["run", "space-hulk", "move-cost", "--arg", "mission=relay"],
+        vec!["run", "space-hulk", "shoot", "--arg", "weapon=storm-boltr"],
+        vec![
+            "run",
+            "solo-heresy",
+            "place-spawn-markers",
+            "--arg",
+            "battlefield=ashfall",
+        ],
+        vec!["run", "tests/fixtures/typos", "unavailable-typo", "--seed", "1"],
+        vec!["run", "tests/fixtures/typos", "available-typo", "--seed", "1"],
+        vec!["run", "tests/fixtures/typos", "optional-field", "--seed", "1"],
+        vec![
+            "roll",
+            "space-crusade-solo",
+            "reinforcement-type",
+            "--unavailable",
+            "blak",
+        ],
+    ] {
+        all.push_str(&format!("$ servitor {}\n{}\n", args.join(" "), fails(&args)));
+    }
+    insta::assert_snapshot!(all);
+}
+
+#[test]
+fn what_an_arg_may_name_is_accepted() {
+    // The other side of the refusals: every documented name still works.
+    for args in [
+        vec![
+            "run",
+            "starquest-solitaire",
+            "choose-random-marine",
+            "--arg",
+            "unavailable=[2, marine-4]",
+        ],
+        vec!["run", "solo-heresy", "place-spawn-markers", "--arg", "battlefield=none"],
+        vec![
+            "run",
+            "space-crusade-solo",
+            "arm-dreadnought",
+            "--arg",
+            "model=mission",
+            "--arg",
+            "hardpoints=4",
+        ],
+    ] {
+        let mut args = args;
+        args.extend(["--seed", "1"]);
+        ok(&args);
+    }
+}
+
+#[test]
+fn odds_of_dice_constants_records_and_a_variant_beside_its_base() {
+    insta::assert_snapshot!(transcript(&[
+        "servitor odds space-crusade-solo blips-per-scan",
+        "servitor odds space-crusade-solo blips-per-scan --vs examples/variants/more-blips",
+        "servitor odds space-crusade-solo --dice '2d6+4'",
+        "servitor odds space-crusade-solo --dice '1 red + 1 white'",
+        "servitor odds space-crusade weapon.ork-gun",
+        "servitor odds space-crusade-solo reinforcements --unavailable purple --vs examples/variants/harder-reinforcements",
+        "servitor odds space-crusade-solo blips-per-scan --json",
+        "servitor odds space-crusade-solo blips-per-scn",
+        "servitor odds space-crusade-solo board-sections",
+        "servitor odds space-crusade weapon.ork",
+        "servitor odds space-crusade-solo blips-per-scan --vs solo-heresy",
+        "servitor odds space-crusade-solo",
+    ]));
 }

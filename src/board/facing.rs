@@ -54,15 +54,49 @@ impl StepKind {
 #[derive(Debug, Clone, Default)]
 pub struct Costs {
     pub steps: [Option<u32>; 5],
-    /// A quarter turn.
+    /// A quarter turn on the spot.
     pub turn: Option<u32>,
+    /// A quarter turn made as part of a step, just before or just after it (at most one per
+    /// step); `None`: such a turn costs what a turn on the spot does.
+    pub turn_with_move: Option<u32>,
 }
 
 /// One action of a planned path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
-    Turn { to: usize },
-    Step { kind: StepKind, to: Square },
+    /// A quarter turn, on the spot or as part of the step before or after it.
+    Turn {
+        to: usize,
+        made: TurnMade,
+    },
+    Step {
+        kind: StepKind,
+        to: Square,
+    },
+}
+
+/// Where a quarter turn is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TurnMade {
+    OnTheSpot,
+    /// As part of the step just before it.
+    AfterStep,
+    /// As part of the step just after it.
+    BeforeStep,
+}
+
+impl Costs {
+    /// The price of one action (in whole points), as the plan pays it.
+    pub fn of(&self, action: &Action) -> Option<u32> {
+        match action {
+            Action::Turn {
+                made: TurnMade::OnTheSpot,
+                ..
+            } => self.turn,
+            Action::Turn { .. } => self.turn_with_move,
+            Action::Step { kind, .. } => self.steps[*kind as usize],
+        }
+    }
 }
 
 /// Costs are searched in fine units: among equally cheap plans, fewer diagonal steps win, so
@@ -85,7 +119,7 @@ pub fn cheapest_path(
     let state = |s: Square, f: usize| grid.index(s) * 4 + f;
     let n = grid.len() * 4;
     let mut best = vec![u64::MAX; n];
-    let mut back: Vec<Option<(usize, Action)>> = vec![None; n];
+    let mut back: Vec<Option<(usize, Vec<Action>)>> = vec![None; n];
     let mut heap = BinaryHeap::new();
     best[state(from, facing)] = 0;
     heap.push(Reverse((0u64, state(from, facing))));
@@ -97,43 +131,83 @@ pub fn cheapest_path(
         if square == to {
             let mut actions = Vec::new();
             let mut at = st;
-            while let Some((prev, action)) = back[at].clone() {
-                actions.push(action);
+            while let Some((prev, made)) = back[at].clone() {
+                actions.extend(made.into_iter().rev());
                 at = prev;
             }
             actions.reverse();
             return Some((cost / FINE, actions));
         }
-        let mut relax = |next: usize, extra: u64, action: Action, heap: &mut BinaryHeap<Reverse<(u64, usize)>>| {
+        let mut relax = |next: usize, extra: u64, made: Vec<Action>, heap: &mut BinaryHeap<Reverse<(u64, usize)>>| {
             let c = cost.saturating_add(extra);
             if c < best[next] {
                 best[next] = c;
-                back[next] = Some((st, action));
+                back[next] = Some((st, made));
                 heap.push(Reverse((c, next)));
             }
         };
+        let quarter = [(f + 1) % 4, (f + 3) % 4];
         if let Some(t) = costs.turn {
-            for nf in [(f + 1) % 4, (f + 3) % 4] {
+            for nf in quarter {
                 relax(
                     state(square, nf),
                     u64::from(t) * FINE,
-                    Action::Turn { to: nf },
+                    vec![Action::Turn {
+                        to: nf,
+                        made: TurnMade::OnTheSpot,
+                    }],
                     &mut heap,
                 );
             }
         }
         for &(dx, dy) in &DIRECTIONS {
+            if !grid.can_step(square, dx, dy) {
+                continue;
+            }
+            let next = square.offset(dx, dy);
+            let diagonal = u64::from(dx != 0 && dy != 0);
             let kind = StepKind::of(f, dx, dy);
-            let Some(c) = costs.steps[kind as usize] else { continue };
-            if grid.can_step(square, dx, dy) {
-                let next = square.offset(dx, dy);
-                let diagonal = u64::from(dx != 0 && dy != 0);
+            if let Some(c) = costs.steps[kind as usize] {
                 relax(
                     state(next, f),
                     u64::from(c) * FINE + diagonal,
-                    Action::Step { kind, to: next },
+                    vec![Action::Step { kind, to: next }],
                     &mut heap,
                 );
+            }
+            let Some(t) = costs.turn_with_move else { continue };
+            for nf in quarter {
+                // Step, then turn as part of it.
+                if let Some(c) = costs.steps[kind as usize] {
+                    relax(
+                        state(next, nf),
+                        (u64::from(c) + u64::from(t)) * FINE + diagonal,
+                        vec![
+                            Action::Step { kind, to: next },
+                            Action::Turn {
+                                to: nf,
+                                made: TurnMade::AfterStep,
+                            },
+                        ],
+                        &mut heap,
+                    );
+                }
+                // Turn as part of the step, then step as the new facing sees it.
+                let turned = StepKind::of(nf, dx, dy);
+                if let Some(c) = costs.steps[turned as usize] {
+                    relax(
+                        state(next, nf),
+                        (u64::from(c) + u64::from(t)) * FINE + diagonal,
+                        vec![
+                            Action::Turn {
+                                to: nf,
+                                made: TurnMade::BeforeStep,
+                            },
+                            Action::Step { kind: turned, to: next },
+                        ],
+                        &mut heap,
+                    );
+                }
             }
         }
     }

@@ -69,7 +69,7 @@ fn json(r: &Ruleset) -> serde_json::Value {
             let args: Vec<_> = p
                 .args
                 .iter()
-                .map(|a| json!({ "name": a.name, "default": a.default, "help": a.help }))
+                .map(|a| json!({ "name": a.name, "default": a.default, "help": a.help, "choices": r.arg_choices(a) }))
                 .collect();
             json!({ "id": p.id, "title": p.label, "args": args, "source": p.source })
         })

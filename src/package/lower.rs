@@ -164,7 +164,70 @@ pub fn lower(
     ruleset.dice = std::mem::take(&mut cx.dice);
     check_follow_ups(&ruleset, cx.report);
     check_references(&ruleset, cx.report);
+    check_arg_choices(&ruleset, cx.report);
     ruleset
+}
+
+/// An arg's `of …` must name tables and kinds that exist, and its default must be one of them.
+fn check_arg_choices(ruleset: &Ruleset, report: &mut Report) {
+    for procedure in ruleset.procedures.values() {
+        for arg in &procedure.args {
+            let mut known = true;
+            for choice in &arg.of {
+                let (missing, candidates) = match choice {
+                    ArgChoice::Results(table) if !ruleset.tables.contains_key(table) => (
+                        format!("no table `{table}`"),
+                        ruleset.tables.keys().map(String::as_str).collect(),
+                    ),
+                    ArgChoice::Ids(kind) if ruleset.ids_of(kind).is_none() => {
+                        (format!("no kind of item `{kind}`"), ruleset.kinds())
+                    }
+                    _ => continue,
+                };
+                known = false;
+                let help = did_you_mean(
+                    match choice {
+                        ArgChoice::Results(t) | ArgChoice::Ids(t) => t,
+                        ArgChoice::Values(_) => "",
+                    },
+                    candidates.iter().copied(),
+                )
+                .unwrap_or_else(|| format!("choose from: {}", candidates.join(", ")));
+                report.push(
+                    Diagnostic::error(
+                        arg.span,
+                        format!("arg `{}` of procedure `{}`: {missing}", arg.name, procedure.id),
+                        "after `of`",
+                    )
+                    .with_help(help),
+                );
+            }
+            let Some(choices) = ruleset.arg_choices(arg).filter(|_| known) else {
+                continue;
+            };
+            let defaults = match &arg.default {
+                Value::List(items) => items.clone(),
+                one => vec![one.clone()],
+            };
+            for value in defaults.iter().filter(|v| !choices.contains(v)) {
+                report.push(
+                    Diagnostic::error(
+                        arg.span,
+                        format!(
+                            "the default of arg `{}` names `{}`, which is not one of its choices",
+                            arg.name,
+                            value.show()
+                        ),
+                        "default outside `of`",
+                    )
+                    .with_help(format!(
+                        "choices: {}",
+                        choices.iter().map(Value::show).collect::<Vec<_>>().join(", ")
+                    )),
+                );
+            }
+        }
+    }
 }
 
 struct Lower<'r> {
@@ -930,6 +993,66 @@ impl Lower<'_> {
         }
     }
 
+    /// `arg <name> <default> ["help"] [of <choice>…]`: a choice is a list of values, a record
+    /// or item kind (its ids), or `table <id>` (that table's results).
+    fn proc_arg(&mut self, p: &ast::Property) -> Option<ProcArg> {
+        let mut values = p.values.iter().peekable();
+        let name = values.next().and_then(|v| v.as_name());
+        let default = values.next();
+        let help = values.next_if(|v| v.as_text().is_some()).and_then(|v| v.as_text());
+        let of = values.next_if(|v| v.as_name() == Some("of")).is_some();
+        let rest: Vec<&ast::Value> = values.collect();
+        let (Some(name), Some(default), true) = (name, default, of != rest.is_empty()) else {
+            self.err(
+                Diagnostic::error(
+                    p.span,
+                    "`arg` takes a name, a default value, an optional help text and an optional `of …`",
+                    "not understood",
+                )
+                .with_help(
+                    "write `arg boards-left 4 \"board sections not yet scanned\"`, or \
+                     `arg model base \"which table\" of [base, mission]`",
+                ),
+            );
+            return None;
+        };
+        let default = self.untyped(default)?;
+        let mut choices = Vec::new();
+        let mut rest = rest.into_iter().peekable();
+        while let Some(v) = rest.next() {
+            match (&v.kind, v.as_name()) {
+                (ValueKind::List(items), _) => {
+                    choices.push(ArgChoice::Values(
+                        items.iter().map(|i| self.untyped(i)).collect::<Option<_>>()?,
+                    ));
+                }
+                (_, Some("table")) if rest.peek().is_some_and(|n| n.as_name().is_some()) => {
+                    let table = rest.next().and_then(|n| n.as_name()).unwrap_or_default();
+                    choices.push(ArgChoice::Results(table.to_string()));
+                }
+                (_, Some(kind)) => choices.push(ArgChoice::Ids(kind.to_string())),
+                _ => {
+                    self.err(
+                        Diagnostic::error(
+                            v.span,
+                            "after `of`, expected a list, a kind or `table <id>`",
+                            "not a choice",
+                        )
+                        .with_help("e.g. `of [2, 4]`, `of mission`, `of table reinforcement-type [none]`"),
+                    );
+                    return None;
+                }
+            }
+        }
+        Some(ProcArg {
+            name: name.to_string(),
+            default,
+            help: help.map(str::to_string),
+            of: choices,
+            span: p.span,
+        })
+    }
+
     fn procedure(&mut self, item: &MergedItem, scripts: &[Script], sources: &SourceMap) -> Option<Procedure> {
         let known = ["function", "arg", "source", "text", "label"];
         let props = self.props(&item.entries, "a procedure", &known, &["arg"], false);
@@ -938,27 +1061,8 @@ impl Lower<'_> {
         let text = self.text(props.get("text"));
         let mut args = Vec::new();
         for p in props.all("arg") {
-            let name = p.values.first().and_then(|v| v.as_name());
-            let default = p.values.get(1);
-            let help = p.values.get(2).and_then(|v| v.as_text());
-            match (name, default, p.values.len() <= 3) {
-                (Some(name), Some(default), true) => {
-                    if let Some(value) = self.untyped(default) {
-                        args.push(ProcArg {
-                            name: name.to_string(),
-                            default: value,
-                            help: help.map(str::to_string),
-                        });
-                    }
-                }
-                _ => self.err(
-                    Diagnostic::error(
-                        p.span,
-                        "`arg` takes a name, a default value and an optional help text",
-                        "not understood",
-                    )
-                    .with_help("write `arg boards-left 4 \"board sections not yet scanned\"`"),
-                ),
+            if let Some(arg) = self.proc_arg(p) {
+                args.push(arg);
             }
         }
         let Some(function_prop) = props.get("function") else {

@@ -215,14 +215,33 @@ fn find_kind<'r>(ruleset: &'r Ruleset, kind: &str) -> Res<&'r indexmap::IndexMap
     }
 }
 
-/// Reads `#{ unavailable: [..], available: [..] }`.
-fn availability(ctx: &Map) -> Res<Availability> {
+/// Reads `#{ unavailable: [..], available: [..] }`; every name must be one of the table's
+/// results (a misspelt colour would otherwise be silently ignored).
+fn availability(table: &crate::tables::Table, ctx: &Map) -> Res<Availability> {
+    let results = table.results();
     let names = |key: &str| -> Res<Option<BTreeSet<String>>> {
         match ctx.get(key) {
             None => Ok(None),
             Some(v) if v.is_unit() => Ok(None),
             Some(v) => match v.clone().try_cast::<Array>() {
-                Some(items) => Ok(Some(items.iter().map(|d| d.to_string()).collect())),
+                Some(items) => {
+                    let names: BTreeSet<String> = items.iter().map(|d| d.to_string()).collect();
+                    if let Some(name) = items
+                        .iter()
+                        .map(|d| d.to_string())
+                        .find(|n| !results.contains(&n.as_str()))
+                    {
+                        let help = did_you_mean(&name, results.iter().copied())
+                            .map(|h| format!(": {h}"))
+                            .unwrap_or_default();
+                        return fail(format!(
+                            "`{key}`: table `{}` has no result `{name}`{help} (results: {})",
+                            table.id,
+                            results.join(", ")
+                        ));
+                    }
+                    Ok(Some(names))
+                }
                 None => fail(format!("`{key}` must be an array of result names")),
             },
         }
@@ -250,7 +269,7 @@ fn roll_table(
     if !(1..=1000).contains(&times) {
         return fail(format!("roll_table_times: {times} rolls; give 1 to 1000"));
     }
-    let avail = availability(ctx)?;
+    let avail = availability(table, ctx)?;
     let mut st = lock(state);
     let rolls = roll_series(&ruleset.tables, table, times as usize, &avail, &mut st.rng)?;
     for r in &rolls {

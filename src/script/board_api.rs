@@ -294,9 +294,11 @@ pub fn register_field(engine: &mut Engine, ruleset: &Arc<Ruleset>) {
 
 /// `facing_path(mission, from, facing, to, costs)`: the cheapest actions for a piece that
 /// faces one way; `costs` maps `forward`, `forward-diagonal`, `sideways`, `backward`,
-/// `backward-diagonal` and `turn` to action points (leave one out: not allowed).
+/// `backward-diagonal`, `turn` (a quarter turn on the spot) and `turn-with-move` (a quarter turn
+/// made as part of a step, before or after it) to action points (leave a step or `turn` out:
+/// not allowed; leave `turn-with-move` out: such a turn costs a `turn`).
 pub fn register_facing(engine: &mut Engine, ruleset: &Arc<Ruleset>) {
-    use crate::board::facing::{Action, Costs, FACING_NAMES, StepKind, cheapest_path, facing_from_name};
+    use crate::board::facing::{Action, Costs, FACING_NAMES, StepKind, TurnMade, cheapest_path, facing_from_name};
     let r = ruleset.clone();
     engine.register_fn(
         "facing_path",
@@ -313,11 +315,14 @@ pub fn register_facing(engine: &mut Engine, ruleset: &Arc<Ruleset>) {
                 let cost = u32::try_from(cost).map_err(|_| format!("cost of `{key}` must not be negative"))?;
                 match (key.as_str(), StepKind::NAMES.iter().position(|n| *n == key.as_str())) {
                     ("turn", _) => table.turn = Some(cost),
+                    ("turn-with-move", _) => table.turn_with_move = Some(cost),
                     (_, Some(i)) => table.steps[i] = Some(cost),
                     _ => {
-                        return Err(
-                            format!("unknown action `{key}`: use {} or turn", StepKind::NAMES.join(", ")).into(),
-                        );
+                        return Err(format!(
+                            "unknown action `{key}`: use {}, turn or turn-with-move",
+                            StepKind::NAMES.join(", ")
+                        )
+                        .into());
                     }
                 }
             }
@@ -329,9 +334,14 @@ pub fn register_facing(engine: &mut Engine, ruleset: &Arc<Ruleset>) {
                 .iter()
                 .map(|a| {
                     Dynamic::from(match a {
-                        Action::Turn { to } => {
+                        Action::Turn { to, made } => {
                             facing_now = *to;
-                            format!("turn to face {}", FACING_NAMES[*to])
+                            let part = match made {
+                                TurnMade::OnTheSpot => "",
+                                TurnMade::AfterStep => " as part of that step",
+                                TurnMade::BeforeStep => " as part of the next step",
+                            };
+                            format!("turn to face {}{part}", FACING_NAMES[*to])
                         }
                         Action::Step { kind, to } => format!("{} to {to}", kind.name()),
                     })

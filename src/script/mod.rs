@@ -2,6 +2,7 @@
 //! diagnostics with file:line:col) and runs procedures against the engine API in [`api`].
 
 mod api;
+mod args;
 mod board_api;
 mod run;
 mod sandbox;

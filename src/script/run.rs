@@ -5,7 +5,7 @@ use super::api::{self, RunState};
 use super::{sandbox, span_at};
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::dice::{DiceRoll, Rng};
-use crate::ruleset::{Procedure, Ruleset, Value};
+use crate::ruleset::{Ruleset, Value};
 use crate::tables::roll::TableRoll;
 use indexmap::IndexMap;
 use rhai::{CallFnOptions, Dynamic, EvalAltResult, Position, Scope};
@@ -86,7 +86,7 @@ pub fn run_procedure(
             }
         )));
     };
-    let values = typed_args(procedure, args).map_err(RunError::Usage)?;
+    let values = super::args::typed_args(ruleset, procedure, args).map_err(RunError::Usage)?;
     let state = Arc::new(Mutex::new(RunState {
         rng: Rng::seeded(seed),
         steps: Vec::new(),
@@ -135,71 +135,6 @@ pub fn run_procedure(
             &format!("procedure `{}`", procedure.id),
         )))),
     }
-}
-
-/// Applies `name=value` texts over the procedure's declared defaults, typed by each default.
-fn typed_args(procedure: &Procedure, given: &[(String, String)]) -> Result<IndexMap<String, Value>, String> {
-    let mut values: IndexMap<String, Value> = procedure
-        .args
-        .iter()
-        .map(|a| (a.name.clone(), a.default.clone()))
-        .collect();
-    for (name, text) in given {
-        let Some(default) = values.get(name) else {
-            let names: Vec<&str> = procedure.args.iter().map(|a| a.name.as_str()).collect();
-            let help = did_you_mean(name, names.iter().copied())
-                .map(|h| format!("; {h}"))
-                .unwrap_or_default();
-            return Err(format!(
-                "procedure `{}` has no arg `{name}`{help}\nargs: {}",
-                procedure.id,
-                if names.is_empty() {
-                    "(none)".into()
-                } else {
-                    names.join(", ")
-                }
-            ));
-        };
-        let value = parse_arg(default, text)
-            .ok_or_else(|| format!("arg `{name}` expects {}, got `{text}`", describe(default)))?;
-        values.insert(name.clone(), value);
-    }
-    Ok(values)
-}
-
-fn describe(v: &Value) -> &'static str {
-    match v {
-        Value::Number(_) => "a whole number",
-        Value::Flag(_) => "yes or no",
-        Value::List(_) => "a comma-separated list",
-        Value::Dice(_) => "a dice expression",
-        _ => "a word",
-    }
-}
-
-fn parse_arg(default: &Value, text: &str) -> Option<Value> {
-    let text = text.trim();
-    Some(match default {
-        Value::Number(_) => Value::Number(text.parse().ok()?),
-        Value::Flag(_) => match text {
-            "yes" | "true" | "1" => Value::Flag(true),
-            "no" | "false" | "0" => Value::Flag(false),
-            _ => return None,
-        },
-        Value::List(_) => Value::List(
-            text.split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(|s| {
-                    s.parse()
-                        .map(Value::Number)
-                        .unwrap_or_else(|_| Value::Name(s.to_string()))
-                })
-                .collect(),
-        ),
-        Value::Text(_) => Value::Text(text.to_string()),
-        _ => Value::Name(text.to_string()),
-    })
 }
 
 /// A Rhai error as a diagnostic at the script line where it happened; `entry` is the script
@@ -258,6 +193,10 @@ pub fn script_failure(error: EvalAltResult, ruleset: &Ruleset, entry: &str, what
         EvalAltResult::ErrorStackOverflow(_) => Some(format!(
             "calls may nest at most {} deep: look for endless recursion",
             sandbox::MAX_CALL_LEVELS
+        )),
+        EvalAltResult::ErrorPropertyNotFound(name, _) => Some(format!(
+            "the map has no `{name}`: a record leaves out an optional field it does not give \
+             (and a base package's records may lack a variant's fields); test with `\"{name}\" in map` first"
         )),
         EvalAltResult::ErrorDataTooLarge(..) => Some("strings, arrays and maps have size limits in scripts".into()),
         // Rhai locks the value a method chain starts from; a closure in the same chain that

@@ -19,6 +19,8 @@ pub struct Outcome {
     pub label: String,
     /// The result name that counts as "taken" for duplicate checks; `None` if nothing.
     pub result: Option<String>,
+    /// The landed row's amount (`None`: the row has none, or the outcome is a series).
+    pub amount: Option<i64>,
 }
 
 pub type Dist = Vec<(Outcome, BigRational)>;
@@ -42,6 +44,121 @@ pub fn table_odds(
     cx.series(table, &BTreeMap::from([(times as i64, one())]), 0)
 }
 
+/// How many distinct outcomes `times` rolls can list at most when one roll has `outcomes`:
+/// the multisets of that size, C(outcomes + times - 1, times). Exact when the rolls are
+/// independent (duplicates allowed), an upper bound otherwise. Saturates.
+pub fn series_size(outcomes: usize, times: usize) -> u128 {
+    if outcomes == 0 || times == 0 {
+        return 1;
+    }
+    // C(n + k - 1, k) with k the smaller side, one factor at a time (each step stays whole).
+    let (n, k) = (outcomes as u128 + times as u128 - 1, times.min(outcomes - 1) as u128);
+    let mut c: u128 = 1;
+    for i in 1..=k {
+        c = match c.checked_mul(n - k + i) {
+            Some(v) => v / i,
+            None => return u128::MAX,
+        };
+    }
+    c
+}
+
+/// What a series of rolls would cost to list, refused before any of it is computed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TooMany {
+    /// Outcomes of one roll.
+    pub per_roll: usize,
+    /// Outcomes the series could list (`series_size`).
+    pub estimate: u128,
+    /// The largest number of rolls whose listing fits the budget.
+    pub fits: usize,
+}
+
+/// Per result (then `None`: nothing), the distribution of its total over a series.
+pub type Totals = Vec<(Option<String>, BTreeMap<i64, BigRational>)>;
+
+/// Why `table_odds_within` computed nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refused {
+    /// The listing would pass the caller's budget.
+    TooMany(TooMany),
+    /// The work would pass `MAX_ODDS_WORK` (the message says so).
+    Limit(String),
+}
+
+/// `table_odds`, unless listing the series would take more than `budget` outcomes.
+pub fn table_odds_within(
+    tables: &IndexMap<String, Table>,
+    table: &Table,
+    times: usize,
+    avail: &Availability,
+    budget: u128,
+) -> Result<Dist, Refused> {
+    let per_roll = table_odds(tables, table, 1, avail).map_err(Refused::Limit)?.len();
+    let estimate = series_size(per_roll, times);
+    if times > 1 && estimate > budget {
+        let fits = (1..times)
+            .rev()
+            .find(|&t| series_size(per_roll, t) <= budget)
+            .unwrap_or(1);
+        return Err(Refused::TooMany(TooMany {
+            per_roll,
+            estimate,
+            fits,
+        }));
+    }
+    table_odds(tables, table, times, avail).map_err(Refused::Limit)
+}
+
+/// Over `times` rolls of `table`, the distribution of each result's total: the sum of its
+/// amounts (a row with no amount counts 1 per roll), in the table's result order, then
+/// `None` for rolls that gave nothing (ignored or none left) when that can happen. The
+/// duplicates policy applies as in a series.
+pub fn table_totals(
+    tables: &IndexMap<String, Table>,
+    table: &Table,
+    times: usize,
+    avail: &Availability,
+) -> Result<Totals, String> {
+    let mut cx = Odds {
+        tables,
+        avail,
+        memo: HashMap::new(),
+        table: &table.id,
+        work: 0,
+    };
+    let first = cx.once(table, &BTreeSet::new(), 0)?;
+    let mut keys: Vec<Option<String>> = table.results().into_iter().map(|r| Some(r.to_string())).collect();
+    if first.iter().any(|(o, _)| o.result.is_none()) {
+        keys.push(None);
+    }
+    let mut out = Vec::new();
+    for key in keys {
+        let mut states: BTreeMap<(BTreeSet<String>, i64), BigRational> =
+            BTreeMap::from([((BTreeSet::new(), 0), one())]);
+        for _ in 0..times {
+            let mut next = BTreeMap::new();
+            for ((taken, total), p) in states {
+                for (o, q) in cx.once(table, &taken, 0)? {
+                    let add = if o.result == key { o.amount.unwrap_or(1) } else { 0 };
+                    let mut taken = taken.clone();
+                    if let Some(r) = &o.result {
+                        taken.insert(r.clone());
+                    }
+                    *next.entry((taken, total + add)).or_insert_with(zero) += &p * q;
+                }
+            }
+            states = next;
+        }
+        let mut dist: BTreeMap<i64, BigRational> = BTreeMap::new();
+        for ((_, total), p) in states {
+            *dist.entry(total).or_insert_with(zero) += p;
+        }
+        out.push((key, dist));
+    }
+    Ok(out)
+}
+
 struct Odds<'a> {
     tables: &'a IndexMap<String, Table>,
     avail: &'a Availability,
@@ -61,6 +178,7 @@ fn nothing(label: &str) -> Outcome {
         order: vec![i64::MAX],
         label: label.to_string(),
         result: None,
+        amount: None,
     }
 }
 
@@ -155,6 +273,7 @@ impl Odds<'_> {
                     order: vec![order],
                     label: row.result.clone(),
                     result: Some(row.result.clone()),
+                    amount: None,
                 },
                 one(),
             )],
@@ -169,6 +288,7 @@ impl Odds<'_> {
                             order: vec![order, n],
                             label,
                             result: Some(row.result.clone()),
+                            amount: Some(n),
                         },
                         p,
                     )
@@ -203,6 +323,7 @@ impl Odds<'_> {
                             order,
                             label,
                             result: o.result.clone(),
+                            amount: o.amount,
                         },
                         p * q,
                     ));
@@ -280,6 +401,7 @@ fn multiset(bag: &[Outcome]) -> Outcome {
         order,
         label,
         result: None,
+        amount: None,
     }
 }
 
@@ -288,4 +410,19 @@ enum Resolution2 {
     Row(usize),
     Ignored,
     Nothing,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::series_size;
+
+    #[test]
+    fn series_size_counts_multisets() {
+        assert_eq!(series_size(25, 1), 25);
+        assert_eq!(series_size(25, 2), 325);
+        assert_eq!(series_size(25, 6), 593_775);
+        assert_eq!(series_size(1, 1000), 1);
+        assert_eq!(series_size(3, 2), 6);
+        assert_eq!(series_size(1000, 1000), u128::MAX);
+    }
 }
