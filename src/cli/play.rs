@@ -556,7 +556,7 @@ fn help(game: &Game) -> String {
          \x20 board [FILE.svg]  the board now (and as SVG)\n\
          \x20 status           turn, scores, pools and decks\n\
          \x20 why PIECE        the reasons for that piece's last actions, e.g. `why ork-2`\n\
-         \x20 odds TABLE       the exact odds of a table, e.g. `odds alien-movement`\n\
+         \x20 odds TABLE       the exact odds of one of this package's tables (`servitor tables` lists them)\n\
          \x20 undo / redo      take back the last command (an engine turn it started too) / put it back\n\
          \x20 quit             stop; the save keeps the game (`servitor play --resume FILE`)\n",
     );

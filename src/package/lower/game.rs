@@ -58,7 +58,7 @@ impl Lower<'_> {
                         "`phase` takes a side, a phase id and a function",
                         "not understood",
                     )
-                    .with_help("write `phase alien alien-turn alien_turn`"),
+                    .with_help("write `phase monsters monsters-turn monsters_turn` (side, phase id, function)"),
                 );
                 continue;
             };
@@ -210,7 +210,7 @@ impl Lower<'_> {
             _ => {
                 self.err(
                     Diagnostic::error(value.span, "`sides` takes a list of side names", value.describe())
-                        .with_help("write `sides [marine, alien]`, in turn order"),
+                        .with_help("write `sides [heroes, monsters]`, in turn order"),
                 );
                 None
             }
@@ -235,7 +235,7 @@ impl Lower<'_> {
                         "`on` takes an event, a function and an optional side",
                         "not understood",
                     )
-                    .with_help("write `on removed piece_removed` or `on entered-section scan_section marine`"),
+                    .with_help("write `on removed piece_removed` or `on entered-section explore heroes`"),
                 );
                 return None;
             }
