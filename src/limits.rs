@@ -39,7 +39,7 @@ pub const MAX_FOLLOW_UP_DEPTH: usize = 16;
 pub const MAX_TABLE_ROLLS: u64 = 1_000;
 /// Different outcomes the exact odds of one table may list (follow-ups and series make
 /// combinations); `odds` refuses more.
-pub const MAX_ODDS_OUTCOMES: usize = 10_000;
+pub const MAX_ODDS_OUTCOMES: usize = 5_000;
 
 // --- boards and battlefields ----------------------------------------------------------
 
