@@ -18,8 +18,8 @@ pub fn engine_for(
     let (mut engine, budget) = sandbox::engine_with_budget();
     api::register(&mut engine, ruleset, state, &budget);
     board_api::register(&mut engine, ruleset, state, &budget);
-    board_api::register_field(&mut engine, ruleset);
-    board_api::register_facing(&mut engine, ruleset);
+    board_api::register_field(&mut engine, ruleset, &budget);
+    board_api::register_facing(&mut engine, ruleset, &budget);
     board_api::register_units(&mut engine);
     engine
 }
