@@ -39,7 +39,7 @@ pub const MAX_FOLLOW_UP_DEPTH: usize = 16;
 pub const MAX_TABLE_ROLLS: u64 = 1_000;
 /// Different outcomes the exact odds of one table may list (follow-ups and series make
 /// combinations); `odds` refuses more.
-pub const MAX_ODDS_OUTCOMES: usize = 10_000;
+pub const MAX_ODDS_OUTCOMES: usize = 5_000;
 
 // --- boards and battlefields ----------------------------------------------------------
 
@@ -58,6 +58,9 @@ pub const MAX_OPERATIONS: u64 = 2_000_000;
 /// Wall-clock time of one script run, in milliseconds: a backstop for registered functions
 /// that cost more than the one operation Rhai counts for them.
 pub const MAX_SCRIPT_MILLIS: u64 = 1_000;
+/// Work of the engine's board and battlefield questions in one script run: squares visited
+/// (a distance field visits every square of the mission) and corners compared.
+pub const MAX_SCRIPT_WORK: u64 = 20_000_000;
 /// Bytes one script run may write to its log (`step`, rolls, table rolls).
 pub const MAX_LOG_BYTES: u64 = 1024 * 1024;
 /// Nesting of script function calls.

@@ -941,29 +941,45 @@ impl Lower<'_> {
             totals.last().copied().unwrap_or(0),
         );
         let range = if lo == hi { lo.to_string() } else { format!("{lo}-{hi}") };
+        // Rows are sorted by their low end; one sweep finds the gaps and the overlaps, so a
+        // table of many rows over many totals costs (rows + totals) × log, not their product.
+        let rows = &table.rows;
+        let first_total_in = |lo: i64, hi: i64| -> Option<i64> {
+            let at = totals.partition_point(|&t| t < lo);
+            totals.get(at).copied().filter(|&t| t <= hi)
+        };
         let mut gaps = Vec::new();
-        let mut reported = BTreeSet::new();
+        let mut next = 0; // rows[..next] start at or below the total looked at
+        let mut reach: Option<usize> = None; // of those, the row reaching highest
         for &t in &totals {
-            let hits: Vec<usize> = (0..table.rows.len()).filter(|&i| table.rows[i].contains(t)).collect();
-            match hits.as_slice() {
-                [] => gaps.push(t),
-                [_] => {}
-                [first, rest @ ..] => {
-                    for &other in rest {
-                        if reported.insert((*first, other)) {
-                            let (a, b) = (&table.rows[*first], &table.rows[other]);
-                            self.err(
-                                Diagnostic::error(
-                                    b.span,
-                                    format!("rows {} and {} both cover {t}", a.key_text(), b.key_text()),
-                                    "overlaps an earlier row",
-                                )
-                                .with_note(a.span, "this row covers it too")
-                                .with_help("every roll must land in exactly one row: narrow one of the ranges"),
-                            );
-                        }
-                    }
+            while next < rows.len() && rows[next].lo <= t {
+                if reach.is_none_or(|r| rows[next].hi > rows[r].hi) {
+                    reach = Some(next);
                 }
+                next += 1;
+            }
+            if reach.is_none_or(|r| rows[r].hi < t) {
+                gaps.push(t);
+            }
+        }
+        let mut widest: Option<usize> = None;
+        for (i, b) in rows.iter().enumerate() {
+            if let Some(w) = widest {
+                let a = &rows[w];
+                if let Some(t) = first_total_in(b.lo, a.hi.min(b.hi)) {
+                    self.err(
+                        Diagnostic::error(
+                            b.span,
+                            format!("rows {} and {} both cover {t}", a.key_text(), b.key_text()),
+                            "overlaps an earlier row",
+                        )
+                        .with_note(a.span, "this row covers it too")
+                        .with_help("every roll must land in exactly one row: narrow one of the ranges"),
+                    );
+                }
+            }
+            if widest.is_none_or(|w| b.hi > rows[w].hi) {
+                widest = Some(i);
             }
         }
         if !gaps.is_empty() {
@@ -980,7 +996,7 @@ impl Lower<'_> {
             );
         }
         for row in &table.rows {
-            if !totals.iter().any(|&t| row.contains(t)) {
+            if first_total_in(row.lo, row.hi).is_none() {
                 self.err(
                     Diagnostic::error(
                         row.span,
@@ -1718,7 +1734,7 @@ fn parse_type(words: &[&str]) -> Option<FieldType> {
 /// "7, 9-10": gaps grouped into runs of consecutive possible totals.
 fn runs_of(gaps: &[i64], totals: &[i64]) -> String {
     let mut runs: Vec<(i64, i64)> = Vec::new();
-    let position = |t: i64| totals.iter().position(|&x| x == t).unwrap_or(0);
+    let position = |t: i64| totals.binary_search(&t).unwrap_or(0);
     for &g in gaps {
         match runs.last_mut() {
             Some((_, hi)) if position(*hi) + 1 == position(g) => *hi = g,

@@ -236,7 +236,22 @@ impl Loader {
                 continue;
             };
             match self.compiler.compile(file, &self.sources) {
-                Ok(s) => scripts.push(s),
+                Ok(s) => {
+                    if let Some(at) = script::top_level_statement(&self.sources.get(file).text) {
+                        let end = self.sources.get(file).line_end(self.sources.get(file).line_of(at));
+                        self.report.push(
+                            Diagnostic::warning(
+                                Span::new(file, at, end.max(at)),
+                                "a statement outside any function never runs",
+                                "at the top level",
+                            )
+                            .with_help(
+                                "a package's scripts hold functions that procedures, phases and triggers call: move this into one",
+                            ),
+                        );
+                    }
+                    scripts.push(s)
+                }
                 Err(d) => {
                     self.scripts_failed = true;
                     self.report.push(d);

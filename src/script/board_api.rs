@@ -38,6 +38,16 @@ fn to_array(list: impl IntoIterator<Item = Square>) -> Array {
     list.into_iter().map(|s| Dynamic::from(s.to_string())).collect()
 }
 
+/// What a question over every square of a mission costs, in [`Budget::charge`] units.
+fn area(m: &Mission) -> u64 {
+    m.grid.len() as u64
+}
+
+/// What a walk across a mission costs.
+fn side(m: &Mission) -> u64 {
+    (m.grid.width + m.grid.height).max(1) as u64
+}
+
 fn steps_of(diagonal: bool) -> Steps {
     if diagonal { Steps::Eight } else { Steps::Four }
 }
@@ -67,29 +77,38 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Arc<Mutex<R
         map.insert("pieces".into(), pieces.into());
         Ok(map)
     });
-    let r = ruleset.clone();
+    let (r, b) = (ruleset.clone(), budget.clone());
     engine.register_fn("marked", move |id: &str, mark: &str| -> Res<Array> {
-        Ok(to_array(mission(&r, id)?.grid.marked(mark)))
+        let m = mission(&r, id)?;
+        b.charge(area(m))?;
+        Ok(to_array(m.grid.marked(mark)))
     });
-    let r = ruleset.clone();
+    let (r, b) = (ruleset.clone(), budget.clone());
     engine.register_fn("los", move |id: &str, from: Dynamic, to: Dynamic| -> Res<bool> {
         let m = mission(&r, id)?;
+        b.charge(side(m))?;
         Ok(los::line_of_sight(&m.grid, square(m, &from)?, square(m, &to)?, &|_| false).visible)
     });
-    let r = ruleset.clone();
+    let (r, b) = (ruleset.clone(), budget.clone());
     engine.register_fn(
         "los",
         move |id: &str, from: Dynamic, to: Dynamic, occupied: Array| -> Res<bool> {
             let m = mission(&r, id)?;
+            b.charge(side(m).saturating_mul(1 + occupied.len() as u64))?;
             let occupied = squares(m, &occupied)?;
             Ok(los::line_of_sight(&m.grid, square(m, &from)?, square(m, &to)?, &|s| occupied.contains(&s)).visible)
         },
     );
-    let r = ruleset.clone();
+    let (r, b) = (ruleset.clone(), budget.clone());
     engine.register_fn(
         "visible_from",
         move |id: &str, from: Dynamic, targets: Array, occupied: Array| -> Res<Array> {
             let m = mission(&r, id)?;
+            b.charge(
+                side(m)
+                    .saturating_mul(targets.len() as u64)
+                    .saturating_mul(1 + occupied.len() as u64),
+            )?;
             let from = square(m, &from)?;
             let occupied = squares(m, &occupied)?;
             let seen = squares(m, &targets)?
@@ -98,21 +117,23 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Arc<Mutex<R
             Ok(to_array(seen))
         },
     );
-    let r = ruleset.clone();
+    let (r, b) = (ruleset.clone(), budget.clone());
     engine.register_fn(
         "distance",
         move |id: &str, from: Dynamic, to: Dynamic, diagonal: bool| -> Res<INT> {
             let m = mission(&r, id)?;
+            b.charge(area(m))?;
             let field = moves::distance_field(&m.grid, &[square(m, &to)?], steps_of(diagonal));
             let d = field[m.grid.index(square(m, &from)?)];
             Ok(if d == UNREACHABLE { -1 } else { d as INT })
         },
     );
-    let r = ruleset.clone();
+    let (r, b) = (ruleset.clone(), budget.clone());
     engine.register_fn(
         "nearest",
         move |id: &str, from: Dynamic, targets: Array| -> Res<Dynamic> {
             let m = mission(&r, id)?;
+            b.charge(area(m).saturating_add(targets.len() as u64))?;
             let field = moves::distance_field(&m.grid, &[square(m, &from)?], Steps::Eight);
             let best = squares(m, &targets)?
                 .into_iter()
@@ -127,6 +148,7 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Arc<Mutex<R
             name,
             move |id: &str, from: Dynamic, targets: Array, max: INT, occupied: Array| -> Res<Array> {
                 let m = mission(&r, id)?;
+                b.charge(area(m).saturating_mul(2 + occupied.len() as u64))?;
                 let from = square(m, &from)?;
                 let targets = squares(m, &targets)?;
                 let occupied = squares(m, &occupied)?;
@@ -157,9 +179,10 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Arc<Mutex<R
             },
         );
     }
-    let r = ruleset.clone();
+    let (r, b) = (ruleset.clone(), budget.clone());
     engine.register_fn("line", move |id: &str, from: Dynamic, dx: INT, dy: INT| -> Res<Array> {
         let m = mission(&r, id)?;
+        b.charge(side(m))?;
         if !(-1..=1).contains(&dx) || !(-1..=1).contains(&dy) || (dx == 0 && dy == 0) {
             return Err("line(mission, from, dx, dy): dx and dy are -1, 0 or 1, not both 0".into());
         }
@@ -176,15 +199,26 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Arc<Mutex<R
         let m = mission(&r, id)?;
         Ok(to_array(area::blast(&m.grid, square(m, &target)?)))
     });
-    let r = ruleset.clone();
+    let (r, b) = (ruleset.clone(), budget.clone());
     engine.register_fn("region", move |id: &str, from: Dynamic| -> Res<Array> {
         let m = mission(&r, id)?;
+        b.charge(area(m))?;
         Ok(to_array(moves::region(&m.grid, square(m, &from)?, Steps::Eight)))
     });
 }
 
 use crate::board::field::{Battlefield, Miss, Point};
 use rhai::FLOAT;
+
+/// Corners of a battlefield's zones and terrain, in [`Budget::charge`] units.
+fn corners(b: &Battlefield) -> u64 {
+    b.zones
+        .iter()
+        .chain(&b.terrain)
+        .map(|p| p.corners.len() as u64)
+        .sum::<u64>()
+        + 1
+}
 
 fn battlefield<'r>(r: &'r Ruleset, id: &str) -> Res<&'r Battlefield> {
     Ok(find(&r.battlefields, "battlefield", id)?)
@@ -206,7 +240,7 @@ fn point_map(p: Point) -> Map {
 }
 
 /// Battlefield questions: markers, scatter, routes round terrain, distances, zones.
-pub fn register_field(engine: &mut Engine, ruleset: &Arc<Ruleset>) {
+pub fn register_field(engine: &mut Engine, ruleset: &Arc<Ruleset>, budget: &Arc<Budget>) {
     let r = ruleset.clone();
     engine.register_fn("battlefield", move |id: &str| -> Res<Map> {
         let b = battlefield(&r, id)?;
@@ -227,11 +261,12 @@ pub fn register_field(engine: &mut Engine, ruleset: &Arc<Ruleset>) {
         map.insert("terrain".into(), names(&b.terrain).into());
         Ok(map)
     });
-    let r = ruleset.clone();
+    let (r, bu) = (ruleset.clone(), budget.clone());
     engine.register_fn(
         "scatter",
         move |id: &str, x: Dynamic, y: Dynamic, bearing: Dynamic, distance: Dynamic| -> Res<Map> {
             let b = battlefield(&r, id)?;
+            bu.charge(corners(b))?;
             let from = Point::new(num(&x)?, num(&y)?);
             let (bearing, distance) = (num(&bearing)?, num(&distance)?);
             let landed = b.scatter(from, bearing, distance);
@@ -246,11 +281,14 @@ pub fn register_field(engine: &mut Engine, ruleset: &Arc<Ruleset>) {
             Ok(m)
         },
     );
-    let r = ruleset.clone();
+    let (r, bu) = (ruleset.clone(), budget.clone());
     engine.register_fn(
         "advance",
         move |id: &str, x: Dynamic, y: Dynamic, tx: Dynamic, ty: Dynamic, max: Dynamic| -> Res<Map> {
             let b = battlefield(&r, id)?;
+            // A visibility graph over the corners: each pair of corners against each edge.
+            let v = corners(b) + 2;
+            bu.charge(v.saturating_mul(v).saturating_mul(v))?;
             let (from, to) = (Point::new(num(&x)?, num(&y)?), Point::new(num(&tx)?, num(&ty)?));
             let walked = b.advance(from, to, num(&max)?.max(0.0));
             let mut m = match walked.as_ref().and_then(|w| w.last()) {
@@ -297,13 +335,15 @@ pub fn register_field(engine: &mut Engine, ruleset: &Arc<Ruleset>) {
 /// `backward-diagonal`, `turn` (a quarter turn on the spot) and `turn-with-move` (a quarter turn
 /// made as part of a step, before or after it) to action points (leave a step or `turn` out:
 /// not allowed; leave `turn-with-move` out: such a turn costs a `turn`).
-pub fn register_facing(engine: &mut Engine, ruleset: &Arc<Ruleset>) {
+pub fn register_facing(engine: &mut Engine, ruleset: &Arc<Ruleset>, budget: &Arc<Budget>) {
     use crate::board::facing::{Action, Costs, FACING_NAMES, StepKind, TurnMade, cheapest_path, facing_from_name};
-    let r = ruleset.clone();
+    let (r, b) = (ruleset.clone(), budget.clone());
     engine.register_fn(
         "facing_path",
         move |id: &str, from: Dynamic, facing: &str, to: Dynamic, costs: Map| -> Res<Dynamic> {
             let m = mission(&r, id)?;
+            // Four facings a square, eight steps and two turns from each.
+            b.charge(area(m).saturating_mul(40))?;
             let Some(f) = facing_from_name(facing) else {
                 return Err(format!("`{facing}` is not a facing: use up, right, down or left").into());
             };

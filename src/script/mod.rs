@@ -19,8 +19,8 @@ pub fn engine_for(
     let (mut engine, budget) = sandbox::engine_with_budget();
     api::register(&mut engine, ruleset, state, &budget);
     board_api::register(&mut engine, ruleset, state, &budget);
-    board_api::register_field(&mut engine, ruleset);
-    board_api::register_facing(&mut engine, ruleset);
+    board_api::register_field(&mut engine, ruleset, &budget);
+    board_api::register_facing(&mut engine, ruleset, &budget);
     board_api::register_units(&mut engine);
     engine
 }
@@ -88,4 +88,91 @@ pub fn span_at(sources: &SourceMap, file: FileId, pos: rhai::Position) -> Span {
     };
     let len = source.text[start..].chars().next().map_or(0, char::len_utf8);
     Span::new(file, start, start + len)
+}
+
+/// Where the first statement outside any function starts, if a script has one. A package's
+/// scripts are libraries of functions: statements at the top level never run, so the loader
+/// warns. A scan of the text (comments, strings and blocks skipped), not of the AST, whose
+/// statements Rhai does not expose.
+pub fn top_level_statement(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    // Skips a string, char or template literal starting at `i`; returns the index after it.
+    let skip_quoted = |mut i: usize| {
+        let quote = bytes[i];
+        i += 1;
+        while i < bytes.len() && bytes[i] != quote {
+            i += if bytes[i] == b'\\' { 2 } else { 1 };
+        }
+        i + 1
+    };
+    let skip_space = |mut i: usize| loop {
+        if i >= bytes.len() {
+            return i;
+        }
+        if bytes[i].is_ascii_whitespace() || bytes[i] == b';' {
+            i += 1;
+        } else if text[i..].starts_with("//") {
+            i = text[i..].find('\n').map_or(bytes.len(), |n| i + n + 1);
+        } else if text[i..].starts_with("/*") {
+            i = text[i + 2..].find("*/").map_or(bytes.len(), |n| i + 2 + n + 2);
+        } else {
+            return i;
+        }
+    };
+    loop {
+        i = skip_space(i);
+        if i >= bytes.len() {
+            return None;
+        }
+        let rest = &text[i..];
+        let word = |w: &str| rest.starts_with(w) && rest[w.len()..].starts_with(|c: char| c.is_whitespace());
+        if word("private") {
+            i += "private".len();
+            continue;
+        }
+        if !word("fn") {
+            return Some(i);
+        }
+        // A function: skip to its body's closing brace.
+        let mut depth = 0usize;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'"' | b'`' | b'\'' => {
+                    i = skip_quoted(i);
+                    continue;
+                }
+                b'/' if text[i..].starts_with("//") => {
+                    i = text[i..].find('\n').map_or(bytes.len(), |n| i + n);
+                    continue;
+                }
+                b'{' => depth += 1,
+                b'}' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        i += 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::top_level_statement;
+
+    #[test]
+    fn statements_outside_functions_are_found() {
+        assert_eq!(
+            top_level_statement("// a\nfn a(x) { let s = \"}\"; x }\nprivate fn b() { 1 }\n"),
+            None
+        );
+        assert_eq!(top_level_statement("fn a() { 1 }\nlet x = 1;\n"), Some(13));
+        assert_eq!(top_level_statement("/* c */ step(\"x\");"), Some(8));
+        assert_eq!(top_level_statement(""), None);
+    }
 }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 pub use crate::limits::{
     MAX_ARRAY_SIZE, MAX_CALL_LEVELS, MAX_EXPR_DEPTH, MAX_FN_EXPR_DEPTH, MAX_LOG_BYTES, MAX_MAP_SIZE, MAX_OPERATIONS,
-    MAX_SCRIPT_MILLIS, MAX_STRING_SIZE,
+    MAX_SCRIPT_MILLIS, MAX_SCRIPT_WORK, MAX_STRING_SIZE,
 };
 
 /// What the engine's deadline check answers with; `script_failure` recognises it.
@@ -28,6 +28,8 @@ const CLOCK_EVERY: u64 = 256;
 pub struct Budget {
     started: Mutex<Instant>,
     log_bytes: AtomicU64,
+    /// Work of engine functions (squares visited, corners compared), in this run.
+    work: AtomicU64,
 }
 
 impl Default for Budget {
@@ -35,6 +37,7 @@ impl Default for Budget {
         Budget {
             started: Mutex::new(Instant::now()),
             log_bytes: AtomicU64::new(0),
+            work: AtomicU64::new(0),
         }
     }
 }
@@ -45,6 +48,7 @@ impl Budget {
         if ops == 1 {
             *self.started.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
             self.log_bytes.store(0, Ordering::Relaxed);
+            self.work.store(0, Ordering::Relaxed);
             return None;
         }
         if ops.is_multiple_of(CLOCK_EVERY) {
@@ -54,6 +58,22 @@ impl Budget {
             }
         }
         None
+    }
+
+    /// Charges an engine function's work (squares it visits, corners it compares) to this
+    /// run, before it is done: past [`MAX_SCRIPT_WORK`] the script stops with an error that
+    /// names the limit. Rhai counts one operation for a call however much it does; this counts
+    /// the rest, the same on every machine.
+    pub fn charge(&self, units: u64) -> Result<(), Box<EvalAltResult>> {
+        let total = self.work.fetch_add(units, Ordering::Relaxed).saturating_add(units);
+        if total > MAX_SCRIPT_WORK {
+            return Err(format!(
+                "this run's board and battlefield questions passed {} squares and corners of work (`MAX_SCRIPT_WORK`, see \"Limits\" in grammar/README.md): ask fewer questions in the loop, or on a smaller board",
+                crate::diagnostic::thousands(MAX_SCRIPT_WORK)
+            )
+            .into());
+        }
+        Ok(())
     }
 
     /// Charges `bytes` of log to this run; past [`MAX_LOG_BYTES`] the script stops with an

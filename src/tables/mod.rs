@@ -109,7 +109,13 @@ impl Table {
     }
 
     pub fn row_for(&self, total: i64) -> Option<usize> {
-        self.rows.iter().position(|r| r.contains(total))
+        // Rows are sorted by their low end and, once checked, do not overlap: the last row
+        // starting at or below the total is the only one that can hold it.
+        let at = self.rows.partition_point(|r| r.lo <= total);
+        match at.checked_sub(1) {
+            Some(i) if self.rows[i].contains(total) && (i == 0 || self.rows[i - 1].hi < total) => Some(i),
+            _ => self.rows.iter().position(|r| r.contains(total)),
+        }
     }
 
     /// Result names in row order, each once.
