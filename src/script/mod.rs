@@ -28,14 +28,8 @@ pub fn engine_for(
 use crate::diagnostic::Diagnostic;
 use crate::source::{FileId, SourceMap, Span};
 
-/// A compiled script of a package.
-#[derive(Debug, Clone)]
-pub struct Script {
-    pub file: FileId,
-    pub ast: rhai::AST,
-    /// Script functions: name and number of parameters.
-    pub functions: Vec<(String, usize)>,
-}
+// The compiled script is plain data of the ruleset (the layer below); this layer runs it.
+pub use crate::ruleset::Script;
 
 /// Compiles scripts with the sandbox's settings; made once per load (building an engine
 /// registers every standard function, which costs more than compiling a small script).
