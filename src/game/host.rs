@@ -3,9 +3,9 @@
 
 use super::api::{self, GameRef, SharedGame};
 use super::state::{Action, GameState, Outcome};
+use super::view::OpenBoard;
 use super::view::View;
 use super::{Event, Game};
-use crate::board::Grid;
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::dice::Rng;
 use crate::ruleset::{GameDef, Ruleset};
@@ -106,7 +106,7 @@ pub struct Host {
     game: SharedGame,
     run: Arc<Mutex<RunState>>,
     /// Mission → its grid with every door open (for distances).
-    open_grids: HashMap<String, Arc<Grid>>,
+    open_grids: HashMap<String, Arc<OpenBoard>>,
 }
 
 impl Host {
@@ -187,7 +187,7 @@ impl Host {
         let open = self
             .open_grids
             .entry(mission.to_string())
-            .or_insert_with(|| Arc::new(View::all_doors_open(&m.grid)))
+            .or_insert_with(|| Arc::new(OpenBoard::new(&m.grid)))
             .clone();
         let view = View::new(m.grid.clone(), open);
         Ok(Game::new(self.ruleset.clone(), def, mission, seed, options, view))
