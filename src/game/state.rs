@@ -36,7 +36,7 @@ pub struct Piece {
 
 impl Piece {
     /// The squares it covers (none off the board).
-    pub fn squares(&self) -> Vec<Square> {
+    pub fn squares(&self) -> Footprint {
         footprint(self.at, self.size)
     }
 
@@ -45,9 +45,13 @@ impl Piece {
     }
 }
 
+/// The squares of a footprint: inline up to 2 × 2, so the questions that ask for them square by
+/// square (movement searches ask for every step) do not allocate.
+pub type Footprint = smallvec::SmallVec<[Square; 4]>;
+
 /// The squares a `size × size` piece covers with its top-left square on `at`.
-pub fn footprint(at: Option<Square>, size: i32) -> Vec<Square> {
-    let Some(at) = at else { return Vec::new() };
+pub fn footprint(at: Option<Square>, size: i32) -> Footprint {
+    let Some(at) = at else { return Footprint::new() };
     (0..size)
         .flat_map(|dy| (0..size).map(move |dx| at.offset(dx, dy)))
         .collect()
