@@ -459,7 +459,10 @@ fn register_reads(engine: &mut Engine, api: &Api) {
     });
     let a = api.clone();
     engine.register_fn("piece", move |_: GameRef, id: &str| {
-        a.with(|g, _| Ok(piece_map(&g.state.pieces[g.index(id)?])))
+        a.with(|g, _| {
+            let i = g.index(id)?;
+            Ok(g.piece_map(i, |p| piece_map(p).into()))
+        })
     });
     let a = api.clone();
     engine.register_fn("get", move |_: GameRef, id: &str, field: &str| {

@@ -198,6 +198,22 @@ pub enum Action {
     },
 }
 
+impl Action {
+    /// The piece the action changes, if it changes one that exists before it.
+    pub fn piece_id(&self) -> Option<&str> {
+        match self {
+            Action::Reveal { id, .. }
+            | Action::Enter { id, .. }
+            | Action::Leave { id, .. }
+            | Action::Move { id, .. }
+            | Action::Damage { id, .. }
+            | Action::Remove { id }
+            | Action::Set { id, .. } => Some(id),
+            _ => None,
+        }
+    }
+}
+
 /// Carries out an action already validated. Returns false if it names something that is not
 /// there (a corrupt log): replay reports that instead of guessing.
 pub fn apply(state: &mut GameState, action: &Action) -> bool {
