@@ -71,10 +71,21 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
     });
 
     let r = ruleset.clone();
+    // Records never change while a package is loaded; behaviours ask for the same few (a
+    // unit's stats, a weapon's dice) every decision, so each map is built once.
+    let made: Mutex<HashMap<String, HashMap<String, Map>>> = Mutex::default();
     engine.register_fn("record", move |kind: &str, id: &str| -> Res<Map> {
+        let mut made = made.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(map) = made.get(kind).and_then(|m| m.get(id)) {
+            return Ok(map.clone());
+        }
         let records = find_kind(&r, kind)?;
         match records.get(id) {
-            Some(record) => Ok(record_map(record)),
+            Some(record) => {
+                let map = record_map(record);
+                made.entry(kind.to_string()).or_default().insert(id.to_string(), map.clone());
+                Ok(map)
+            }
             None => fail(format!(
                 "no {kind} `{id}`{}",
                 hint(did_you_mean(id, records.keys().map(String::as_str)))
