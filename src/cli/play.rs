@@ -456,7 +456,8 @@ fn manual_dice(ran_out: Arc<Mutex<bool>>) -> Arc<Mutex<Forced>> {
             };
             let prompt = format!("roll {what} (faces {}), or auto: ", die.faces.join(" "));
             super::eprint_safe(&prompt);
-            let Some(answer) = read_stdin_line() else {
+            // The player may take their time: the script that asked does not run meanwhile.
+            let Some(answer) = servitor::script::outside_the_deadline(read_stdin_line) else {
                 *ran_out.lock().unwrap_or_else(|p| p.into_inner()) = true;
                 return None;
             };

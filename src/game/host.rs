@@ -449,17 +449,23 @@ impl Host {
     }
 
     /// Whether the innermost function of a failure belongs to the package's scripts.
+    /// Whether the error arose in the package's scripts rather than a scenario's own: some
+    /// function on its call chain is the package's (the innermost may be one of Rhai's own,
+    /// `filter` or `some`, called with a closure).
     fn in_package(&self, error: &rhai::EvalAltResult, entry: &str) -> bool {
-        let mut function = entry;
+        let ours = |f: &str| {
+            self.ruleset
+                .scripts
+                .iter()
+                .any(|s| s.functions.iter().any(|(n, _)| n == f))
+        };
+        let mut found = ours(entry);
         let mut e = error;
         while let rhai::EvalAltResult::ErrorInFunctionCall(name, _, inner, _) = e {
-            function = name;
+            found |= ours(name);
             e = inner;
         }
-        self.ruleset
-            .scripts
-            .iter()
-            .any(|s| s.functions.iter().any(|(n, _)| n == function))
+        found
     }
 
     /// A game between phases as a save document.

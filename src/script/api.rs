@@ -83,7 +83,9 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
         match records.get(id) {
             Some(record) => {
                 let map = record_map(record);
-                made.entry(kind.to_string()).or_default().insert(id.to_string(), map.clone());
+                made.entry(kind.to_string())
+                    .or_default()
+                    .insert(id.to_string(), map.clone());
                 Ok(map)
             }
             None => fail(format!(

@@ -9,6 +9,7 @@ mod sandbox;
 
 pub use api::{RunState, to_dynamic};
 pub use run::{RunError, RunOutput, Step, run_procedure, script_failure};
+pub use sandbox::outside_the_deadline;
 
 /// A sandboxed engine with every function a procedure may call (dice, tables, data, board
 /// questions), drawing on `state`. The game layer adds its own on top.

@@ -17,6 +17,26 @@ pub use crate::limits::{
 /// What the engine's deadline check answers with; `script_failure` recognises it.
 pub const DEADLINE: &str = "servitor: the script ran out of time";
 
+thread_local! {
+    /// Time this thread spent waiting for a person (`outside_the_deadline`); a run's deadline
+    /// does not count it. Scripts run on the thread that called them, and so do the dice a
+    /// script asks a player for.
+    static WAITED: std::cell::Cell<Duration> = const { std::cell::Cell::new(Duration::ZERO) };
+}
+
+/// Runs `wait` (a person typing the die they rolled, say) without charging its time to the
+/// deadline of the script run that asked: a player may take a minute to roll; a script may not.
+pub fn outside_the_deadline<T>(wait: impl FnOnce() -> T) -> T {
+    let started = Instant::now();
+    let out = wait();
+    WAITED.with(|w| w.set(w.get() + started.elapsed()));
+    out
+}
+
+fn waited() -> Duration {
+    WAITED.with(std::cell::Cell::get)
+}
+
 /// The clock is read every this many operations.
 const CLOCK_EVERY: u64 = 256;
 
@@ -26,7 +46,8 @@ const CLOCK_EVERY: u64 = 256;
 /// against [`MAX_LOG_BYTES`]. A new run starts when the engine counts its first operation.
 #[derive(Debug)]
 pub struct Budget {
-    started: Mutex<Instant>,
+    /// When this run began, and how long its thread had waited for a person by then.
+    started: Mutex<(Instant, Duration)>,
     log_bytes: AtomicU64,
     /// Work of engine functions (squares visited, corners compared), in this run.
     work: AtomicU64,
@@ -35,7 +56,7 @@ pub struct Budget {
 impl Default for Budget {
     fn default() -> Self {
         Budget {
-            started: Mutex::new(Instant::now()),
+            started: Mutex::new((Instant::now(), Duration::ZERO)),
             log_bytes: AtomicU64::new(0),
             work: AtomicU64::new(0),
         }
@@ -46,14 +67,15 @@ impl Budget {
     /// Rhai's progress callback: `ops` operations so far in this run.
     fn progress(&self, ops: u64) -> Option<Dynamic> {
         if ops == 1 {
-            *self.started.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+            *self.started.lock().unwrap_or_else(|p| p.into_inner()) = (Instant::now(), waited());
             self.log_bytes.store(0, Ordering::Relaxed);
             self.work.store(0, Ordering::Relaxed);
             return None;
         }
         if ops.is_multiple_of(CLOCK_EVERY) {
-            let started = *self.started.lock().unwrap_or_else(|p| p.into_inner());
-            if started.elapsed() > Duration::from_millis(MAX_SCRIPT_MILLIS) {
+            let (started, waited_before) = *self.started.lock().unwrap_or_else(|p| p.into_inner());
+            let spent = started.elapsed().saturating_sub(waited().saturating_sub(waited_before));
+            if spent > Duration::from_millis(MAX_SCRIPT_MILLIS) {
                 return Some(Dynamic::from(DEADLINE));
             }
         }
@@ -114,8 +136,52 @@ pub fn engine_with_budget() -> (Engine, Arc<Budget>) {
     // `print` and `debug` would write to the terminal behind the log's back.
     engine.on_print(|_| {});
     engine.on_debug(|_, _, _| {});
+    // Text for people: a list or a map put into a string (`${weapons}`) reads as words —
+    // `[bolter, plasma-gun]`, `black 2, blue 4`, `none` — not as Rhai's source form
+    // (`["bolter", "plasma-gun"]`, `#{"black": 2}`): what a script says ends up in
+    // instructions a player reads at the table.
+    engine.register_fn("to_string", |list: &mut rhai::Array| words_of_list(list));
+    engine.register_fn("to_string", |map: &mut rhai::Map| words_of_map(map));
     let budget = Arc::new(Budget::default());
     let b = budget.clone();
     engine.on_progress(move |ops| b.progress(ops));
     (engine, budget)
+}
+
+/// `[a, b, c]` without quotes (`[2,3; 4,5]` when the items hold commas, as squares do);
+/// `none` when empty.
+fn words_of_list(list: &rhai::Array) -> String {
+    if list.is_empty() {
+        return "none".into();
+    }
+    let items: Vec<String> = list.iter().map(words_of).collect();
+    let sep = if items.iter().any(|i| i.contains(',')) {
+        "; "
+    } else {
+        ", "
+    };
+    format!("[{}]", items.join(sep))
+}
+
+/// `black 2, blue 4`; `none` when empty.
+fn words_of_map(map: &rhai::Map) -> String {
+    if map.is_empty() {
+        return "none".into();
+    }
+    map.iter()
+        .map(|(k, v)| format!("{k} {}", words_of(v)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn words_of(value: &Dynamic) -> String {
+    if let Some(list) = value.read_lock::<rhai::Array>() {
+        words_of_list(&list)
+    } else if let Some(map) = value.read_lock::<rhai::Map>() {
+        format!("({})", words_of_map(&map))
+    } else if value.is_unit() {
+        "none".into()
+    } else {
+        value.to_string()
+    }
 }
