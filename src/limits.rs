@@ -74,6 +74,22 @@ pub const MAX_STRING_SIZE: usize = 16 * 1024;
 pub const MAX_ARRAY_SIZE: usize = 10_000;
 pub const MAX_MAP_SIZE: usize = 10_000;
 
+// --- whole games -------------------------------------------------------------------------
+
+/// Pieces one game may have, on the board or off (removed ones count too).
+pub const MAX_GAME_PIECES: usize = 1_000;
+/// Rhai operations of all the script runs of one game together.
+pub const MAX_GAME_OPERATIONS: u64 = 10_000_000;
+/// Work of the board questions of all the script runs of one game together (counted as
+/// `MAX_SCRIPT_WORK` counts it).
+pub const MAX_GAME_WORK: u64 = 200_000_000;
+/// Bytes of one game's log (its lines as JSON; each script run counts 1,024 more, for the
+/// line that begins it and the host's work around it, so that a game of endless empty phases
+/// ends too).
+pub const MAX_GAME_LOG_BYTES: u64 = 16 * 1024 * 1024;
+/// Wall-clock time of all the script runs of one game together, in milliseconds.
+pub const MAX_GAME_MILLIS: u64 = 10_000;
+
 // --- diagnostics -------------------------------------------------------------------------
 
 /// Diagnostics shown for one file; the rest are counted ("… and 15,873 more").

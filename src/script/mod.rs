@@ -9,6 +9,7 @@ mod sandbox;
 
 pub use api::{RunState, to_dynamic};
 pub use run::{RunError, RunOutput, Step, run_procedure, script_failure};
+pub use sandbox::{Budget, Spent};
 
 /// A sandboxed engine with every function a procedure may call (dice, tables, data, board
 /// questions), drawing on `state`. The game layer adds its own on top.
@@ -16,13 +17,22 @@ pub fn engine_for(
     ruleset: &std::sync::Arc<crate::Ruleset>,
     state: &std::sync::Arc<std::sync::Mutex<RunState>>,
 ) -> rhai::Engine {
+    engine_and_budget_for(ruleset, state).0
+}
+
+/// [`engine_for`], and the budget its runs are held to (the game layer charges its own
+/// questions and log to it, and counts a game's runs together).
+pub fn engine_and_budget_for(
+    ruleset: &std::sync::Arc<crate::Ruleset>,
+    state: &std::sync::Arc<std::sync::Mutex<RunState>>,
+) -> (rhai::Engine, std::sync::Arc<Budget>) {
     let (mut engine, budget) = sandbox::engine_with_budget();
     api::register(&mut engine, ruleset, state, &budget);
     board_api::register(&mut engine, ruleset, state, &budget);
     board_api::register_field(&mut engine, ruleset, &budget);
     board_api::register_facing(&mut engine, ruleset, &budget);
     board_api::register_units(&mut engine);
-    engine
+    (engine, budget)
 }
 
 use crate::diagnostic::Diagnostic;
