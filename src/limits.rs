@@ -58,8 +58,9 @@ pub const MAX_OPERATIONS: u64 = 2_000_000;
 /// Wall-clock time of one script run, in milliseconds: a backstop for registered functions
 /// that cost more than the one operation Rhai counts for them.
 pub const MAX_SCRIPT_MILLIS: u64 = 1_000;
-/// Work of the engine's board and battlefield questions in one script run: squares visited
-/// (a distance field visits every square of the mission) and corners compared.
+/// Work of the engine's functions in one script run: squares visited by board questions (a
+/// distance field visits every square of the mission), corners compared by battlefield ones,
+/// items of the arrays given to `pick` and `shuffle` (16 each to shuffle) and records listed.
 pub const MAX_SCRIPT_WORK: u64 = 20_000_000;
 /// Bytes one script run may write to its log (`step`, rolls, table rolls).
 pub const MAX_LOG_BYTES: u64 = 1024 * 1024;

@@ -165,8 +165,8 @@ impl Budget {
         (self.game_total(LOG) > MAX_GAME_LOG_BYTES).then(|| Dynamic::from(GAME_LOG))
     }
 
-    /// Charges an engine function's work (squares it visits, corners it compares) to this
-    /// run, before it is done: past [`MAX_SCRIPT_WORK`] (or, in a game, past
+    /// Charges an engine function's work (squares it visits, corners it compares, items it
+    /// copies or shuffles) to this run, before it is done: past [`MAX_SCRIPT_WORK`] (or, in a game, past
     /// [`MAX_GAME_WORK`] for all its runs) the script stops with an error that names the
     /// limit. Rhai counts one operation for a call however much it does; this counts the
     /// rest, the same on every machine.
@@ -179,13 +179,13 @@ impl Budget {
         let total = self.work.fetch_add(units, Ordering::Relaxed).saturating_add(units);
         if total > MAX_SCRIPT_WORK {
             return Err(format!(
-                "this run's board and battlefield questions passed {} squares and corners of work (`MAX_SCRIPT_WORK`, see \"Limits\" in grammar/README.md): ask fewer questions in the loop, or on a smaller board",
+                "this run's engine calls passed {} units of work (`MAX_SCRIPT_WORK`, see \"Limits\" in grammar/README.md: board and battlefield questions count the squares and corners they visit, shuffles and picks the items): make fewer such calls in the loop, or on a smaller board or array",
                 thousands(MAX_SCRIPT_WORK)
             ));
         }
         if self.in_game.load(Ordering::Relaxed) && self.game_total(WORK).saturating_add(total) > MAX_GAME_WORK {
             return Err(format!(
-                "this game's board questions passed {} squares of work in all (`MAX_GAME_WORK`, see \"Limits\" in grammar/README.md): ask fewer questions each turn, or end the game sooner (`max-turns`)",
+                "this game's engine calls passed {} units of work in all (`MAX_GAME_WORK`, see \"Limits\" in grammar/README.md): ask fewer board questions each turn, or end the game sooner (`max-turns`)",
                 thousands(MAX_GAME_WORK)
             ));
         }
