@@ -131,7 +131,9 @@ pub fn account(events: &[Event]) -> String {
 
 fn failure(ruleset: &servitor::Ruleset, error: GameError, json: bool) -> String {
     match error {
-        GameError::Usage(m) | GameError::Save(m) | GameError::Refused(m) => format!("error: {m}"),
+        GameError::Usage(m) | GameError::Save(m) | GameError::Refused(m) => {
+            format!("error: {}", servitor::escape::visible(&m))
+        }
         GameError::Script {
             diagnostic,
             events,
@@ -145,7 +147,9 @@ fn failure(ruleset: &servitor::Ruleset, error: GameError, json: bool) -> String 
             if !json {
                 text.push_str(&format!("the game stopped in turn {turn}; its last events:\n"));
                 for e in tail.iter().rev() {
-                    text.push_str(&format!("  {}\n", e.text));
+                    // Made visible here: the diagnostic below may be coloured, so this text
+                    // reaches a colour terminal past the escaping of its colour sequences.
+                    text.push_str(&format!("  {}\n", servitor::escape::one_line(&e.text)));
                 }
             }
             text.push_str(&report.render(&ruleset.sources, super::color()));

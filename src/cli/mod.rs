@@ -107,12 +107,21 @@ pub fn main() -> ExitCode {
 }
 
 /// Writes to stdout; a closed pipe (`servitor show … | head`) ends the program quietly
-/// instead of panicking. Control characters (a package's texts may hold any) are made
-/// visible; only servitor's own colour sequences pass, and only to a colour terminal.
+/// instead of panicking. Every control character (a package's texts may hold any, colour
+/// sequences included) is made visible.
 pub fn emit(text: &str) {
-    use std::io::Write;
+    write_out(&servitor::escape::terminal(text, false));
+}
+
+/// [`emit`] for a picture servitor painted itself (a board map, whose squares carry no package
+/// text): its colour sequences pass, to a colour terminal.
+pub fn emit_painted(text: &str) {
     let colour = std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
-    let text = servitor::escape::terminal(text, colour);
+    write_out(&servitor::escape::terminal(text, colour));
+}
+
+fn write_out(text: &str) {
+    use std::io::Write;
     let mut out = std::io::stdout().lock();
     if out.write_all(text.as_bytes()).and_then(|()| out.flush()).is_err() {
         std::process::exit(0);
