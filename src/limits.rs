@@ -10,8 +10,12 @@
 
 // --- files -------------------------------------------------------------------------------
 
-/// Largest file a package may have (a rules file or a script), in bytes.
+/// Largest file a package may have (a rules file or a script), in bytes; also the largest
+/// scenario file.
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+/// Largest saved game (`game --resume`, `play --resume`), in bytes: its log is held to
+/// `MAX_GAME_LOG_BYTES` as compact JSON, and a save is indented.
+pub const MAX_SAVE_BYTES: u64 = 64 * 1024 * 1024;
 /// All the files one load reads together (a package, its includes, scripts and bases).
 pub const MAX_PACKAGE_BYTES: u64 = 4 * 1024 * 1024;
 /// Deepest nesting of blocks `{ }` and lists `[ ]` in a rules file.

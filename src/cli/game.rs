@@ -47,8 +47,7 @@ pub fn run(args: GameArgs) -> Result<(), String> {
     let mut host = Host::new(&ruleset);
     let played = match &args.resume {
         Some(path) => {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+            let text = super::read_named(path, servitor::limits::MAX_SAVE_BYTES, "MAX_SAVE_BYTES")?;
             let save: Save = serde_json::from_str(&text)
                 .map_err(|e| format!("error: {} is not a saved game: {e}", path.display()))?;
             host.load(save).and_then(|g| host.advance(g, args.phases))

@@ -137,6 +137,36 @@ pub fn emitln(text: &str) {
     emit(&format!("{text}\n"));
 }
 
+/// Reads a file named on the command line (a save, a scenario): a regular file of at most
+/// `limit` bytes, the limit named `name` in the message (`/dev/zero` or a pipe would read for
+/// ever, a huge file fill memory).
+pub fn read_named(path: &std::path::Path, limit: u64, name: &str) -> Result<String, String> {
+    use std::io::Read;
+    let cannot = |e: &dyn std::fmt::Display| format!("error: cannot read {}: {e}", path.display());
+    let meta = std::fs::metadata(path).map_err(|e| cannot(&e))?;
+    let too_large = || {
+        format!(
+            "error: {} is larger than {} bytes (`{name}`, see \"Limits\" in grammar/README.md)",
+            path.display(),
+            servitor::diagnostic::thousands(limit)
+        )
+    };
+    if !meta.is_file() {
+        return Err(cannot(&"not a regular file"));
+    }
+    if meta.len() > limit {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
+        .map_err(|e| cannot(&e))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    String::from_utf8(bytes).map_err(|_| cannot(&"not UTF-8 text"))
+}
+
 /// Whether to colour what goes to stderr.
 pub fn color() -> bool {
     std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()

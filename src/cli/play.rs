@@ -115,8 +115,7 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
     let mut host = Host::new(&ruleset);
     let (session, save) = match &args.resume {
         Some(path) => {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+            let text = super::read_named(path, servitor::limits::MAX_SAVE_BYTES, "MAX_SAVE_BYTES")?;
             let session: Session = serde_json::from_str(&text)
                 .map_err(|e| format!("error: {} is not a servitor play save: {e}", path.display()))?;
             session.check(ruleset.name()).map_err(|e| format!("error: {e}"))?;

@@ -29,7 +29,7 @@ pub struct Header {
 }
 
 pub fn read(path: &std::path::Path) -> Result<Header, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+    let text = super::read_named(path, servitor::limits::MAX_FILE_BYTES, "MAX_FILE_BYTES")?;
     let mut package = None;
     let mut sc = Scenario {
         game: None,
