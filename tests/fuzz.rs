@@ -23,8 +23,8 @@
 //! ```
 //!
 //! Each target prints one line at the end: seed, seconds, inputs run (and per second) and
-//! failures. The input being run is in `target/fuzz-work/<target>/` (so an abort leaves it
-//! there); an input that panics or takes too long is copied to `target/fuzz-failures/` to
+//! failures. The input being run is in `target/fuzz-work/<target>-<pid>/` (so an abort leaves
+//! it there); an input that panics or takes too long is copied to `target/fuzz-failures/` to
 //! become a fixture under `tests/hostile/`, and the run goes on. An input still running after
 //! [`HANG`] ends the process. The test process may use at most [`MEMORY`] bytes of address
 //! space, so running out of memory is an abort here instead of trouble for the machine.
@@ -110,7 +110,7 @@ struct Harness {
     budget: Duration,
     runs: u64,
     failures: Vec<String>,
-    /// Where each input is written before it runs (`target/fuzz-work/<target>`).
+    /// Where each input is written before it runs (`target/fuzz-work/<target>-<pid>`).
     work: PathBuf,
     current: Current,
     done: Arc<AtomicBool>,
@@ -119,7 +119,10 @@ struct Harness {
 impl Harness {
     fn new(target: &'static str, seed: u64, budget: Duration) -> Harness {
         cap_memory();
-        let work = root().join("target/fuzz-work").join(target);
+        // One folder per process: a long run and `cargo test` may fuzz side by side.
+        let work = root()
+            .join("target/fuzz-work")
+            .join(format!("{target}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&work);
         std::fs::create_dir_all(&work).unwrap();
         let current: Current = Arc::new(Mutex::new(None));
@@ -194,6 +197,7 @@ impl Harness {
     /// Prints the run's line and fails the test if any input failed.
     fn finish(self, detail: &str) {
         self.done.store(true, Ordering::Relaxed);
+        let _ = std::fs::remove_dir_all(&self.work);
         let seconds = self.started.elapsed().as_secs_f64();
         eprintln!(
             "fuzz {}: seed {}, {seconds:.1} s, {} inputs ({:.1}/s), {} failures; {detail}",
@@ -211,6 +215,18 @@ impl Harness {
             self.failures.join("\n")
         );
         assert!(self.runs >= 3, "fuzz {}: only {} inputs", self.target, self.runs);
+    }
+}
+
+/// Runs a target on a thread with the stack the engine gives every thread that runs scripts
+/// (a test thread has 2 MiB; deeply nested script values need more).
+fn on_script_stack(target: fn()) {
+    let thread = std::thread::Builder::new()
+        .stack_size(servitor::script::STACK_BYTES)
+        .spawn(target)
+        .expect("a thread starts");
+    if let Err(panic) = thread.join() {
+        std::panic::resume_unwind(panic);
     }
 }
 
@@ -333,6 +349,10 @@ fn copy_dir(from: &Path, to: &Path) {
 
 #[test]
 fn load() {
+    on_script_stack(load_target);
+}
+
+fn load_target() {
     let mut h = Harness::new("load", seed(), BUDGET);
     let mut rng = Prng(h.seed);
     let mut sources = Vec::new();
@@ -555,6 +575,10 @@ fn generated_script(rng: &mut Prng) -> String {
 
 #[test]
 fn script() {
+    on_script_stack(script_target);
+}
+
+fn script_target() {
     let mut h = Harness::new("script", seed() ^ 0x5c71, BUDGET);
     let mut rng = Prng(h.seed);
     let manifest = h.work.join("package.rules");
@@ -902,6 +926,10 @@ fn save_and_resume(ruleset: &Arc<servitor::Ruleset>, setup: servitor::game::Setu
 
 #[test]
 fn game() {
+    on_script_stack(game_target);
+}
+
+fn game_target() {
     let mut h = Harness::new("game", seed() ^ 0x6a3e, GAME_BUDGET);
     let mut rng = Prng(h.seed);
     let work = h.work.clone();

@@ -11,6 +11,13 @@ pub use api::{RunState, to_dynamic};
 pub use run::{RunError, RunOutput, Step, run_procedure, script_failure};
 pub use sandbox::{Budget, Spent};
 
+/// Stack of every thread that runs scripts, in bytes. A script's values may nest as deep as
+/// Rhai's size limits allow (about 20,000 arrays and maps inside each other, built over a few
+/// turns of a game); turning them into JSON, printing and dropping them recurses once per
+/// level, past the 2 MiB of a spawned thread's default stack (an abort). 16 MiB holds twice
+/// the deepest such value.
+pub const STACK_BYTES: usize = 16 << 20;
+
 /// A sandboxed engine with every function a procedure may call (dice, tables, data, board
 /// questions), drawing on `state`. The game layer adds its own on top.
 pub fn engine_for(

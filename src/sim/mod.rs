@@ -166,6 +166,7 @@ pub fn run(ruleset: &Arc<Ruleset>, setup: &SimSetup, done: &(dyn Fn() + Sync), s
     let started = Instant::now();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(setup.jobs.max(1))
+        .stack_size(crate::script::STACK_BYTES)
         .build()
         .expect("a thread pool of a few threads can be built");
     let played: Vec<Played> = pool
