@@ -114,7 +114,7 @@ fn json_len(event: &super::Event) -> usize {
 }
 
 /// What any board question costs besides its squares, in work units.
-const QUESTION_BASE: u64 = 256;
+const QUESTION_BASE: u64 = 1_000;
 
 /// Work units of board questions (as `MAX_SCRIPT_WORK` counts them): a question over every
 /// square of the mission costs its area; a line of sight, its longest side.
