@@ -6,6 +6,7 @@ use super::state::{Action, GameState, Outcome};
 use super::view::OpenBoard;
 use super::view::View;
 use super::{Event, Game};
+use crate::board::Square;
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::dice::Rng;
 use crate::ruleset::{GameDef, Ruleset};
@@ -103,6 +104,8 @@ pub struct Save {
 pub struct Host {
     ruleset: Arc<Ruleset>,
     engine: rhai::Engine,
+    /// What the engine's runs spend; a game's runs add up (`MAX_GAME_*` limits).
+    budget: Arc<crate::script::Budget>,
     game: SharedGame,
     run: Arc<Mutex<RunState>>,
     /// Mission → its grid with every door open (for distances).
@@ -116,12 +119,13 @@ impl Host {
             steps: Vec::new(),
             dice_cache: Default::default(),
         }));
-        let mut engine = crate::script::engine_for(ruleset, &run);
+        let (mut engine, budget) = crate::script::engine_and_budget_for(ruleset, &run);
         let game: SharedGame = Arc::new(Mutex::new(None));
-        api::register(&mut engine, &game, &run);
+        api::register(&mut engine, &game, &run, &budget);
         Host {
             ruleset: ruleset.clone(),
             engine,
+            budget,
             game,
             run,
             open_grids: HashMap::new(),
@@ -130,6 +134,11 @@ impl Host {
 
     pub fn ruleset(&self) -> &Arc<Ruleset> {
         &self.ruleset
+    }
+
+    /// What the current game's script runs have spent so far (operations, work, log, time).
+    pub fn spent(&self) -> crate::script::Spent {
+        self.budget.spent()
     }
 
     /// The `game` item a setup names (or the package's only one).
@@ -190,6 +199,7 @@ impl Host {
             .or_insert_with(|| Arc::new(OpenBoard::new(&m.grid)))
             .clone();
         let view = View::new(m.grid.clone(), open);
+        self.budget.begin_game();
         Ok(Game::new(self.ruleset.clone(), def, mission, seed, options, view))
     }
 
@@ -514,6 +524,7 @@ impl Host {
         if replayed != save.state {
             return Err(GameError::Save("the saved state is not what its log replays to".into()));
         }
+        check_save(&game, save.next, &save.state)?;
         for (a, b, open) in &save.state.doors {
             game.view.grid.set_door(*a, *b, *open);
         }
@@ -524,6 +535,35 @@ impl Host {
         game.restore_streams(&save.streams).map_err(GameError::Save)?;
         Ok(game)
     }
+}
+
+/// A save is a file anyone may edit, and its log replays whatever it says: what the turn
+/// loop and the board index by must fit this game (the next phase, where pieces stand and how
+/// big they are), or the save is refused.
+fn check_save(game: &Game, next: (u32, usize), state: &GameState) -> Result<(), GameError> {
+    let refuse = |m: String| Err(GameError::Save(m));
+    let phases = game.def.phases.len();
+    if next.1 >= phases {
+        return refuse(format!(
+            "the save's next phase is number {} of game `{}`, which has {phases}",
+            next.1 + 1,
+            game.def.id
+        ));
+    }
+    let grid = &game.view.grid;
+    for p in &state.pieces {
+        if p.on_board() != p.at.is_some() {
+            return refuse(format!("piece `{}` is `{}` but stands on {:?}", p.id, p.status, p.at));
+        }
+        let Some(at) = p.at else { continue };
+        if !(1..=8).contains(&p.size) {
+            return refuse(format!("piece `{}` has size {}: sizes are 1 to 8", p.id, p.size));
+        }
+        if !grid.contains(at) || !grid.contains(Square::new(at.x + p.size - 1, at.y + p.size - 1)) {
+            return refuse(format!("piece `{}` stands on {at}, off the board", p.id));
+        }
+    }
+    Ok(())
 }
 
 /// The message of a script's own `throw "…"` (however deep), which a command uses to refuse.

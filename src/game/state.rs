@@ -214,6 +214,12 @@ impl Action {
     }
 }
 
+/// Whether a pool's counts are all zero or more and add up to a whole number (a save's log
+/// is checked so, as the game API checks a script's).
+fn pool_ok(entries: &IndexMap<String, i64>) -> bool {
+    entries.values().all(|&n| n >= 0) && entries.values().try_fold(0i64, |t, &n| t.checked_add(n)).is_some()
+}
+
 /// Carries out an action already validated. Returns false if it names something that is not
 /// there (a corrupt log): replay reports that instead of guessing.
 pub fn apply(state: &mut GameState, action: &Action) -> bool {
@@ -262,7 +268,7 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
         Action::Door { a, b, open } => state.doors.push((*a, *b, *open)),
         Action::Damage { id, amount } => {
             let Some(i) = piece(state, id) else { return false };
-            state.pieces[i].life -= amount;
+            state.pieces[i].life = state.pieces[i].life.saturating_sub(*amount);
         }
         Action::Remove { id } => {
             let Some(i) = piece(state, id) else { return false };
@@ -286,9 +292,18 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
                 list.push(section.clone());
             }
         }
-        Action::Score { side, points } => *state.scores.entry(side.clone()).or_default() += points,
+        Action::Score { side, points } => {
+            let score = state.scores.entry(side.clone()).or_default();
+            let Some(total) = score.checked_add(*points) else {
+                return false;
+            };
+            *score = total;
+        }
         Action::Collect { side, token } => state.collected.entry(side.clone()).or_default().push(token.clone()),
         Action::NewPool { id, entries, secret } => {
+            if !pool_ok(entries) {
+                return false;
+            }
             state.pools.insert(id.clone(), entries.clone());
             if *secret {
                 state.secret_pools.insert(id.clone());
@@ -304,7 +319,14 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
             if *n >= 0 && !pool.contains_key(entry) {
                 return false;
             }
-            *pool.entry(entry.clone()).or_default() -= n;
+            let count = pool.entry(entry.clone()).or_default();
+            let Some(left) = count.checked_sub(*n) else {
+                return false;
+            };
+            *count = left;
+            if !pool_ok(pool) {
+                return false;
+            }
         }
         Action::NewDeck { id, cards } => {
             state.decks.insert(id.clone(), cards.clone());

@@ -5,17 +5,25 @@
 
 use rhai::module_resolvers::DummyModuleResolver;
 use rhai::{Dynamic, Engine, EvalAltResult};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::diagnostic::thousands;
 pub use crate::limits::{
-    MAX_ARRAY_SIZE, MAX_CALL_LEVELS, MAX_EXPR_DEPTH, MAX_FN_EXPR_DEPTH, MAX_LOG_BYTES, MAX_MAP_SIZE, MAX_OPERATIONS,
-    MAX_SCRIPT_MILLIS, MAX_SCRIPT_WORK, MAX_STRING_SIZE,
+    MAX_ARRAY_SIZE, MAX_CALL_LEVELS, MAX_EXPR_DEPTH, MAX_FN_EXPR_DEPTH, MAX_GAME_LOG_BYTES, MAX_GAME_MILLIS,
+    MAX_GAME_OPERATIONS, MAX_GAME_WORK, MAX_LOG_BYTES, MAX_MAP_SIZE, MAX_OPERATIONS, MAX_SCRIPT_MILLIS,
+    MAX_SCRIPT_WORK, MAX_STRING_SIZE,
 };
 
 /// What the engine's deadline check answers with; `script_failure` recognises it.
 pub const DEADLINE: &str = "servitor: the script ran out of time";
+/// The game's scripts together passed [`MAX_GAME_OPERATIONS`].
+pub const GAME_OPERATIONS: &str = "servitor: the game ran out of operations";
+/// The game's scripts together ran longer than [`MAX_GAME_MILLIS`].
+pub const GAME_TIME: &str = "servitor: the game ran out of time";
+/// The game's log passed [`MAX_GAME_LOG_BYTES`].
+pub const GAME_LOG: &str = "servitor: the game's log is full";
 
 thread_local! {
     /// Time this thread spent waiting for a person (`outside_the_deadline`); a run's deadline
@@ -37,13 +45,23 @@ fn waited() -> Duration {
     WAITED.with(std::cell::Cell::get)
 }
 
-/// The clock is read every this many operations.
+/// What each script run of a game adds to the game's log besides its own lines: the line
+/// that begins a phase and the host's work around the run (so a game of endless empty phases
+/// still fills its log).
+pub const RUN_LOG_BYTES: u64 = 1024;
+
+/// The clock is read (and a game's totals checked) every this many operations; a power of two.
 const CLOCK_EVERY: u64 = 256;
 
 /// What one script run (one call into the scripts: a procedure, a phase, a trigger) may
 /// still spend besides Rhai's own operations: wall-clock time, against [`MAX_SCRIPT_MILLIS`]
-/// (a registered function may cost much more than one operation), and the bytes it logs,
-/// against [`MAX_LOG_BYTES`]. A new run starts when the engine counts its first operation.
+/// (a registered function may cost much more than one operation), the work of board
+/// questions, against [`MAX_SCRIPT_WORK`], and the bytes it logs, against [`MAX_LOG_BYTES`].
+/// A new run starts when the engine counts its first operation.
+///
+/// While a game is played ([`Budget::begin_game`]) its runs also add up, against the
+/// `MAX_GAME_*` limits: a game of ten thousand turns of costly phases ends with a diagnostic
+/// instead of running for hours or filling memory with its log.
 #[derive(Debug)]
 pub struct Budget {
     /// When this run began, and how long its thread had waited for a person by then.
@@ -51,6 +69,28 @@ pub struct Budget {
     log_bytes: AtomicU64,
     /// Work of engine functions (squares visited, corners compared), in this run.
     work: AtomicU64,
+    /// Operations of this run, as last counted.
+    ops: AtomicU64,
+    /// Milliseconds of this run at its last clock reading.
+    millis: AtomicU64,
+    /// Whether the runs belong to a game; then what its finished runs spent.
+    in_game: AtomicBool,
+    game: [AtomicU64; 4],
+}
+
+/// Indices into [`Budget::game`].
+const OPS: usize = 0;
+const WORK: usize = 1;
+const LOG: usize = 2;
+const MILLIS: usize = 3;
+
+/// What the runs of one game spent, for tests and measurements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Spent {
+    pub operations: u64,
+    pub work: u64,
+    pub log_bytes: u64,
+    pub millis: u64,
 }
 
 impl Default for Budget {
@@ -59,58 +99,192 @@ impl Default for Budget {
             started: Mutex::new((Instant::now(), Duration::ZERO)),
             log_bytes: AtomicU64::new(0),
             work: AtomicU64::new(0),
+            ops: AtomicU64::new(0),
+            millis: AtomicU64::new(0),
+            in_game: AtomicBool::new(false),
+            game: Default::default(),
         }
     }
 }
 
 impl Budget {
+    /// The runs from now on belong to a new game: its totals start at zero.
+    pub fn begin_game(&self) {
+        for counter in [&self.ops, &self.millis, &self.work, &self.log_bytes] {
+            counter.store(0, Ordering::Relaxed);
+        }
+        for total in &self.game {
+            total.store(0, Ordering::Relaxed);
+        }
+        self.in_game.store(true, Ordering::Relaxed);
+    }
+
+    /// What the game's runs spent so far, the one running now included.
+    pub fn spent(&self) -> Spent {
+        let total = |i: usize, now: &AtomicU64| {
+            self.game[i]
+                .load(Ordering::Relaxed)
+                .saturating_add(now.load(Ordering::Relaxed))
+        };
+        Spent {
+            operations: total(OPS, &self.ops),
+            work: total(WORK, &self.work),
+            log_bytes: total(LOG, &self.log_bytes),
+            millis: total(MILLIS, &self.millis),
+        }
+    }
+
+    fn game_total(&self, i: usize) -> u64 {
+        self.game[i].load(Ordering::Relaxed)
+    }
+
     /// Rhai's progress callback: `ops` operations so far in this run.
     fn progress(&self, ops: u64) -> Option<Dynamic> {
-        if ops == 1 {
-            *self.started.lock().unwrap_or_else(|p| p.into_inner()) = (Instant::now(), waited());
-            self.log_bytes.store(0, Ordering::Relaxed);
-            self.work.store(0, Ordering::Relaxed);
-            return None;
+        if ops & (CLOCK_EVERY - 1) != 0 {
+            // The common case, kept short: Rhai calls this for every operation.
+            return if ops == 1 { self.new_run() } else { None };
         }
-        if ops.is_multiple_of(CLOCK_EVERY) {
-            let (started, waited_before) = *self.started.lock().unwrap_or_else(|p| p.into_inner());
-            let spent = started.elapsed().saturating_sub(waited().saturating_sub(waited_before));
-            if spent > Duration::from_millis(MAX_SCRIPT_MILLIS) {
-                return Some(Dynamic::from(DEADLINE));
+        // Counted here only: a run's last few operations (fewer than CLOCK_EVERY) are not
+        // added to its game's total.
+        self.ops.store(ops, Ordering::Relaxed);
+        // Time the thread spent waiting for a person since the run began is not the run's.
+        let (started, waited_before) = *self.started.lock().unwrap_or_else(|p| p.into_inner());
+        let spent = started.elapsed().saturating_sub(waited().saturating_sub(waited_before));
+        let millis = u64::try_from(spent.as_millis()).unwrap_or(u64::MAX);
+        self.millis.store(millis, Ordering::Relaxed);
+        if millis > MAX_SCRIPT_MILLIS {
+            return Some(Dynamic::from(DEADLINE));
+        }
+        if self.in_game.load(Ordering::Relaxed) {
+            if self.game_total(OPS).saturating_add(ops) > MAX_GAME_OPERATIONS {
+                return Some(Dynamic::from(GAME_OPERATIONS));
+            }
+            if self.game_total(MILLIS).saturating_add(millis) > MAX_GAME_MILLIS {
+                return Some(Dynamic::from(GAME_TIME));
             }
         }
         None
     }
 
-    /// Charges an engine function's work (squares it visits, corners it compares) to this
-    /// run, before it is done: past [`MAX_SCRIPT_WORK`] the script stops with an error that
-    /// names the limit. Rhai counts one operation for a call however much it does; this counts
-    /// the rest, the same on every machine.
+    /// A run begins: in a game, the run before it is added to the game's totals, and this
+    /// one is charged the line that begins it.
+    fn new_run(&self) -> Option<Dynamic> {
+        *self.started.lock().unwrap_or_else(|p| p.into_inner()) = (Instant::now(), waited());
+        let ops = self.ops.swap(1, Ordering::Relaxed);
+        let millis = self.millis.swap(0, Ordering::Relaxed);
+        let work = self.work.swap(0, Ordering::Relaxed);
+        let log = self.log_bytes.swap(0, Ordering::Relaxed);
+        if !self.in_game.load(Ordering::Relaxed) {
+            return None;
+        }
+        for (i, spent) in [
+            (OPS, ops),
+            (MILLIS, millis),
+            (WORK, work),
+            (LOG, log.saturating_add(RUN_LOG_BYTES)),
+        ] {
+            let _ = self.game[i].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |t| Some(t.saturating_add(spent)));
+        }
+        (self.game_total(LOG) > MAX_GAME_LOG_BYTES).then(|| Dynamic::from(GAME_LOG))
+    }
+
+    /// Charges an engine function's work (squares it visits, corners it compares, items it
+    /// copies or shuffles) to this run, before it is done: past [`MAX_SCRIPT_WORK`] (or, in a game, past
+    /// [`MAX_GAME_WORK`] for all its runs) the script stops with an error that names the
+    /// limit. Rhai counts one operation for a call however much it does; this counts the
+    /// rest, the same on every machine.
     pub fn charge(&self, units: u64) -> Result<(), Box<EvalAltResult>> {
+        self.try_charge(units).map_err(Into::into)
+    }
+
+    /// [`Budget::charge`] with the error as text.
+    pub fn try_charge(&self, units: u64) -> Result<(), String> {
         let total = self.work.fetch_add(units, Ordering::Relaxed).saturating_add(units);
         if total > MAX_SCRIPT_WORK {
             return Err(format!(
-                "this run's board and battlefield questions passed {} squares and corners of work (`MAX_SCRIPT_WORK`, see \"Limits\" in grammar/README.md): ask fewer questions in the loop, or on a smaller board",
-                crate::diagnostic::thousands(MAX_SCRIPT_WORK)
-            )
-            .into());
+                "this run's engine calls passed {} units of work (`MAX_SCRIPT_WORK`, see \"Limits\" in grammar/README.md: board and battlefield questions count the squares and corners they visit, shuffles and picks the items): make fewer such calls in the loop, or on a smaller board or array",
+                thousands(MAX_SCRIPT_WORK)
+            ));
+        }
+        if self.in_game.load(Ordering::Relaxed) && self.game_total(WORK).saturating_add(total) > MAX_GAME_WORK {
+            return Err(format!(
+                "this game's engine calls passed {} units of work in all (`MAX_GAME_WORK`, see \"Limits\" in grammar/README.md): ask fewer board questions each turn, or end the game sooner (`max-turns`)",
+                thousands(MAX_GAME_WORK)
+            ));
         }
         Ok(())
     }
 
-    /// Charges `bytes` of log to this run; past [`MAX_LOG_BYTES`] the script stops with an
-    /// error that names the limit.
+    /// Charges `bytes` of log to this run; past [`MAX_LOG_BYTES`] (or, in a game, past
+    /// [`MAX_GAME_LOG_BYTES`] for the whole game) the script stops with an error that names
+    /// the limit.
     pub fn log(&self, bytes: usize) -> Result<(), Box<EvalAltResult>> {
-        let total = self.log_bytes.fetch_add(bytes as u64, Ordering::Relaxed) + bytes as u64;
+        self.try_log(bytes).map_err(Into::into)
+    }
+
+    /// [`Budget::log`] with the error as text.
+    pub fn try_log(&self, bytes: usize) -> Result<(), String> {
+        let bytes = u64::try_from(bytes).unwrap_or(u64::MAX);
+        let total = self.log_bytes.fetch_add(bytes, Ordering::Relaxed).saturating_add(bytes);
         if total > MAX_LOG_BYTES {
             return Err(format!(
                 "this run's log passed {} bytes (`MAX_LOG_BYTES`, see \"Limits\" in grammar/README.md): log less, or stop the loop that logs",
-                crate::diagnostic::thousands(MAX_LOG_BYTES)
-            )
-            .into());
+                thousands(MAX_LOG_BYTES)
+            ));
+        }
+        if self.in_game.load(Ordering::Relaxed) && self.game_total(LOG).saturating_add(total) > MAX_GAME_LOG_BYTES {
+            return Err(format!(
+                "this game's log passed {} bytes (`MAX_GAME_LOG_BYTES`, see \"Limits\" in grammar/README.md): log less each turn, or end the game sooner (`max-turns`)",
+                thousands(MAX_GAME_LOG_BYTES)
+            ));
         }
         Ok(())
     }
+}
+
+/// The message and help for a run stopped by one of the tokens above (`None` for another
+/// termination).
+pub fn stopped(token: &Dynamic) -> Option<(String, String)> {
+    let token = token.clone().into_immutable_string().ok()?;
+    let limits = "see \"Limits\" in grammar/README.md";
+    Some(match token.as_str() {
+        DEADLINE => (
+            format!("ran longer than {} ms", thousands(MAX_SCRIPT_MILLIS)),
+            format!(
+                "a script run may take at most {} ms (`MAX_SCRIPT_MILLIS`, {limits}): look for a loop that never ends, or for costly calls (board questions, sorting, searching big arrays) inside a long loop",
+                thousands(MAX_SCRIPT_MILLIS)
+            ),
+        ),
+        GAME_OPERATIONS => (
+            format!(
+                "the game's scripts passed {} operations in all",
+                thousands(MAX_GAME_OPERATIONS)
+            ),
+            format!(
+                "the scripts of one game may run at most {} operations together (`MAX_GAME_OPERATIONS`, {limits}): do less each turn, or end the game sooner (`max-turns`)",
+                thousands(MAX_GAME_OPERATIONS)
+            ),
+        ),
+        GAME_TIME => (
+            format!(
+                "the game's scripts ran longer than {} ms in all",
+                thousands(MAX_GAME_MILLIS)
+            ),
+            format!(
+                "the scripts of one game may take at most {} ms together (`MAX_GAME_MILLIS`, {limits}): look for costly calls (board questions, sorting, searching big arrays) in loops, or end the game sooner (`max-turns`)",
+                thousands(MAX_GAME_MILLIS)
+            ),
+        ),
+        GAME_LOG => (
+            format!("the game's log passed {} bytes", thousands(MAX_GAME_LOG_BYTES)),
+            format!(
+                "a game's log may hold at most {} bytes, each phase (and the setup, and each command) counting {} besides its lines (`MAX_GAME_LOG_BYTES`, {limits}): log less each turn, or end the game sooner (`max-turns`)",
+                thousands(MAX_GAME_LOG_BYTES),
+                thousands(RUN_LOG_BYTES)
+            ),
+        ),
+        _ => return None,
+    })
 }
 
 /// A Rhai engine with the sandbox limits and without any way out of the sandbox.
