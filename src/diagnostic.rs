@@ -166,9 +166,13 @@ impl Report {
     }
 }
 
-/// `15873` as `15,873`: limits and counts as people read them.
-pub fn thousands(n: impl Into<u64>) -> String {
-    let n: u64 = n.into();
+/// `15873` as `15,873`: limits and counts as people read them. A count that saturated at
+/// `u128::MAX` is "more than 10^38".
+pub fn thousands(n: impl Into<u128>) -> String {
+    let n: u128 = n.into();
+    if n == u128::MAX {
+        return "more than 10^38".into();
+    }
     let digits = n.to_string();
     let mut out = String::new();
     for (i, d) in digits.chars().enumerate() {

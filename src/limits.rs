@@ -33,7 +33,11 @@ pub const MAX_DICE_VALUE: u64 = 1_000_000;
 /// exact odds are computed).
 pub const MAX_ODDS_TOTALS: u64 = 10_000;
 /// Steps to compute the exact odds of one dice expression: dice are added one by one, each
-/// step one running total and one face.
+/// step one running total and one face. Also the steps of one `odds` question about a table:
+/// a step combines one outcome with one partial result (a multiset of the rolls so far for
+/// `--times N`, a running total for `--sum`); a series is costed before any of it is computed
+/// (`tables::odds::series_cost`, `totals_cost`). Measured on the bundled tables, the costliest
+/// question that fits takes 0.5 s in a release build and 1.1 s in a debug build.
 pub const MAX_ODDS_WORK: u64 = 2_000_000;
 
 /// How deep follow-up rolls (`then`) may lead: a table, then another, … this many tables.
@@ -42,7 +46,7 @@ pub const MAX_FOLLOW_UP_DEPTH: usize = 16;
 /// one request (`roll --times`, a script's `roll_table_times`) with all its follow-ups.
 pub const MAX_TABLE_ROLLS: u64 = 1_000;
 /// Different outcomes the exact odds of one table may list (follow-ups and series make
-/// combinations); `odds` refuses more.
+/// combinations); `odds` refuses more, for a series before computing it.
 pub const MAX_ODDS_OUTCOMES: usize = 5_000;
 
 // --- boards and battlefields ----------------------------------------------------------

@@ -547,3 +547,18 @@ fn odds_of_dice_constants_records_and_a_variant_beside_its_base() {
         "servitor odds space-crusade-solo",
     ]));
 }
+
+/// `--times` is bounded: a listing too long is refused before any work, saying how many rolls
+/// fit and that `--sum` would do; `--sum` adds up each result over many rolls, and is itself
+/// refused past its limit with the number of rolls that fit.
+#[test]
+fn odds_over_many_rolls_are_summed_or_refused_saying_how_to_ask_for_less() {
+    insta::assert_snapshot!(transcript(&[
+        "servitor odds space-crusade-solo reinforcements --times 6",
+        "servitor odds space-crusade-solo reinforcements --times 3 --sum",
+        "servitor odds space-crusade-solo reinforcements --times 1000 --sum",
+        "servitor odds starquest-solitaire gretchin-ork-behaviour --times 1000 --sum",
+        "servitor odds starquest-solitaire gretchin-ork-behaviour --times 40 --sum",
+        "servitor odds starquest-solitaire gretchin-ork-behaviour --times 2 --sum --json",
+    ]));
+}

@@ -144,3 +144,165 @@ fn every_distribution_sums_to_one() {
         }
     }
 }
+
+/// No `--times` can make odds run away: for every table of every bundled package, a series and
+/// its per-result totals either come back within the limits or are refused before any work,
+/// and the number of rolls a refusal suggests is itself accepted.
+#[test]
+fn every_series_is_bounded_or_refused_before_it_starts() {
+    use servitor::limits::{MAX_ODDS_OUTCOMES, MAX_ODDS_WORK};
+    use servitor::tables::odds::{Refused, table_odds_within, table_totals_within};
+    use std::time::{Duration, Instant};
+    let none = Availability::default();
+    let mut slowest = (Duration::ZERO, String::new());
+    let (mut listed, mut summed) = (0, 0);
+    for package in common::bundled_packages() {
+        let ruleset = common::load(&package);
+        for table in ruleset.tables.values() {
+            for times in [2, 6, 40, 1000] {
+                let started = Instant::now();
+                match table_odds_within(&ruleset.tables, table, times, &none) {
+                    Ok(dist) => {
+                        listed += 1;
+                        assert!(dist.len() <= MAX_ODDS_OUTCOMES, "{package} {}", table.id);
+                    }
+                    Err(Refused::TooMany(too)) => {
+                        assert!(too.estimate > too.budget && too.fits < times);
+                        let fits = table_odds_within(&ruleset.tables, table, too.fits, &none);
+                        assert!(
+                            fits.is_ok(),
+                            "{package} {}: --times {} suggested but refused",
+                            table.id,
+                            too.fits
+                        );
+                    }
+                    Err(Refused::Limit(m)) => {
+                        panic!("{package} {} --times {times}: refused while computing: {m}", table.id)
+                    }
+                }
+                match table_totals_within(&ruleset.tables, table, times, &none) {
+                    Ok(totals) => {
+                        summed += 1;
+                        assert!(!totals.is_empty());
+                    }
+                    Err(Refused::TooMany(too)) => {
+                        assert!(too.estimate > u128::from(MAX_ODDS_WORK) && too.fits < times);
+                        let fits = table_totals_within(&ruleset.tables, table, too.fits, &none);
+                        assert!(
+                            fits.is_ok(),
+                            "{package} {}: --times {} suggested but refused",
+                            table.id,
+                            too.fits
+                        );
+                    }
+                    Err(Refused::Limit(m)) => panic!(
+                        "{package} {} --sum --times {times}: refused while computing: {m}",
+                        table.id
+                    ),
+                }
+                let took = started.elapsed();
+                if took > slowest.0 {
+                    slowest = (took, format!("{package} {} --times {times}", table.id));
+                }
+            }
+        }
+    }
+    assert!(listed > 0 && summed > listed, "listed {listed}, summed {summed}");
+    // The limits are set for well under 2 s a question on a debug build; far beyond, they are wrong.
+    assert!(
+        slowest.0 < Duration::from_secs(20),
+        "{} took {:?}",
+        slowest.1,
+        slowest.0
+    );
+}
+
+/// Totals over many rolls agree with the listing of every combination where both can be done.
+#[test]
+fn totals_agree_with_the_listed_series() {
+    use num_rational::BigRational;
+    use servitor::tables::odds::{table_odds_within, table_totals};
+    let none = Availability::default();
+    let mut checked = 0;
+    for package in common::bundled_packages() {
+        let ruleset = common::load(&package);
+        for table in ruleset.tables.values() {
+            for times in [1, 2, 3] {
+                let Ok(listed) = table_odds_within(&ruleset.tables, table, times, &none) else {
+                    continue;
+                };
+                // The per-roll outcomes, to read a series' label back: "green x2 x1, none x2".
+                // A series may also come to "nothing" (every result taken), which one roll cannot.
+                let mut one = table_odds(&ruleset.tables, table, 1, &none).unwrap();
+                for label in ["nothing", "ignored"] {
+                    if !one.iter().any(|(o, _)| o.label == label) {
+                        let o = servitor::tables::odds::Outcome {
+                            order: vec![],
+                            label: label.into(),
+                            result: None,
+                            amount: None,
+                        };
+                        one.push((o, BigRational::from_integer(0.into())));
+                    }
+                }
+                for (result, dist) in table_totals(&ruleset.tables, table, times, &none).unwrap() {
+                    let mut expected: BTreeMap<i64, BigRational> = BTreeMap::new();
+                    for (outcome, p) in &listed {
+                        let total = total_of(&one, &outcome.label, times, result.as_deref());
+                        *expected
+                            .entry(total)
+                            .or_insert_with(|| BigRational::from_integer(0.into())) += p;
+                    }
+                    assert_eq!(dist, expected, "{package} {} --times {times}: {result:?}", table.id);
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked}");
+}
+
+/// The total of `result` in a listed outcome: a single roll's label, or a series' "a x2, b x1"
+/// (each part one of the single roll's outcome labels).
+fn total_of(
+    one: &[(servitor::tables::odds::Outcome, num_rational::BigRational)],
+    label: &str,
+    times: usize,
+    result: Option<&str>,
+) -> i64 {
+    let parts: Vec<(&str, i64)> = if times == 1 {
+        vec![(label, 1)]
+    } else {
+        // Labels may themselves hold ", " (follow-ups): match the longest known outcome first.
+        let mut parts = Vec::new();
+        let mut rest = label;
+        while !rest.is_empty() {
+            let (o, count) = one
+                .iter()
+                .filter_map(|(o, _)| {
+                    let after = rest.strip_prefix(o.label.as_str())?.strip_prefix(" x")?;
+                    let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+                    Some((o, digits))
+                })
+                .max_by_key(|(o, _)| o.label.len())
+                .unwrap_or_else(|| panic!("cannot read `{rest}`"));
+            parts.push((o.label.as_str(), count.parse::<i64>().unwrap()));
+            rest = rest[o.label.len() + 2 + count.len()..].trim_start_matches(", ");
+        }
+        parts
+    };
+    parts
+        .into_iter()
+        .map(|(l, count)| {
+            let (o, _) = one
+                .iter()
+                .find(|(o, _)| o.label == l)
+                .unwrap_or_else(|| panic!("no outcome `{l}`"));
+            if o.result.as_deref() == result {
+                count * o.amount.unwrap_or(1)
+            } else {
+                0
+            }
+        })
+        .sum()
+}

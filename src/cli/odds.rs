@@ -3,15 +3,17 @@
 
 use super::AvailabilityArgs;
 use clap::Args;
+use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::{ToPrimitive, Zero};
+use num_traits::{One, ToPrimitive, Zero};
 use servitor::Ruleset;
 use servitor::diagnostic::did_you_mean;
+use servitor::diagnostic::thousands;
 use servitor::dice::DiceExpr;
 use servitor::ruleset::Value;
 use servitor::tables::Table;
-use servitor::tables::odds::table_odds;
-use std::collections::BTreeMap;
+use servitor::tables::odds::{Dist, Refused, table_odds_within, table_totals_within, totals_fit};
+use std::collections::{BTreeMap, HashMap};
 
 #[derive(Args)]
 pub struct OddsArgs {
@@ -25,6 +27,10 @@ pub struct OddsArgs {
     /// Another package (a variant, or its base) beside this one, row by row, with the difference
     #[arg(long, value_name = "PACKAGE")]
     vs: Option<String>,
+    /// With --times: each result's total over the rolls (its amounts summed; a row with no
+    /// amount counts 1), instead of every combination of outcomes
+    #[arg(long)]
+    sum: bool,
     #[command(flatten)]
     availability: AvailabilityArgs,
     /// Print one JSON object instead of text
@@ -43,11 +49,17 @@ enum Subject<'r> {
 }
 
 /// One block of rows: a table's outcomes, or a total's values (`value` set).
+#[derive(Clone)]
 struct Section {
+    /// With --sum, the result totalled (printed with a colon; `result` in JSON).
     heading: Option<String>,
     rows: Vec<Row>,
+    /// For a total: the chance of each value or more, as a float (only ever printed as one;
+    /// summing thousands of long exact fractions would cost seconds).
+    tails: BTreeMap<i64, f64>,
 }
 
+#[derive(Clone)]
 struct Row {
     label: String,
     value: Option<i64>,
@@ -59,26 +71,46 @@ impl Section {
         self.rows.iter().all(|r| r.value.is_some()) && !self.rows.is_empty()
     }
 
+    /// Exact. Numerators are summed by denominator first: the chances of many rolls share a
+    /// few long denominators, and each exact sum of two fractions costs a gcd of them.
     fn mean(&self) -> Option<BigRational> {
         self.numeric().then(|| {
-            self.rows
-                .iter()
-                .map(|r| BigRational::from_integer(r.value.unwrap_or(0).into()) * &r.p)
+            let mut by_denominator: HashMap<&BigInt, BigInt> = HashMap::new();
+            for r in &self.rows {
+                *by_denominator.entry(r.p.denom()).or_default() += r.p.numer() * r.value.unwrap_or(0);
+            }
+            by_denominator
+                .into_iter()
+                .map(|(d, n)| BigRational::new(n, d.clone()))
                 .fold(BigRational::zero(), |a, b| a + b)
         })
     }
 
     /// The chance of `value` or more.
-    fn at_least(&self, value: i64) -> BigRational {
-        self.rows
-            .iter()
-            .filter(|r| r.value.is_some_and(|v| v >= value))
-            .fold(BigRational::zero(), |a, r| a + &r.p)
+    fn at_least(&self, value: i64) -> f64 {
+        self.tails.range(value..).next().map_or(0.0, |(_, p)| *p)
     }
 
     fn of_distribution(heading: Option<String>, dist: &BTreeMap<i64, BigRational>) -> Section {
+        // "At least v" for every v, summed once from the top.
+        let mut tails = BTreeMap::new();
+        // Exactly while the fractions are short; summed as floats once they are long.
+        if dist.values().all(|p| p.denom().bits() <= 64) {
+            let mut sum = BigRational::zero();
+            for (v, p) in dist.iter().rev() {
+                sum += p;
+                tails.insert(*v, probability(&sum));
+            }
+        } else {
+            let mut sum = 0.0;
+            for (v, p) in dist.iter().rev() {
+                sum += probability(p);
+                tails.insert(*v, sum.min(1.0));
+            }
+        }
         Section {
             heading,
+            tails,
             rows: dist
                 .iter()
                 .map(|(v, p)| Row {
@@ -105,16 +137,10 @@ pub fn run(args: OddsArgs) -> Result<(), String> {
     let ruleset = &loaded.ruleset;
     let subject = subject_in(ruleset, &args)?;
     let Some(vs) = &args.vs else {
-        if let (Subject::Table(table), false) = (&subject, args.json) {
+        if let (Subject::Table(table), false, false) = (&subject, args.json, args.sum) {
             // The plain listing of a table, as it always was.
             super::check_results(table, &args.availability)?;
-            let odds = table_odds(
-                &ruleset.tables,
-                table,
-                args.availability.times,
-                &args.availability.availability(),
-            )
-            .map_err(|e| format!("error: {e}"))?;
+            let odds = listing(ruleset, table, &args.availability)?;
             super::emit(&super::render::odds(table, &args.availability, &odds));
             return Ok(());
         }
@@ -282,6 +308,12 @@ fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Comp
             if args.availability.times != 1 {
                 return Err("error: --times is for tables; write the dice you want, e.g. --dice '3d6'\n".into());
             }
+            if args.sum {
+                return Err("error: --sum is for tables rolled --times N; dice already give a total\n".into());
+            }
+            if !args.availability.unavailable.is_empty() || !args.availability.available.is_empty() {
+                return Err("error: --unavailable and --available are for tables' results; dice have none\n".into());
+            }
             // Costed before the work, like every distribution the loader checks.
             match expr.odds_cost() {
                 Some((work, totals))
@@ -304,11 +336,34 @@ fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Comp
                 sections: vec![Section::of_distribution(None, &expr.distribution().weights)],
             })
         }
-        Subject::Table(table) => {
+        Subject::Table(table) if args.sum => {
             super::check_results(table, &args.availability)?;
             let times = args.availability.times;
-            let odds = table_odds(&ruleset.tables, table, times, &args.availability.availability())
-                .map_err(|e| format!("error: {e}"))?;
+            let totals = table_totals_within(&ruleset.tables, table, times, &args.availability.availability())
+                .map_err(|refused| refusal(table, times, true, false, refused))?;
+            let rolls = if times == 1 {
+                "1 roll".to_string()
+            } else {
+                format!("{times} rolls")
+            };
+            Ok(Computed {
+                title: format!("{} — {}", table.id, table.title()),
+                lines: vec![format!(
+                    "dice {} · each result's total over {rolls} (amounts summed; a row with no amount counts 1)",
+                    table.dice
+                )],
+                sections: totals
+                    .iter()
+                    .map(|(key, dist)| {
+                        let name = key.as_deref().unwrap_or("nothing (ignored or none left)");
+                        Section::of_distribution(Some(name.to_string()), dist)
+                    })
+                    .collect(),
+            })
+        }
+        Subject::Table(table) => {
+            super::check_results(table, &args.availability)?;
+            let odds = listing(ruleset, table, &args.availability)?;
             let text = super::render::odds(table, &args.availability, &odds);
             let mut lines = text.lines().map(str::to_string);
             let title = lines.next().unwrap_or_default();
@@ -318,6 +373,7 @@ fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Comp
                 lines,
                 sections: vec![Section {
                     heading: None,
+                    tails: BTreeMap::new(),
                     rows: odds
                         .into_iter()
                         .map(|(o, p)| Row {
@@ -332,16 +388,70 @@ fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Comp
     }
 }
 
+/// A table's outcomes over `--times` rolls, refused before computing when they are too many.
+fn listing(ruleset: &Ruleset, table: &Table, args: &AvailabilityArgs) -> Result<Dist, String> {
+    let times = args.times;
+    let avail = args.availability();
+    table_odds_within(&ruleset.tables, table, times, &avail).map_err(|refused| {
+        // --sum is offered only when it would itself be computed.
+        let sum = totals_fit(&ruleset.tables, table, times, &avail).is_ok();
+        refusal(table, times, false, sum, refused)
+    })
+}
+
+/// Why the odds of `times` rolls (their totals with `sum`) were not computed, and how to ask
+/// for less.
+fn refusal(table: &Table, times: usize, sum: bool, offer_sum: bool, refused: Refused) -> String {
+    let too = match refused {
+        Refused::Limit(message) => return format!("error: {message}\n"),
+        Refused::TooMany(too) => too,
+    };
+    let what = if too.limit == "MAX_ODDS_OUTCOMES" {
+        format!(
+            "would list up to {} combinations of its {} outcomes a roll; servitor lists at most {}",
+            thousands(too.estimate),
+            too.per_roll,
+            thousands(too.budget)
+        )
+    } else {
+        format!(
+            "would take about {} steps; servitor takes at most {}",
+            thousands(too.estimate),
+            thousands(too.budget)
+        )
+    };
+    let flags = if sum {
+        format!("--sum --times {times}")
+    } else {
+        format!("--times {times}")
+    };
+    let instead = if offer_sum {
+        format!(", or add --sum for each result's total over {times} rolls")
+    } else {
+        String::new()
+    };
+    format!(
+        "error: the odds of {flags} on `{}` {what} (`{}`, see \"Limits\" in grammar/README.md)\n  help: ask for less: --times {} or fewer{instead}\n",
+        table.id, too.limit, too.fits
+    )
+}
+
 fn percent(p: &BigRational) -> f64 {
     probability(p) * 100.0
 }
 
+/// The longest fraction printed in text; longer ones show as percentages only.
+const MAX_FRACTION: usize = 32;
+
 /// A mean as `11` or `3.50 (7/2)`.
 fn show_mean(mean: &BigRational) -> String {
+    let exact = mean.to_string();
     if mean.is_integer() {
-        mean.to_string()
+        exact
+    } else if exact.len() > MAX_FRACTION {
+        format!("{:.2}", probability(mean))
     } else {
-        format!("{:.2} ({mean})", probability(mean))
+        format!("{:.2} ({exact})", probability(mean))
     }
 }
 
@@ -354,7 +464,7 @@ fn render_one(c: &Computed) -> String {
     }
     for section in &c.sections {
         if let Some(h) = &section.heading {
-            let _ = writeln!(out, "{h}");
+            let _ = writeln!(out, "{h}:");
         }
         let lw = section
             .rows
@@ -363,33 +473,55 @@ fn render_one(c: &Computed) -> String {
             .max()
             .unwrap_or(0)
             .max(5);
-        let fw = section
-            .rows
-            .iter()
-            .map(|r| r.p.to_string().len())
-            .max()
-            .unwrap_or(0)
-            .max(6);
+        // Exact fractions, unless they have grown too long to read (many rolls).
+        let fractions: Vec<String> = section.rows.iter().map(|r| r.p.to_string()).collect();
+        let fw = fractions.iter().map(String::len).max().unwrap_or(0).max(6);
         let numeric = section.numeric();
-        if numeric {
+        let exact = fw <= MAX_FRACTION;
+        // Without exact fractions, the rows that round to nothing at either end say little.
+        let tiny = |r: &Row| !exact && numeric && percent(&r.p) < 0.005;
+        let first = section.rows.iter().position(|r| !tiny(r)).unwrap_or(0);
+        let last = section.rows.iter().rposition(|r| !tiny(r)).unwrap_or(0);
+        if !exact {
+            let _ = writeln!(
+                out,
+                "  (exact fractions have too many digits to print here; --json has every row)"
+            );
+        }
+        if numeric && exact {
             let _ = writeln!(
                 out,
                 "  {:>lw$}  {:>fw$}  {:>8}  {:>8}",
                 "total", "chance", "", "at least"
             );
+        } else if numeric {
+            let _ = writeln!(out, "  {:>lw$}  {:>8}  {:>8}", "total", "chance", "at least");
         }
-        for r in &section.rows {
+        let range = |from: usize, to: usize| -> String {
+            let (a, b) = (&section.rows[from].label, &section.rows[to].label);
+            if from == to { a.clone() } else { format!("{a} to {b}") }
+        };
+        if first > 0 {
+            let _ = writeln!(out, "  totals {}: each under 0.005 %", range(0, first - 1));
+        }
+        for (r, fraction) in section.rows.iter().zip(&fractions).take(last + 1).skip(first) {
             let at_least = r
                 .value
                 .filter(|_| numeric)
-                .map(|v| format!("  {:>6.2} %", percent(&section.at_least(v))))
+                .map(|v| format!("  {:>6.2} %", section.at_least(v) * 100.0))
                 .unwrap_or_default();
+            let fraction = if exact {
+                format!("  {fraction:>fw$}")
+            } else {
+                String::new()
+            };
+            let _ = writeln!(out, "  {:>lw$}{fraction}  {:>6.2} %{at_least}", r.label, percent(&r.p));
+        }
+        if last + 1 < section.rows.len() {
             let _ = writeln!(
                 out,
-                "  {:>lw$}  {:>fw$}  {:>6.2} %{at_least}",
-                r.label,
-                r.p.to_string(),
-                percent(&r.p)
+                "  totals {}: each under 0.005 %",
+                range(last + 1, section.rows.len() - 1)
             );
         }
         if let Some(mean) = section.mean() {
@@ -400,7 +532,12 @@ fn render_one(c: &Computed) -> String {
 }
 
 fn difference(a: &BigRational, b: &BigRational) -> String {
-    let d = percent(b) - percent(a);
+    difference_of(probability(a), probability(b))
+}
+
+/// `b` − `a` in percentage points, two probabilities.
+fn difference_of(a: f64, b: f64) -> String {
+    let d = (b - a) * 100.0;
     if d.abs() < 0.005 {
         "0.00".into()
     } else {
@@ -441,9 +578,9 @@ fn render_vs(names: &[String; 2], a: &Computed, b: &Computed) -> String {
         };
         let _ = writeln!(out, "{letter} = {name}{what}");
     }
-    for (sa, sb) in a.sections.iter().zip(&b.sections) {
+    for (sa, sb) in &paired_sections(a, b) {
         if let Some(h) = &sa.heading {
-            let _ = writeln!(out, "{h}");
+            let _ = writeln!(out, "{h}:");
         }
         let rows = paired(sa, sb);
         let numeric = sa.numeric() && sb.numeric();
@@ -476,9 +613,9 @@ fn render_vs(names: &[String; 2], a: &Computed, b: &Computed) -> String {
                 let _ = write!(
                     line,
                     "  {:>6.2} %  {:>6.2} %  {:>6}",
-                    percent(&la),
-                    percent(&lb),
-                    difference(&la, &lb)
+                    la * 100.0,
+                    lb * 100.0,
+                    difference_of(la, lb)
                 );
             }
             let _ = writeln!(out, "{line}");
@@ -502,12 +639,35 @@ fn render_vs(names: &[String; 2], a: &Computed, b: &Computed) -> String {
     out
 }
 
+/// A fraction's numerator and denominator as JSON numbers, or as strings of digits when they
+/// are too long for a 64-bit number (many rolls).
 fn fraction_json(p: &BigRational) -> serde_json::Value {
+    let whole = |n: &BigInt| match n.to_u64() {
+        Some(n) => serde_json::Value::from(n),
+        None => n.to_string().into(),
+    };
     serde_json::json!({
-        "numerator": p.numer().to_u64(),
-        "denominator": p.denom().to_u64(),
+        "numerator": whole(p.numer()),
+        "denominator": whole(p.denom()),
         "probability": probability(p),
     })
+}
+
+/// The sections of two packages side by side, paired by heading (a --sum's results may differ
+/// between a variant and its base): the first package's order, then the second's new ones. A
+/// result one package lacks always totals 0 there.
+fn paired_sections(a: &Computed, b: &Computed) -> Vec<(Section, Section)> {
+    let find = |c: &Computed, h: &Option<String>| match c.sections.iter().find(|s| &s.heading == h) {
+        Some(s) => s.clone(),
+        None => Section::of_distribution(h.clone(), &BTreeMap::from([(0, BigRational::one())])),
+    };
+    let mut out: Vec<(Section, Section)> = a.sections.iter().map(|sa| (sa.clone(), find(b, &sa.heading))).collect();
+    for sb in &b.sections {
+        if !a.sections.iter().any(|sa| sa.heading == sb.heading) {
+            out.push((find(a, &sb.heading), sb.clone()));
+        }
+    }
+    out
 }
 
 fn section_json(s: &Section) -> serde_json::Value {
@@ -520,7 +680,7 @@ fn section_json(s: &Section) -> serde_json::Value {
             match r.value.filter(|_| numeric) {
                 Some(v) => {
                     o["value"] = v.into();
-                    o["at_least"] = probability(&s.at_least(v)).into();
+                    o["at_least"] = s.at_least(v).into();
                 }
                 None => o["result"] = r.label.clone().into(),
             }
@@ -529,7 +689,7 @@ fn section_json(s: &Section) -> serde_json::Value {
         .collect();
     let mut out = serde_json::json!({ "outcomes": outcomes });
     if let Some(h) = &s.heading {
-        out["heading"] = h.clone().into();
+        out["result"] = h.clone().into();
     }
     if let Some(mean) = s.mean() {
         out["mean"] = probability(&mean).into();
@@ -539,12 +699,17 @@ fn section_json(s: &Section) -> serde_json::Value {
 
 fn json_one(subject: &Subject, c: &Computed) -> serde_json::Value {
     match subject {
-        Subject::Table(table) => {
+        Subject::Table(table) if c.sections.len() == 1 && c.sections[0].heading.is_none() => {
             // The table form as it always was: one object, its outcomes.
             let mut out = section_json(&c.sections[0]);
             out["table"] = table.id.clone().into();
             out["dice"] = table.dice.to_string().into();
             out
+        }
+        Subject::Table(table) => {
+            // --sum: one section a result, each with its heading.
+            let sections: Vec<serde_json::Value> = c.sections.iter().map(section_json).collect();
+            serde_json::json!({ "table": table.id, "dice": table.dice.to_string(), "sections": sections })
         }
         Subject::Dice { name, expr } => {
             let mut out = section_json(&c.sections[0]);
@@ -558,10 +723,8 @@ fn json_one(subject: &Subject, c: &Computed) -> serde_json::Value {
 }
 
 fn json_vs(names: &[String; 2], a: &Computed, b: &Computed) -> serde_json::Value {
-    let sections: Vec<serde_json::Value> = a
-        .sections
+    let sections: Vec<serde_json::Value> = paired_sections(a, b)
         .iter()
-        .zip(&b.sections)
         .map(|(sa, sb)| {
             let rows: Vec<serde_json::Value> = paired(sa, sb)
                 .into_iter()
@@ -580,7 +743,7 @@ fn json_vs(names: &[String; 2], a: &Computed, b: &Computed) -> serde_json::Value
                 .collect();
             let mut out = serde_json::json!({ "rows": rows });
             if let Some(h) = &sa.heading {
-                out["heading"] = h.clone().into();
+                out["result"] = h.clone().into();
             }
             if let (Some(ma), Some(mb)) = (sa.mean(), sb.mean()) {
                 out["mean"] =
@@ -592,6 +755,13 @@ fn json_vs(names: &[String; 2], a: &Computed, b: &Computed) -> serde_json::Value
     serde_json::json!({ "what": a.title, "packages": names, "sections": sections })
 }
 
+/// A fraction as a float, even when its numerator and denominator are too large for one.
 pub fn probability(p: &BigRational) -> f64 {
-    p.numer().to_f64().unwrap_or(0.0) / p.denom().to_f64().unwrap_or(1.0)
+    match (p.numer().to_f64(), p.denom().to_f64()) {
+        (Some(n), Some(d)) if n.is_finite() && d.is_finite() => n / d,
+        _ => {
+            let scaled: num_bigint::BigInt = (p.numer() << 64u32) / p.denom();
+            scaled.to_f64().unwrap_or(0.0) / 2f64.powi(64)
+        }
+    }
 }
