@@ -615,6 +615,7 @@ impl Lower<'_> {
             label,
             faces: Arc::from(faces),
             source,
+            text: self.text(props.get("text")),
             span: item.span,
         })
     }
@@ -1360,6 +1361,7 @@ impl Lower<'_> {
             label,
             grid,
             source,
+            text: self.text(props.get("text")),
             span: item.span,
         })
     }
@@ -1713,6 +1715,7 @@ impl Lower<'_> {
             terrain,
             markers,
             source: self.text(props.get("source")),
+            text: self.text(props.get("text")),
             span: item.span,
         })
     }
