@@ -27,6 +27,7 @@ pub struct Die {
     pub label: Option<String>,
     pub faces: Arc<[Face]>,
     pub source: Option<String>,
+    pub text: Option<String>,
     pub span: Span,
 }
 

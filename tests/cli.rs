@@ -2,6 +2,8 @@
 
 use std::process::Command;
 
+mod common;
+
 fn servitor(args: &[&str]) -> (String, String, i32) {
     let out = Command::new(env!("CARGO_BIN_EXE_servitor"))
         .args(args)
@@ -561,4 +563,149 @@ fn odds_over_many_rolls_are_summed_or_refused_saying_how_to_ask_for_less() {
         "servitor odds starquest-solitaire gretchin-ork-behaviour --times 40 --sum",
         "servitor odds starquest-solitaire gretchin-ork-behaviour --times 2 --sum --json",
     ]));
+}
+
+/// `tables` lists boards, missions and battlefields beside the rest; `tables PKG ITEM` shows
+/// one item in full; unknown names get "did you mean"; `show` says what there is to show.
+#[test]
+fn listings_say_what_a_package_has_and_show_every_item_in_full() {
+    insta::assert_snapshot!(transcript(&[
+        "servitor packages",
+        "servitor tables space-crusade",
+        "servitor tables space-crusade-solo reinforcements",
+        "servitor tables solo-heresy mission.raid battlefield.ashfall-ruins",
+        "servitor tables space-crusade section-1 white",
+        "servitor tables space-crusade-solo reinforce-case-2",
+        "servitor tables space-crusade-solo reinforcments",
+        "servitor tables space-crusade weapon.bolt",
+        "servitor show solo-heresy",
+        "servitor show space-crusade",
+        "servitor show solo-heresy --battlefield nope",
+        "servitor show solo-heresy --mission raid",
+        "servitor show space-crusade --board section-5",
+    ]));
+}
+
+/// `tables --json` lists boards, missions and battlefields by id, with their sizes.
+#[test]
+fn tables_json_lists_boards_missions_and_battlefields() {
+    let crusade: serde_json::Value = serde_json::from_str(&ok(&["tables", "space-crusade", "--json"])).unwrap();
+    let ids = |json: &serde_json::Value, key: &str| -> Vec<String> {
+        json[key]
+            .as_array()
+            .unwrap_or_else(|| panic!("no {key}"))
+            .iter()
+            .map(|i| i["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        ids(&crusade, "boards"),
+        ["section-1", "section-2", "section-3", "section-4"]
+    );
+    assert_eq!(ids(&crusade, "missions"), ["reactor-strike", "stranded", "purge"]);
+    assert_eq!(crusade["missions"][0]["width"], 24);
+    let heresy: serde_json::Value = serde_json::from_str(&ok(&["tables", "solo-heresy", "--json"])).unwrap();
+    assert_eq!(ids(&heresy, "battlefields"), ["ashfall-ruins", "listening-post"]);
+    assert!(ids(&heresy, "missions").is_empty());
+    let packages: serde_json::Value = serde_json::from_str(&ok(&["packages", "--json"])).unwrap();
+    let names: Vec<&str> = packages["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["hidden"] == false)
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, common::bundled_packages());
+}
+
+/// Every `text "…"` a bundled package wrote (a table's, a row's, a record's, a procedure's, a
+/// board's, a mission's, a die's, a pool's) is printed by `servitor tables PKG ITEM…`.
+#[test]
+fn every_text_a_package_wrote_is_shown_by_some_command() {
+    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut checked = 0;
+    for package in common::bundled_packages() {
+        let listing: serde_json::Value = serde_json::from_str(&ok(&["tables", &package, "--json"])).unwrap();
+        let mut items: Vec<String> = Vec::new();
+        for (key, kind) in [
+            ("tables", "table"),
+            ("dice", "die"),
+            ("procedures", "procedure"),
+            ("boards", "board"),
+            ("missions", "mission"),
+            ("battlefields", "battlefield"),
+            ("games", "game"),
+        ] {
+            for item in listing[key].as_array().unwrap() {
+                items.push(format!("{kind}.{}", item["id"].as_str().unwrap()));
+            }
+        }
+        for pool in listing["pools"].as_array().unwrap() {
+            items.push(format!(
+                "{}.{}",
+                pool["kind"].as_str().unwrap(),
+                pool["id"].as_str().unwrap()
+            ));
+        }
+        for (kind, records) in listing["records"].as_object().unwrap() {
+            for rec in records.as_array().unwrap() {
+                items.push(format!("{kind}.{}", rec["id"].as_str().unwrap()));
+            }
+        }
+        let mut args = vec!["tables", package.as_str()];
+        args.extend(items.iter().map(String::as_str));
+        let shown = squash(&ok(&args));
+        // The package's own files: its texts (a base's are checked with the base).
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("rulesets")
+            .join(&package);
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "rules") {
+                continue;
+            }
+            let source = std::fs::read_to_string(&path).unwrap();
+            for text in texts_in(&source) {
+                assert!(
+                    shown.contains(&squash(&text)),
+                    "{}: text not shown by `servitor tables {package} …`:\n  {text}",
+                    path.display()
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 100, "only {checked} texts");
+}
+
+/// The strings after `text` in a rules file (escapes read back).
+fn texts_in(source: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in source.lines() {
+        let code = line.trim_start();
+        if code.starts_with('#') {
+            continue;
+        }
+        let mut rest = code;
+        while let Some(at) = rest.find("text \"") {
+            let before = &rest[..at];
+            // `text` as a word of its own, not the end of another (`context "…"`).
+            if before.chars().last().is_some_and(|c| c.is_alphanumeric() || c == '-') {
+                rest = &rest[at + 5..];
+                continue;
+            }
+            let mut text = String::new();
+            let mut chars = rest[at + 6..].chars();
+            while let Some(c) = chars.next() {
+                match c {
+                    '\\' => text.extend(chars.next()),
+                    '"' => break,
+                    c => text.push(c),
+                }
+            }
+            out.push(text);
+            rest = chars.as_str();
+        }
+    }
+    out
 }

@@ -99,6 +99,7 @@ pub struct Battlefield {
     pub terrain: Vec<Polygon>,
     pub markers: Vec<(String, Point)>,
     pub source: Option<String>,
+    pub text: Option<String>,
     pub span: Span,
 }
 
@@ -259,6 +260,7 @@ mod tests {
                 ],
             }],
             markers: Vec::new(),
+            text: None,
             source: None,
             span: Span::default(),
         }

@@ -398,6 +398,7 @@ pub struct Board {
     pub label: Option<String>,
     pub grid: Grid,
     pub source: Option<String>,
+    pub text: Option<String>,
     pub span: Span,
 }
 

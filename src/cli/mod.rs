@@ -1,9 +1,11 @@
 //! Command-line parsing (clap) and dispatch. One file per command; `render` draws results.
 
 mod check;
+mod describe;
 mod game;
 mod los;
 mod odds;
+mod packages;
 mod play;
 mod render;
 mod roll;
@@ -34,7 +36,10 @@ struct Cli {
 enum Command {
     /// Validate a package: every diagnostic with file:line:col
     Check(check::CheckArgs),
-    /// List tables, dice, records, pools, constants and procedures
+    /// List the packages a bare name finds, and where they are
+    Packages(packages::PackagesArgs),
+    /// List what a package declares (tables, dice, boards, missions, battlefields, records,
+    /// pools, constants, procedures, games), or one item in full with its text
     Tables(tables::TablesArgs),
     /// Roll a table once (or --times N): dice, row, result, follow-ups, sources
     Roll(roll::RollArgs),
@@ -83,6 +88,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => check::run(args),
+        Command::Packages(args) => packages::run(args),
         Command::Tables(args) => tables::run(args),
         Command::Roll(args) => roll::run(args),
         Command::Odds(args) => odds::run(args),
@@ -219,21 +225,41 @@ pub fn find_table<'r>(ruleset: &'r servitor::Ruleset, id: &str) -> Result<&'r se
 }
 
 pub fn find_mission<'r>(ruleset: &'r servitor::Ruleset, id: &str) -> Result<&'r servitor::board::Mission, String> {
-    ruleset.missions.get(id).ok_or_else(|| {
-        let hint = servitor::diagnostic::did_you_mean(id, ruleset.missions.keys().map(String::as_str))
-            .map(|h| format!("\n  help: {h}"))
-            .unwrap_or_default();
-        let list: Vec<&str> = ruleset.missions.keys().map(String::as_str).collect();
-        format!(
-            "error: no mission `{id}` in {}{hint}\n  missions: {}",
+    find_named(ruleset, &ruleset.missions, "mission", "missions", id)
+}
+
+/// An item drawn on a grid or a battlefield, by id; otherwise an error with "did you mean",
+/// every id there is, and — for a mission that is only a record — that it has no map.
+pub fn find_named<'r, T>(
+    ruleset: &servitor::Ruleset,
+    items: &'r indexmap::IndexMap<String, T>,
+    kind: &str,
+    plural: &str,
+    id: &str,
+) -> Result<&'r T, String> {
+    if let Some(item) = items.get(id) {
+        return Ok(item);
+    }
+    if kind == "mission" && ruleset.records.get("mission").is_some_and(|m| m.contains_key(id)) {
+        return Err(format!(
+            "error: mission `{id}` of {} has no map to draw: it is a record (`servitor tables {} mission.{id}` shows it)\n",
             ruleset.name(),
-            if list.is_empty() {
-                "(none)".to_string()
-            } else {
-                list.join(", ")
-            }
-        )
-    })
+            ruleset.name()
+        ));
+    }
+    let hint = servitor::diagnostic::did_you_mean(id, items.keys().map(String::as_str))
+        .map(|h| format!("\n  help: {h}"))
+        .unwrap_or_default();
+    let list: Vec<&str> = items.keys().map(String::as_str).collect();
+    Err(format!(
+        "error: no {kind} `{id}` in {}{hint}\n  {plural}: {}\n",
+        ruleset.name(),
+        if list.is_empty() {
+            "(none)".to_string()
+        } else {
+            list.join(", ")
+        }
+    ))
 }
 
 pub fn check_results(table: &servitor::tables::Table, args: &AvailabilityArgs) -> Result<(), String> {

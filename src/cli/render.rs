@@ -161,7 +161,68 @@ pub fn listing(r: &Ruleset) -> String {
             );
         }
     }
-    for (kind, records) in &r.records {
+    if !r.boards.is_empty() {
+        let _ = writeln!(out, "\nboards:");
+        let w = r.boards.keys().map(String::len).max().unwrap_or(0);
+        for b in r.boards.values() {
+            let size = format!("{} × {}", b.grid.width, b.grid.height);
+            let _ = writeln!(out, "  {:<w$}  {size:<9} {}", b.id, b.label.as_deref().unwrap_or(""));
+        }
+    }
+    // Missions with a map, or records of `schema mission`, or both: one list.
+    let mission_records = r.records.get("mission");
+    let mut missions: Vec<&str> = r.missions.keys().map(String::as_str).collect();
+    for id in mission_records.into_iter().flat_map(|m| m.keys()) {
+        if !missions.contains(&id.as_str()) {
+            missions.push(id);
+        }
+    }
+    if !missions.is_empty() {
+        let _ = writeln!(out, "\nmissions:");
+        let w = missions.iter().map(|m| m.len()).max().unwrap_or(0);
+        for id in missions {
+            let map = r.missions.get(id);
+            let size = map.map_or("(no map)".to_string(), |m| {
+                format!("{} × {}", m.grid.width, m.grid.height)
+            });
+            let record = mission_records.and_then(|m| m.get(id));
+            let label = map
+                .and_then(|m| m.label.as_deref())
+                .or(record.and_then(|r| r.label.as_deref()))
+                .unwrap_or("");
+            let fields: Vec<String> = record
+                .map(|rec| rec.fields.iter().map(|(k, v)| format!("{k} {}", short(v))).collect())
+                .unwrap_or_default();
+            let fields = if fields.is_empty() {
+                String::new()
+            } else {
+                format!("  {}", fields.join(", "))
+            };
+            let line = format!("  {id:<w$}  {size:<9} {label}{fields}");
+            let _ = writeln!(out, "{}", line.trim_end());
+        }
+    }
+    if !r.battlefields.is_empty() {
+        let _ = writeln!(out, "\nbattlefields:");
+        let w = r.battlefields.keys().map(String::len).max().unwrap_or(0);
+        for b in r.battlefields.values() {
+            let size = format!("{} × {} in", b.width, b.height);
+            let _ = writeln!(out, "  {:<w$}  {size:<12} {}", b.id, b.label.as_deref().unwrap_or(""));
+        }
+    }
+    if !r.games.is_empty() {
+        let _ = writeln!(out, "\ngames:");
+        for g in r.games.values() {
+            let _ = writeln!(
+                out,
+                "  {}  {} (sides {})",
+                g.id,
+                g.label.as_deref().unwrap_or(""),
+                g.sides.join(", ")
+            );
+        }
+    }
+    for (kind, records) in r.records.iter().filter(|(kind, _)| kind.as_str() != "mission") {
         let _ = writeln!(out, "\n{kind}:");
         for rec in records.values() {
             let fields: Vec<String> = rec.fields.iter().map(|(k, v)| format!("{k} {}", short(v))).collect();
@@ -203,6 +264,11 @@ pub fn listing(r: &Ruleset) -> String {
             );
         }
     }
+    let _ = writeln!(
+        out,
+        "\n`servitor tables {} ID` shows one item in full, with its text (ID, or kind.ID for a record).",
+        r.name()
+    );
     out
 }
 

@@ -10,8 +10,8 @@ use std::io::IsTerminal;
 pub struct ShowArgs {
     /// Package folder or bare name
     package: String,
-    /// Mission id
-    #[arg(long, conflicts_with_all = ["board", "battlefield"], required_unless_present_any = ["board", "battlefield"])]
+    /// Mission id (without one of --mission, --board, --battlefield, lists what there is)
+    #[arg(long, conflicts_with_all = ["board", "battlefield"])]
     mission: Option<String>,
     /// A single board (section) instead of a mission
     #[arg(long, conflicts_with = "battlefield")]
@@ -28,7 +28,7 @@ pub fn run(args: ShowArgs) -> Result<(), String> {
     let loaded = super::load(&args.package)?;
     let r = &loaded.ruleset;
     if let Some(id) = &args.battlefield {
-        let b = servitor::diagnostic::find(&r.battlefields, "battlefield", id).map_err(|e| format!("error: {e}"))?;
+        let b = super::find_named(r, &r.battlefields, "battlefield", "battlefields", id)?;
         let title = format!("{} — {}", b.id, b.label.as_deref().unwrap_or(""));
         super::emitln(&title);
         super::emit(&render::battlefield_text(b));
@@ -53,10 +53,10 @@ pub fn run(args: ShowArgs) -> Result<(), String> {
             (m.id.clone(), m.label.clone(), m.grid.clone(), overlay)
         }
         (None, Some(id)) => {
-            let b = servitor::diagnostic::find(&r.boards, "board", id).map_err(|e| format!("error: {e}"))?;
+            let b = super::find_named(r, &r.boards, "board", "boards", id)?;
             (b.id.clone(), b.label.clone(), b.grid.clone(), Overlay::default())
         }
-        (None, None) => unreachable!("clap requires one of them"),
+        (None, None) => return Err(what_to_show(r)),
     };
     let color = std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
     super::emitln(&format!(
@@ -76,6 +76,27 @@ pub fn run(args: ShowArgs) -> Result<(), String> {
         )?;
     }
     Ok(())
+}
+
+/// Asked to show nothing in particular: what the package has to show, and how to ask.
+fn what_to_show(r: &servitor::Ruleset) -> String {
+    let mut ways = Vec::new();
+    for (flag, ids) in [
+        ("--mission", r.ids_of("mission").unwrap_or_default()),
+        ("--board", r.ids_of("board").unwrap_or_default()),
+        ("--battlefield", r.ids_of("battlefield").unwrap_or_default()),
+    ] {
+        if !ids.is_empty() {
+            ways.push(format!("  {flag} ID, one of: {}", ids.join(", ")));
+        }
+    }
+    if ways.is_empty() {
+        return format!(
+            "error: {} has no missions with a map, boards or battlefields to draw\n",
+            r.name()
+        );
+    }
+    format!("error: say what to show from {}:\n{}\n", r.name(), ways.join("\n"))
 }
 
 pub fn write_svg(path: &std::path::Path, grid: &Grid, title: &str, overlay: &Overlay) -> Result<(), String> {

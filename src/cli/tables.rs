@@ -1,4 +1,5 @@
-//! `servitor tables <package>`: everything a package declares, by kind.
+//! `servitor tables <package> [item]`: everything a package declares, by kind; or one item
+//! in full (`describe`).
 
 use clap::Args;
 use servitor::Ruleset;
@@ -7,6 +8,10 @@ use servitor::Ruleset;
 pub struct TablesArgs {
     /// Package folder or bare name
     package: String,
+    /// Items to show in full, with every text: an id, or kind.id (e.g. `reinforcements`,
+    /// `weapon.bolter`, `mission.raid`)
+    #[arg(value_name = "ITEM")]
+    items: Vec<String>,
     /// Print JSON grouped by kind
     #[arg(long)]
     json: bool,
@@ -15,6 +20,20 @@ pub struct TablesArgs {
 pub fn run(args: TablesArgs) -> Result<(), String> {
     let loaded = super::load(&args.package)?;
     let r = &loaded.ruleset;
+    if !args.items.is_empty() {
+        let mut found = Vec::new();
+        for name in &args.items {
+            found.extend(super::describe::find(r, name)?);
+        }
+        if args.json {
+            let items: Vec<_> = found.iter().map(|(k, id)| super::describe::json(r, k, id)).collect();
+            super::emitln(&serde_json::json!({ "package": r.name(), "items": items }).to_string());
+        } else {
+            let texts: Vec<String> = found.iter().map(|(k, id)| super::describe::text(r, k, id)).collect();
+            super::emit(&texts.join("\n"));
+        }
+        return Ok(());
+    }
     if args.json {
         super::emitln(&json(r).to_string());
     } else {
@@ -74,10 +93,31 @@ fn json(r: &Ruleset) -> serde_json::Value {
             json!({ "id": p.id, "title": p.label, "args": args, "source": p.source })
         })
         .collect();
+    let boards: Vec<_> = r
+        .boards
+        .values()
+        .map(|b| json!({ "id": b.id, "title": b.label, "width": b.grid.width, "height": b.grid.height, "source": b.source }))
+        .collect();
+    let missions: Vec<_> = r
+        .missions
+        .values()
+        .map(|m| json!({ "id": m.id, "title": m.label, "width": m.grid.width, "height": m.grid.height, "boards": m.grid.sections, "source": m.source }))
+        .collect();
+    let battlefields: Vec<_> = r
+        .battlefields
+        .values()
+        .map(|b| json!({ "id": b.id, "title": b.label, "width": b.width, "height": b.height, "source": b.source }))
+        .collect();
+    let games: Vec<_> = r
+        .games
+        .values()
+        .map(|g| json!({ "id": g.id, "title": g.label, "sides": g.sides, "source": g.source }))
+        .collect();
     json!({
         "package": r.name(),
         "extends": r.packages.iter().rev().skip(1).map(|p| p.name.clone()).collect::<Vec<_>>(),
         "tables": tables, "dice": dice, "records": records, "pools": pools,
         "constants": consts, "procedures": procedures,
+        "boards": boards, "missions": missions, "battlefields": battlefields, "games": games,
     })
 }

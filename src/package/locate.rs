@@ -46,6 +46,42 @@ pub fn find(arg: &str, beside: Option<&Path>, roots: &[PathBuf]) -> Result<PathB
     Err(candidates)
 }
 
+/// A package found under a root: its name, its folder, and whether an earlier root's package
+/// of the same name hides it.
+#[derive(Debug, Clone)]
+pub struct Available {
+    pub name: String,
+    pub folder: PathBuf,
+    pub hidden: bool,
+}
+
+/// Every package folder under the roots, in the order bare names are looked up (the first of
+/// a name is the one loaded), sorted by name within a root.
+pub fn available(roots: &[PathBuf]) -> Vec<Available> {
+    let mut out: Vec<Available> = Vec::new();
+    let mut seen: Vec<PathBuf> = Vec::new();
+    for root in roots {
+        // The same folder reached twice (`./rulesets` in the checkout) is listed once.
+        let canonical = root.canonicalize().unwrap_or_else(|_| root.clone());
+        if seen.contains(&canonical) {
+            continue;
+        }
+        seen.push(canonical);
+        let Ok(entries) = std::fs::read_dir(root) else { continue };
+        let mut here: Vec<(String, PathBuf)> = entries
+            .flatten()
+            .filter(|e| e.path().join(MANIFEST).is_file())
+            .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+            .collect();
+        here.sort();
+        for (name, folder) in here {
+            let hidden = out.iter().any(|a| a.name == name);
+            out.push(Available { name, folder, hidden });
+        }
+    }
+    out
+}
+
 /// Names of the packages found under the roots, for "did you mean" and listings.
 pub fn known_packages(roots: &[PathBuf]) -> Vec<String> {
     let mut names = Vec::new();

@@ -6,7 +6,7 @@ mod locate;
 mod lower;
 mod merge;
 
-pub use locate::{MANIFEST, known_packages, looks_like_path, roots};
+pub use locate::{Available, MANIFEST, available, known_packages, looks_like_path, roots};
 
 use crate::diagnostic::{Diagnostic, Report, did_you_mean, thousands};
 use crate::limits::{MAX_FILE_BYTES, MAX_PACKAGE_BYTES};

@@ -1,4 +1,5 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests (each test crate uses some of them).
+#![allow(dead_code)]
 
 use std::path::Path;
 

@@ -157,6 +157,7 @@ impl Lower<'_> {
             terrain,
             markers,
             source: self.text(props.get("source")),
+            text: self.text(props.get("text")),
             span: item.span,
         })
     }

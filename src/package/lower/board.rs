@@ -127,6 +127,7 @@ impl Lower<'_> {
             label,
             grid,
             source,
+            text: self.text(props.get("text")),
             span: item.span,
         })
     }

@@ -110,6 +110,7 @@ impl Lower<'_> {
             label,
             faces: Arc::from(faces),
             source,
+            text: self.text(props.get("text")),
             span: item.span,
         })
     }
