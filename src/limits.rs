@@ -88,7 +88,7 @@ pub const MAX_MAP_SIZE: usize = 10_000;
 /// Pieces one game may have, on the board or off (removed ones count too).
 pub const MAX_GAME_PIECES: usize = 1_000;
 /// Rhai operations of all the script runs of one game together.
-pub const MAX_GAME_OPERATIONS: u64 = 10_000_000;
+pub const MAX_GAME_OPERATIONS: u64 = 5_000_000;
 /// Work of the board questions of all the script runs of one game together (counted as
 /// `MAX_SCRIPT_WORK` counts it).
 pub const MAX_GAME_WORK: u64 = 200_000_000;

@@ -200,8 +200,9 @@ impl Harness {
         let _ = std::fs::remove_dir_all(&self.work);
         let seconds = self.started.elapsed().as_secs_f64();
         eprintln!(
-            "fuzz {}: seed {}, {seconds:.1} s, {} inputs ({:.1}/s), {} failures; {detail}",
+            "fuzz {}: SERVITOR_FUZZ_SEED {} (this target's seed {}), {seconds:.1} s, {} inputs ({:.1}/s), {} failures; {detail}",
             self.target,
+            seed(),
             self.seed,
             self.runs,
             self.runs as f64 / seconds.max(0.001),
