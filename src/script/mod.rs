@@ -4,6 +4,7 @@
 mod api;
 mod args;
 mod board_api;
+pub mod check;
 mod run;
 mod sandbox;
 

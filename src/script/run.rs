@@ -206,11 +206,8 @@ pub fn script_failure(error: EvalAltResult, ruleset: &Ruleset, entry: &str, what
              put the chain's start in a variable first, e.g. `let ids = game.pieces(side); ids.filter(|id| game.piece(id).hidden)`"
                 .into(),
         ),
-        EvalAltResult::ErrorFunctionNotFound(name, _) if name.starts_with("eval") => {
-            Some("`eval` is switched off: scripts are untrusted".into())
-        }
-        EvalAltResult::ErrorFunctionNotFound(name, _) if name.starts_with("timestamp") => {
-            Some("scripts have no clock: the same seed must give the same run".into())
+        EvalAltResult::ErrorFunctionNotFound(name, _) if switched_off(name).is_some() => {
+            switched_off(name).map(str::to_string)
         }
         _ => None,
     };
@@ -226,4 +223,16 @@ pub fn script_failure(error: EvalAltResult, ruleset: &Ruleset, entry: &str, what
         other => other.to_string(),
     };
     Diagnostic::error(span, format!("{what} failed: {message}"), "while running this").with_help_opt(help)
+}
+
+/// Why a function Rhai has is not there for scripts (`name` as Rhai reports it, with or
+/// without its parameters), for the run's error and the check at load.
+pub fn switched_off(name: &str) -> Option<&'static str> {
+    if name.starts_with("eval") {
+        Some("`eval` is switched off: scripts are untrusted")
+    } else if name.starts_with("timestamp") {
+        Some("scripts have no clock: the same seed must give the same run")
+    } else {
+        None
+    }
 }
