@@ -10,8 +10,12 @@
 
 // --- files -------------------------------------------------------------------------------
 
-/// Largest file a package may have (a rules file or a script), in bytes.
+/// Largest file a package may have (a rules file or a script), in bytes; also the largest
+/// scenario file.
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+/// Largest saved game (`game --resume`, `play --resume`), in bytes: its log is held to
+/// `MAX_GAME_LOG_BYTES` as compact JSON, and a save is indented.
+pub const MAX_SAVE_BYTES: u64 = 64 * 1024 * 1024;
 /// All the files one load reads together (a package, its includes, scripts and bases).
 pub const MAX_PACKAGE_BYTES: u64 = 4 * 1024 * 1024;
 /// Deepest nesting of blocks `{ }` and lists `[ ]` in a rules file.
@@ -62,8 +66,9 @@ pub const MAX_OPERATIONS: u64 = 2_000_000;
 /// Wall-clock time of one script run, in milliseconds: a backstop for registered functions
 /// that cost more than the one operation Rhai counts for them.
 pub const MAX_SCRIPT_MILLIS: u64 = 1_000;
-/// Work of the engine's board and battlefield questions in one script run: squares visited
-/// (a distance field visits every square of the mission) and corners compared.
+/// Work of the engine's functions in one script run: squares visited by board questions (a
+/// distance field visits every square of the mission), corners compared by battlefield ones,
+/// items of the arrays given to `pick` and `shuffle` (16 each to shuffle) and records listed.
 pub const MAX_SCRIPT_WORK: u64 = 20_000_000;
 /// Bytes one script run may write to its log (`step`, rolls, table rolls).
 pub const MAX_LOG_BYTES: u64 = 1024 * 1024;
@@ -77,6 +82,22 @@ pub const MAX_STRING_SIZE: usize = 16 * 1024;
 /// Most elements of an array or a map a script may build.
 pub const MAX_ARRAY_SIZE: usize = 10_000;
 pub const MAX_MAP_SIZE: usize = 10_000;
+
+// --- whole games -------------------------------------------------------------------------
+
+/// Pieces one game may have, on the board or off (removed ones count too).
+pub const MAX_GAME_PIECES: usize = 1_000;
+/// Rhai operations of all the script runs of one game together.
+pub const MAX_GAME_OPERATIONS: u64 = 10_000_000;
+/// Work of the board questions of all the script runs of one game together (counted as
+/// `MAX_SCRIPT_WORK` counts it).
+pub const MAX_GAME_WORK: u64 = 200_000_000;
+/// Bytes of one game's log (its lines as JSON; each script run counts 1,024 more, for the
+/// line that begins it and the host's work around it, so that a game of endless empty phases
+/// ends too).
+pub const MAX_GAME_LOG_BYTES: u64 = 16 * 1024 * 1024;
+/// Wall-clock time of all the script runs of one game together, in milliseconds.
+pub const MAX_GAME_MILLIS: u64 = 10_000;
 
 // --- diagnostics -------------------------------------------------------------------------
 

@@ -3,5 +3,13 @@
 mod cli;
 
 fn main() -> std::process::ExitCode {
-    cli::main()
+    // On a thread whose stack does not depend on `ulimit -s`: see `script::STACK_BYTES`.
+    std::thread::Builder::new()
+        .name("servitor".into())
+        .stack_size(servitor::script::STACK_BYTES)
+        .spawn(cli::main)
+        .map_or_else(
+            |_| cli::main(),
+            |t| t.join().unwrap_or(std::process::ExitCode::from(101)),
+        )
 }

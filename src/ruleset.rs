@@ -2,7 +2,6 @@
 //! every item with its span. Built by [`crate::package`]; read by every layer after it.
 
 use crate::dice::Face;
-use crate::script::Script;
 use crate::source::{SourceMap, Span};
 use crate::tables::Table;
 pub use crate::value::{DiceText, Value};
@@ -333,4 +332,13 @@ impl Ruleset {
         }
         Some(all)
     }
+}
+
+/// A compiled script of a package.
+#[derive(Debug, Clone)]
+pub struct Script {
+    pub file: crate::source::FileId,
+    pub ast: rhai::AST,
+    /// Script functions: name and number of parameters.
+    pub functions: Vec<(String, usize)>,
 }

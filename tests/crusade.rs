@@ -181,8 +181,8 @@ fn sim_gives_the_same_report_for_any_number_of_jobs() {
 #[test]
 fn a_whole_mission_at_the_table_reads_as_a_transcript() {
     let input = "enter commander 6,1\nenter marine-1 7,1\nenter marine-2 24,4\nenter marine-3 24,5\n\
-                 open marine-3 24,6\nfier marine-2 plasma-gun\nevent rerol\nevent reroll\nend\nleave commander\nleave marine-1\n\
-                 leave marine-2\nleave marine-3\nenter marine-4 6,1\nend\nstatus\nleave marine-4\n";
+                 move marine-3 23,5 22,5 21,5 20,5\nopen marine-3 20,6\nfier marine-2 plasma-gun\nevent rerol\nevent reroll\nend\n\
+                 leave commander\nleave marine-1\nleave marine-2\nmove marine-3 21,5 22,5 23,5 24,5\nleave marine-3\nenter marine-4 6,1\nend\nstatus\nleave marine-4\n";
     let (stdout, stderr, code) = servitor(
         &[
             "play",
@@ -197,4 +197,142 @@ fn a_whole_mission_at_the_table_reads_as_a_transcript() {
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("The game is over"), "{stdout}");
     insta::assert_snapshot!(stdout);
+}
+
+/// The same mission with `--dice manual`, driven as a front end would drive it: each command
+/// waits for its one JSON answer, and every die servitor asks for on the way (scans, blip
+/// squares, the Alien's moves and attacks, the Marines' shots) is answered as a player reading
+/// physical dice would — a face of that die, or now and then `auto`. The transcript pins the
+/// dice asked, the answers and what the engine did with them, to the final score.
+#[test]
+fn a_whole_mission_with_manual_dice_takes_every_die_from_the_player() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::sync::mpsc;
+
+    enum From {
+        Answer(String),
+        Asked(String),
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_servitor"))
+        .args([
+            "play",
+            "space-crusade-solo",
+            "--mission",
+            "reactor-strike",
+            "--seed",
+            "2",
+        ])
+        .args(["--dice", "manual", "--json"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    let out = BufReader::new(child.stdout.take().unwrap());
+    let t = tx.clone();
+    std::thread::spawn(move || {
+        for line in out.lines().map_while(Result::ok) {
+            let _ = t.send(From::Answer(line));
+        }
+    });
+    // A dice prompt ends with "or auto: " and no newline: read it byte by byte.
+    let mut err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let mut byte = [0u8; 1];
+        while err.read(&mut byte).is_ok_and(|n| n == 1) {
+            text.push(byte[0]);
+            if text.ends_with(b"or auto: ") {
+                let _ = tx.send(From::Asked(String::from_utf8_lossy(&text).into_owned()));
+                text.clear();
+            } else if byte[0] == b'\n' {
+                text.clear();
+            }
+        }
+    });
+    let commands = [
+        "enter commander 6,1",
+        "enter marine-1 7,1",
+        "enter marine-2 24,4",
+        "enter marine-3 24,5",
+        "move marine-3 23,5 22,5 21,5 20,5",
+        "open marine-3 20,6",
+        "fire marine-2 plasma-gun",
+        "end",
+        "leave commander",
+        "leave marine-1",
+        "leave marine-2",
+        "move marine-3 21,5 22,5 23,5 24,5",
+        "leave marine-3",
+        "enter marine-4 6,1",
+        "end",
+        "leave marine-4",
+    ];
+    let mut transcript = String::new();
+    let (mut asked, mut automatic) = (0, 0);
+    let mut over = serde_json::Value::Null;
+    let wait = std::time::Duration::from_secs(60);
+    let mut answer_one = |stdin: &mut std::process::ChildStdin, transcript: &mut String| -> serde_json::Value {
+        loop {
+            match rx.recv_timeout(wait).expect("servitor answers or asks within a minute") {
+                From::Asked(prompt) => {
+                    asked += 1;
+                    let faces: Vec<&str> = prompt
+                        .split("(faces ")
+                        .nth(1)
+                        .and_then(|s| s.split(')').next())
+                        .unwrap_or("")
+                        .split(' ')
+                        .collect();
+                    // Dice as they fall on a table: a face of that die, picked by a fixed
+                    // sequence; every seventh left to servitor.
+                    let reply = if asked % 7 == 0 {
+                        automatic += 1;
+                        "auto".to_string()
+                    } else {
+                        faces[(asked * 5 + 3) % faces.len()].to_string()
+                    };
+                    transcript.push_str(&format!("  ? {} {reply}\n", prompt.trim_end()));
+                    writeln!(stdin, "{reply}").unwrap();
+                }
+                From::Answer(line) => return serde_json::from_str(&line).expect("one JSON object a line"),
+            }
+        }
+    };
+    let start = answer_one(&mut stdin, &mut transcript);
+    assert_eq!(start["command"], "start");
+    // The listed commands, then `end` until the game is over (the dice decide how the
+    // Alien fares, so a command the board no longer allows is refused and the game goes on).
+    let ends = std::iter::repeat_n("end", 40);
+    for command in commands.into_iter().chain(ends) {
+        transcript.push_str(&format!("> {command}\n"));
+        writeln!(stdin, "{command}").unwrap();
+        let answer = answer_one(&mut stdin, &mut transcript);
+        if answer["ok"] != true {
+            transcript.push_str(&format!("  refused: {}\n", answer["note"].as_str().unwrap_or("")));
+        }
+        for e in answer["events"].as_array().unwrap() {
+            if e["kind"] != "var" && e["kind"] != "set" {
+                transcript.push_str(&format!("  {}\n", e["text"].as_str().unwrap_or("")));
+            }
+        }
+        over = answer["over"].clone();
+        if !over.is_null() {
+            break;
+        }
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    assert!(
+        !over.is_null(),
+        "the mission ends with the last Marine leaving:\n{transcript}"
+    );
+    assert!(
+        asked > 50 && automatic > 0,
+        "{asked} dice asked, {automatic} left to servitor"
+    );
+    insta::assert_snapshot!(format!("{asked} dice asked, {automatic} answered `auto`\n{transcript}"));
 }

@@ -1,4 +1,4 @@
-//! A fuzzer on the stable toolchain, in two targets, each for a bounded time:
+//! A fuzzer on the stable toolchain, in three targets, each for a bounded time:
 //!
 //! - **load**: the files of the bundled rulesets and of `tests/errors/`, mutated with a seeded
 //!   PRNG (bytes flipped, hostile tokens spliced in, pieces cut, repeated or moved between
@@ -6,26 +6,45 @@
 //!   has every table's exact odds asked for.
 //! - **script**: generated scripts calling the engine API (dice, tables, board and
 //!   battlefield questions) with ordinary and extreme arguments, run as a procedure.
+//! - **game**: the bundled `space-crusade` + `space-crusade-solo` packages and the test game
+//!   `tests/games/skirmish`, their scripts and rules files mutated (numbers flipped, calls to
+//!   the game API swapped, hostile statements spliced in: endless loops, huge numbers, deep
+//!   recursion, moves into walls and off the board, unknown pieces), each played for one or
+//!   two short games through `servitor::sim` (what `servitor sim` runs) and now and then
+//!   saved, read back and played on.
 //!
-//! Every input must end without a panic and within a time budget. `cargo test` runs each
-//! target for a few seconds; for a long run set `SERVITOR_FUZZ_SECONDS` (per target) and
-//! optionally `SERVITOR_FUZZ_SEED`, in a release build:
+//! Every input must end without a panic and within a time budget, with a result or a clean
+//! diagnostic. `cargo test` runs each target for a few seconds; for a long run set
+//! `SERVITOR_FUZZ_SECONDS` (per target) and optionally `SERVITOR_FUZZ_SEED`, in a release
+//! build, one target at a time (`load`, `script` or `game`):
 //!
 //! ```text
-//! SERVITOR_FUZZ_SECONDS=1800 cargo test --release --test fuzz -- --nocapture
+//! SERVITOR_FUZZ_SECONDS=1800 SERVITOR_FUZZ_SEED=7 cargo test --release --test fuzz load -- --nocapture
 //! ```
 //!
-//! An input that fails is written to `target/fuzz-failures/` to become a fixture under
-//! `tests/hostile/`.
+//! Each target prints one line at the end: seed, seconds, inputs run (and per second) and
+//! failures. The input being run is in `target/fuzz-work/<target>-<pid>/` (so an abort leaves
+//! it there); an input that panics or takes too long is copied to `target/fuzz-failures/` to
+//! become a fixture under `tests/hostile/`, and the run goes on. An input still running after
+//! [`HANG`] ends the process. The test process may use at most [`MEMORY`] bytes of address
+//! space, so running out of memory is an abort here instead of trouble for the machine.
 
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// One load, or one script run, must end within this (a debug build on a busy machine; the
 /// deadline of a script run is one second).
 const BUDGET: Duration = Duration::from_secs(8);
+/// One game input (a load and up to two games, or a game saved, read back and played on)
+/// must end within this: a game's scripts are cut at `MAX_GAME_MILLIS` in all.
+const GAME_BUDGET: Duration = Duration::from_secs(45);
+/// An input still running after this is a hang: the watchdog ends the process.
+const HANG: Duration = Duration::from_secs(180);
+/// Address space the fuzzing process may use.
+const MEMORY: u64 = 8 << 30;
 
 fn seconds() -> f64 {
     std::env::var("SERVITOR_FUZZ_SECONDS")
@@ -66,9 +85,165 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Caps the address space of this process at [`MEMORY`] (once).
+fn cap_memory() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let limit = libc::rlimit {
+            rlim_cur: MEMORY,
+            rlim_max: MEMORY,
+        };
+        // SAFETY: setrlimit reads the struct it is given and changes only this process.
+        let _ = unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) };
+    });
+}
+
+/// What the watchdog sees: the input running now and since when.
+type Current = Arc<Mutex<Option<(u64, Instant)>>>;
+
+/// One fuzz target's run: its seed and time, the inputs it ran and the ones that failed.
+struct Harness {
+    target: &'static str,
+    seed: u64,
+    started: Instant,
+    until: Instant,
+    budget: Duration,
+    runs: u64,
+    failures: Vec<String>,
+    /// Where each input is written before it runs (`target/fuzz-work/<target>-<pid>`).
+    work: PathBuf,
+    current: Current,
+    done: Arc<AtomicBool>,
+}
+
+impl Harness {
+    fn new(target: &'static str, seed: u64, budget: Duration) -> Harness {
+        cap_memory();
+        // One folder per process: a long run and `cargo test` may fuzz side by side.
+        let work = root()
+            .join("target/fuzz-work")
+            .join(format!("{target}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&work);
+        std::fs::create_dir_all(&work).unwrap();
+        let current: Current = Arc::new(Mutex::new(None));
+        let done = Arc::new(AtomicBool::new(false));
+        let (watched, finished, dir) = (current.clone(), done.clone(), work.clone());
+        std::thread::spawn(move || {
+            while !finished.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(500));
+                let running = *watched.lock().unwrap_or_else(|p| p.into_inner());
+                if let Some((n, since)) = running
+                    && since.elapsed() > HANG
+                {
+                    let kept = keep(&dir, target, n);
+                    eprintln!(
+                        "fuzz {target}: input {n} still runs after {HANG:?}: a hang; input kept in {}",
+                        kept.display()
+                    );
+                    std::process::exit(1);
+                }
+            }
+        });
+        let started = Instant::now();
+        Harness {
+            target,
+            seed,
+            started,
+            until: started + Duration::from_secs_f64(seconds()),
+            budget,
+            runs: 0,
+            failures: Vec::new(),
+            work,
+            current,
+            done,
+        }
+    }
+
+    fn running(&self) -> bool {
+        Instant::now() < self.until
+    }
+
+    /// Runs one input (already written under `self.work`, described in `what`): a panic or
+    /// a run over the budget is a failure, kept, and the fuzzing goes on.
+    fn run(&mut self, what: &str, input: impl FnOnce()) {
+        self.runs += 1;
+        let n = self.runs;
+        let _ = std::fs::write(self.work.join("INPUT.txt"), what);
+        *self.current.lock().unwrap_or_else(|p| p.into_inner()) = Some((n, Instant::now()));
+        let start = Instant::now();
+        let outcome = std::panic::catch_unwind(AssertUnwindSafe(input));
+        let took = start.elapsed();
+        *self.current.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        let failure = match outcome {
+            Err(panic) => {
+                let message = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                Some(format!("panicked: {message}"))
+            }
+            Ok(()) if took > self.budget => Some(format!("took {took:?} (budget {:?})", self.budget)),
+            Ok(()) => None,
+        };
+        if let Some(why) = failure {
+            let kept = keep(&self.work, self.target, n);
+            let line = format!("input {n} {why}; kept in {}", kept.display());
+            eprintln!("fuzz {}: {line}", self.target);
+            self.failures.push(line);
+        }
+    }
+
+    /// Prints the run's line and fails the test if any input failed.
+    fn finish(self, detail: &str) {
+        self.done.store(true, Ordering::Relaxed);
+        let _ = std::fs::remove_dir_all(&self.work);
+        let seconds = self.started.elapsed().as_secs_f64();
+        eprintln!(
+            "fuzz {}: seed {}, {seconds:.1} s, {} inputs ({:.1}/s), {} failures; {detail}",
+            self.target,
+            self.seed,
+            self.runs,
+            self.runs as f64 / seconds.max(0.001),
+            self.failures.len()
+        );
+        assert!(
+            self.failures.is_empty(),
+            "fuzz {}: {} failing inputs:\n{}",
+            self.target,
+            self.failures.len(),
+            self.failures.join("\n")
+        );
+        assert!(self.runs >= 3, "fuzz {}: only {} inputs", self.target, self.runs);
+    }
+}
+
+/// Runs a target on a thread with the stack the engine gives every thread that runs scripts
+/// (a test thread has 2 MiB; deeply nested script values need more).
+fn on_script_stack(target: fn()) {
+    let thread = std::thread::Builder::new()
+        .stack_size(servitor::script::STACK_BYTES)
+        .spawn(target)
+        .expect("a thread starts");
+    if let Err(panic) = thread.join() {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// Copies the work folder of a failing input to `target/fuzz-failures/<target>-<n>`.
+fn keep(work: &Path, target: &str, n: u64) -> PathBuf {
+    let dir = root().join("target/fuzz-failures").join(format!("{target}-{n}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_dir(work, &dir);
+    dir
+}
+
+/// The rules files and scripts under `dir`, in a fixed order (the same inputs from the same
+/// seed on every machine).
 fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for path in entries {
         if path.is_symlink() {
             continue;
         }
@@ -170,96 +345,79 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// Where a failing input is kept.
-fn keep_failure(name: &str, files: &[(PathBuf, String)]) -> PathBuf {
-    let dir = root().join("target/fuzz-failures").join(name);
-    let _ = std::fs::create_dir_all(&dir);
-    for (path, text) in files {
-        let _ = std::fs::write(dir.join(path.file_name().unwrap()), text);
-    }
-    dir
-}
-
-/// Runs `work` and fails the test, keeping the input, if it panics or takes too long.
-fn guarded(name: &str, files: &[(PathBuf, String)], work: impl FnOnce()) {
-    let start = Instant::now();
-    let outcome = std::panic::catch_unwind(AssertUnwindSafe(work));
-    let took = start.elapsed();
-    if let Err(panic) = outcome {
-        let message = panic
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_default();
-        let kept = keep_failure(name, files);
-        panic!("{name} panicked ({message}); input kept in {}", kept.display());
-    }
-    if took > BUDGET {
-        let kept = keep_failure(name, files);
-        panic!("{name} took {took:?}; input kept in {}", kept.display());
-    }
-}
+// ----- load ------------------------------------------------------------------------------
 
 #[test]
-fn mutated_packages_load_without_panic_or_hang() {
-    let mut rng = Prng(seed());
+fn load() {
+    on_script_stack(load_target);
+}
+
+fn load_target() {
+    let mut h = Harness::new("load", seed(), BUDGET);
+    let mut rng = Prng(h.seed);
     let mut sources = Vec::new();
     files_under(&root().join("rulesets"), &mut sources);
     files_under(&root().join("tests/errors"), &mut sources);
     let corpus: Vec<String> = sources.iter().map(|p| std::fs::read_to_string(p).unwrap()).collect();
-    let packages: Vec<PathBuf> = std::fs::read_dir(root().join("rulesets"))
+    let mut packages: Vec<PathBuf> = std::fs::read_dir(root().join("rulesets"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
-    let work = tempfile::tempdir().unwrap();
-    let deadline = Instant::now() + Duration::from_secs_f64(seconds());
-    let mut runs = 0u64;
+    packages.sort();
+    let work = h.work.clone();
     let mut loaded = 0u64;
-    while Instant::now() < deadline {
+    while h.running() {
         // A copy of a bundled package (bases are found by name under rulesets/), one or two
         // of its files mutated; or one error fixture as a one-file package.
-        let (target, changed) = if rng.below(4) == 0 {
-            let original = rng.pick(&corpus).clone();
-            let text = mutate(&mut rng, &original, &corpus);
-            let path = work.path().join("one.rules");
+        for entry in std::fs::read_dir(&work).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                let _ = std::fs::remove_dir_all(&path);
+            } else {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+        let mut what = String::new();
+        let target = if rng.below(4) == 0 {
+            let i = rng.below(corpus.len());
+            let text = mutate(&mut rng, &corpus[i], &corpus);
+            let path = work.join("one.rules");
             std::fs::write(&path, &text).unwrap();
-            (path.clone(), vec![(path, text)])
+            what = format!("{} mutated, as one.rules\n", sources[i].display());
+            path
         } else {
             let package = rng.pick(&packages).clone();
-            let copy = work.path().join(package.file_name().unwrap());
-            let _ = std::fs::remove_dir_all(&copy);
+            let copy = work.join(package.file_name().unwrap());
             copy_dir(&package, &copy);
             let mut files = Vec::new();
             files_under(&copy, &mut files);
-            let mut changed = Vec::new();
+            files.sort();
             for _ in 0..1 + rng.below(2) {
                 let file = rng.pick(&files).clone();
                 let text = mutate(&mut rng, &std::fs::read_to_string(&file).unwrap_or_default(), &corpus);
                 std::fs::write(&file, &text).unwrap();
-                changed.push((file, text));
+                what.push_str(&format!("{} mutated\n", file.display()));
             }
-            (copy, changed)
+            copy
         };
-        runs += 1;
-        guarded(&format!("load-{runs}"), &changed, || {
-            match servitor::load(&target.display().to_string()) {
-                Ok(done) => {
-                    loaded += 1;
-                    let r = &done.ruleset;
-                    let _ = done.warnings.render(&r.sources, false);
-                    for table in r.tables.values() {
-                        let _ = servitor::tables::odds::table_odds(&r.tables, table, 1, &Default::default());
-                    }
+        h.run(&what, || match servitor::load(&target.display().to_string()) {
+            Ok(done) => {
+                loaded += 1;
+                let r = &done.ruleset;
+                let _ = done.warnings.render(&r.sources, false);
+                for table in r.tables.values() {
+                    let _ = servitor::tables::odds::table_odds(&r.tables, table, 1, &Default::default());
                 }
-                Err(error) => {
-                    let _ = error.render(false);
-                }
+            }
+            Err(error) => {
+                let _ = error.render(false);
             }
         });
     }
-    eprintln!("fuzz load: {runs} mutated packages, {loaded} of them loaded");
-    assert!(runs > 20, "only {runs} runs");
+    h.finish(&format!("{loaded} of them loaded"));
 }
+
+// ----- script ----------------------------------------------------------------------------
 
 /// The package the generated scripts run in: dice, tables with follow-ups, a mission with
 /// walls and doors, a battlefield with terrain.
@@ -398,7 +556,7 @@ fn call(rng: &mut Prng) -> String {
     }
 }
 
-fn script(rng: &mut Prng) -> String {
+fn generated_script(rng: &mut Prng) -> String {
     let mut body = String::from("fn p(args) {\n    let sq = \"2,2\";\n    let out = [];\n");
     for _ in 0..1 + rng.below(8) {
         let line = call(rng);
@@ -416,24 +574,24 @@ fn script(rng: &mut Prng) -> String {
 }
 
 #[test]
-fn generated_scripts_call_the_engine_without_panic_or_hang() {
-    let mut rng = Prng(seed() ^ 0x5c71);
-    let work = tempfile::tempdir().unwrap();
-    let manifest = work.path().join("package.rules");
+fn script() {
+    on_script_stack(script_target);
+}
+
+fn script_target() {
+    let mut h = Harness::new("script", seed() ^ 0x5c71, BUDGET);
+    let mut rng = Prng(h.seed);
+    let manifest = h.work.join("package.rules");
     std::fs::write(&manifest, SCRIPT_PACKAGE).unwrap();
-    let script_path = work.path().join("fuzz.rhai");
-    let deadline = Instant::now() + Duration::from_secs_f64(seconds());
-    let (mut runs, mut ok, mut refused) = (0u64, 0u64, 0u64);
-    while Instant::now() < deadline {
-        let text = script(&mut rng);
+    let script_path = h.work.join("fuzz.rhai");
+    let dir = h.work.display().to_string();
+    let (mut ok, mut refused) = (0u64, 0u64);
+    while h.running() {
+        let text = generated_script(&mut rng);
         std::fs::write(&script_path, &text).unwrap();
-        runs += 1;
-        let files = vec![
-            (manifest.clone(), SCRIPT_PACKAGE.to_string()),
-            (script_path.clone(), text),
-        ];
-        guarded(&format!("script-{runs}"), &files, || {
-            let loaded = match servitor::load(&work.path().display().to_string()) {
+        let n = h.runs + 1;
+        h.run("fuzz.rhai generated", || {
+            let loaded = match servitor::load(&dir) {
                 Ok(l) => l,
                 // The script check refuses a literal id that does not exist at load: a clean
                 // diagnostic too. Anything else about the fixed package is a bug.
@@ -450,7 +608,7 @@ fn generated_scripts_call_the_engine_without_panic_or_hang() {
                 Err(e) => panic!("the fuzz package does not load:\n{}", e.render(false)),
             };
             let ruleset = Arc::new(loaded.ruleset);
-            match servitor::script::run_procedure(&ruleset, "p", &[], runs) {
+            match servitor::script::run_procedure(&ruleset, "p", &[], n) {
                 Ok(_) => ok += 1,
                 Err(servitor::script::RunError::Script(d)) => {
                     refused += 1;
@@ -462,6 +620,439 @@ fn generated_scripts_call_the_engine_without_panic_or_hang() {
             }
         });
     }
-    eprintln!("fuzz script: {runs} generated scripts, {ok} ran to the end, {refused} stopped with a diagnostic");
-    assert!(runs > 20, "only {runs} runs");
+    h.finish(&format!("{ok} ran to the end, {refused} stopped with a diagnostic"));
+}
+
+// ----- game ------------------------------------------------------------------------------
+
+/// Every method of the game handle a script may call, for swapping one call for another.
+const GAME_API: &[&str] = &[
+    "turn",
+    "side",
+    "phase",
+    "over",
+    "mission",
+    "option",
+    "pieces",
+    "pieces_with",
+    "piece",
+    "get",
+    "get_var",
+    "scores",
+    "collected",
+    "say",
+    "use_stream",
+    "distance",
+    "by_distance",
+    "visible",
+    "sees",
+    "reachable",
+    "vantage",
+    "adjacent",
+    "shut_in",
+    "free_squares",
+    "marked",
+    "section_square",
+    "fits",
+    "distance_to",
+    "square_free",
+    "unseen",
+    "sections",
+    "section_of",
+    "section_squares",
+    "entered",
+    "lines",
+    "blast_at",
+    "best_blast",
+    "best_line",
+    "add",
+    "place",
+    "place_hidden",
+    "reveal",
+    "enter",
+    "leave",
+    "damage",
+    "remove",
+    "set",
+    "open_door",
+    "move_towards",
+    "move_away",
+    "move_to",
+    "move_path",
+    "set_var",
+    "set_entered",
+    "score",
+    "collect",
+    "new_pool",
+    "new_secret_pool",
+    "pool",
+    "take",
+    "give",
+    "take_random",
+    "new_deck",
+    "cards_left",
+    "draw",
+    "end",
+];
+
+/// Statements spliced into a game's scripts: runaway loops, huge numbers, deep recursion and
+/// nesting, moves into walls and off the board, unknown pieces, floods of log and pieces.
+const GAME_SNIPPETS: &[&str] = &[
+    "loop { }",
+    "while true { game.turn(); }",
+    "for i in 0..1900000 { }",
+    "let n = 9223372036854775807; n += 1;",
+    "fuzz_deep(0);",
+    "fuzz_deep(-1000000);",
+    "return;",
+    "return 0.0 / 0.0;",
+    "throw ();",
+    "throw \"\\x1b]0;owned\\x07\\x1b[2J\";",
+    "game.say(\"\\x1b]0;owned\\x07\\x1b[2J\\r\\u202e\");",
+    "let id = game.pieces(\"\")[0]; game.move_path(id, [\"1,1\", \"200,200\"]);",
+    "let id = game.pieces(\"\")[0]; game.move_path(id, [\"0,0\"]);",
+    "let id = game.pieces(\"\")[0]; game.move_to(id, \"-1,-1\", 1000);",
+    "let id = game.pieces(\"\")[0]; game.move_to(id, \"1,1\", 1000);",
+    "for id in game.pieces(\"\") { game.move_to(id, game.marked(game.mission().id)[0], 1000); }",
+    "for id in game.pieces(\"\") { game.move_towards(id, game.pieces(\"\")[0], 1000); }",
+    "for id in game.pieces(\"\") { game.move_away(id, game.pieces(\"\")[0], 9223372036854775807); }",
+    "let id = game.pieces(\"\")[0]; game.enter(id, \"1,1\");",
+    "game.place(\"nope\", game.side(), \"3,3\");",
+    "game.place_hidden(\"t\", \"nope\", game.side(), \"4294967297,1\");",
+    "game.damage(\"nobody\", 1, \"fuzz\");",
+    "for id in game.pieces(\"\") { game.damage(id, 9223372036854775807, \"fuzz\"); }",
+    "game.damage(game.pieces(\"\")[0], -1, \"fuzz\");",
+    "game.score(game.side(), 9223372036854775807, \"fuzz\"); game.score(game.side(), 9223372036854775807, \"fuzz\");",
+    "game.score(game.side(), -9223372036854775807 - 1, \"fuzz\");",
+    "game.new_pool(\"fuzz\", #{a: 9223372036854775807, b: 9223372036854775807}); game.take_random(\"fuzz\");",
+    "game.new_secret_pool(\"fuzz\", #{a: 9223372036854775807, b: 1});",
+    "game.new_pool(\"fuzz\", #{a: 1}); game.give(\"fuzz\", \"a\", 9223372036854775807);",
+    "let d = []; for i in 0..9000 { d = [d]; } game.set_var(\"fuzz\", d);",
+    "let m = #{}; for i in 0..9000 { m = #{m: m}; } game.set(game.pieces(\"\")[0], \"fuzz\", m);",
+    "let s = \"x\"; s.pad(16000, \"y\"); loop { game.say(s); }",
+    "for i in 0..100000 { game.add(game.piece(game.pieces(\"\")[0]).kind, game.side()); }",
+    "for i in 0..100000 { game.use_stream(`fuzz-${i}`); }",
+    "for i in 0..100000 { game.by_distance(game.pieces(\"\")[0], \"\"); }",
+    "for i in 0..100000 { game.vantage(game.pieces(\"\")[0], 1000, \"\"); }",
+    "for i in 0..100000 { game.best_blast(game.pieces(\"\")[0], \"\"); }",
+    "game.reachable(game.pieces(\"\")[0], 1000);",
+    "game.end(\"\", \"fuzz\"); game.end(\"\", \"again\");",
+    "game.end(\"nobody\", \"fuzz\");",
+    "game.use_stream(\"\");",
+    "game.new_deck(\"fuzz\", []); game.draw(\"fuzz\");",
+    "let cards = []; cards.pad(10000, \"c\"); game.new_deck(\"fuzz\", cards);",
+    "game.reveal(game.pieces(\"\")[0]);",
+    "game.leave(game.pieces(\"\")[0], \"removed\");",
+    "game.leave(game.pieces(\"\")[0], \"safe\");",
+    "game.remove(game.pieces(\"\")[0], \"fuzz\");",
+    "game.set(game.pieces(\"\")[0], \"life\", \"many\");",
+    "game.set_var(\"scanned\", 0);",
+    "game.open_door(\"1,1\", \"1,2\");",
+    "game.section_square(\"\", 9223372036854775807, -9223372036854775807 - 1);",
+    "game.distance_to(game.pieces(\"\")[0], []);",
+    "game.blast_at(\"-1,-1\");",
+    "game.set_entered(\"nope\");",
+    "roll(\"100d6\"); roll(\"101d6\");",
+    "roll(\"d6 + 9223372036854775807\");",
+    "random(-9223372036854775807 - 1, 9223372036854775807);",
+];
+
+/// Appended to a mutated script, for the snippets that call it.
+const GAME_HELPERS: &str = "\nfn fuzz_deep(n) { fuzz_deep(n + 1) }\n";
+
+/// Numbers a flipped number may become.
+const NUMBERS: &[&str] = &[
+    "0",
+    "1",
+    "-1",
+    "2",
+    "3",
+    "40",
+    "1000",
+    "65535",
+    "4294967296",
+    "9223372036854775807",
+    "-9223372036854775808",
+];
+
+/// Byte ranges of the runs of ASCII digits in `text`.
+fn numbers_in(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_digit() {
+            let start = i;
+            while i < bytes.len() && bytes[i].is_ascii_digit() {
+                i += 1;
+            }
+            out.push((start, i));
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// One mutation of a game's script or rules file, and what it did.
+fn mutate_game_file(rng: &mut Prng, text: &str, is_script: bool, corpus: &[String]) -> (String, String) {
+    // Scripts: numbers, bytes, swapped calls, spliced statements; rules files: numbers, bytes.
+    let choice = if is_script {
+        rng.below(10)
+    } else {
+        [0, 1, 2][rng.below(3)]
+    };
+    match choice {
+        // A number flipped.
+        0 | 1 => {
+            let numbers = numbers_in(text);
+            if numbers.is_empty() {
+                return (text.to_string(), "no number to flip".into());
+            }
+            let (a, b) = *rng.pick(&numbers);
+            let new = if rng.below(3) == 0 {
+                let n: i64 = text[a..b].parse().unwrap_or(0);
+                n.wrapping_add([-1, 1][rng.below(2)]).to_string()
+            } else {
+                rng.pick(NUMBERS).to_string()
+            };
+            let line = text[..a].lines().count();
+            (
+                format!("{}{new}{}", &text[..a], &text[b..]),
+                format!("line {line}: {} became {new}", &text[a..b]),
+            )
+        }
+        // Bytes mutated as the load target does.
+        2 => (mutate(rng, text, corpus), "bytes mutated".into()),
+        // A call to the game API swapped for another.
+        3..=5 => {
+            let calls: Vec<usize> = text.match_indices("game.").map(|(i, _)| i + 5).collect();
+            if calls.is_empty() {
+                return (text.to_string(), "no game call to swap".into());
+            }
+            let at = *rng.pick(&calls);
+            let end = text[at..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .map_or(text.len(), |n| at + n);
+            let new = rng.pick(GAME_API);
+            let line = text[..at].lines().count();
+            (
+                format!("{}{new}{}", &text[..at], &text[end..]),
+                format!("line {line}: game.{} became game.{new}", &text[at..end]),
+            )
+        }
+        // A hostile statement spliced in after a line that ends a statement or opens a block.
+        _ => {
+            let mut places: Vec<usize> = Vec::new();
+            let mut offset = 0;
+            for line in text.split_inclusive('\n') {
+                offset += line.len();
+                let t = line.trim_end();
+                if (t.ends_with('{') || t.ends_with(';')) && !t.trim_start().starts_with("//") {
+                    places.push(offset);
+                }
+            }
+            if places.is_empty() {
+                return (text.to_string(), "no place to splice".into());
+            }
+            let at = *rng.pick(&places);
+            let snippet = rng.pick(GAME_SNIPPETS);
+            let line = text[..at].lines().count() + 1;
+            (
+                format!(
+                    "{}    {snippet}\n{}{}",
+                    &text[..at],
+                    &text[at..],
+                    if text.contains(GAME_HELPERS) { "" } else { GAME_HELPERS }
+                ),
+                format!("line {line}: spliced `{snippet}`"),
+            )
+        }
+    }
+}
+
+/// A game package to fuzz: the folders copied into the work folder, the one played, its
+/// missions and options.
+struct GameCorpus {
+    folders: &'static [&'static str],
+    play: &'static str,
+    missions: &'static [&'static str],
+    options: &'static [(&'static str, &'static str)],
+}
+
+const GAMES: &[GameCorpus] = &[
+    GameCorpus {
+        folders: &["rulesets/space-crusade", "rulesets/space-crusade-solo"],
+        play: "space-crusade-solo",
+        missions: &["reactor-strike", "stranded", "purge"],
+        options: &[("marine-style", "bold"), ("marine-style", "cautious")],
+    },
+    GameCorpus {
+        folders: &["tests/games/skirmish"],
+        play: "skirmish",
+        missions: &["hall-fight"],
+        options: &[("style", "cautious")],
+    },
+];
+
+/// Renders what a failed game says, as the commands would.
+fn render_game_error(ruleset: &servitor::Ruleset, error: servitor::game::GameError) {
+    if let servitor::game::GameError::Script { diagnostic, .. } = error {
+        let mut report = servitor::diagnostic::Report::default();
+        report.push(*diagnostic);
+        let _ = report.render(&ruleset.sources, false);
+    }
+}
+
+/// A game started, stopped after a few phases, saved as JSON (with `flips` of its numbers
+/// changed, as a hand-edited save might be), read back and played on.
+fn save_and_resume(ruleset: &Arc<servitor::Ruleset>, setup: servitor::game::Setup, phases: u32, flips: u64) {
+    use servitor::game::{Host, Save};
+    let mut host = Host::new(ruleset);
+    let game = match host.start(&setup, Some(phases)) {
+        Ok(g) => g,
+        Err(e) => return render_game_error(ruleset, e),
+    };
+    let mut json = serde_json::to_string(&host.save(&game)).expect("a save is JSON");
+    let mut rng = Prng(flips);
+    for _ in 0..flips % 4 {
+        let numbers = numbers_in(&json);
+        if numbers.is_empty() {
+            break;
+        }
+        let (a, b) = *rng.pick(&numbers);
+        json = format!("{}{}{}", &json[..a], rng.pick(NUMBERS), &json[b..]);
+    }
+    let Ok(save) = serde_json::from_str::<Save>(&json) else {
+        return;
+    };
+    let mut other = Host::new(ruleset);
+    match other.load(save).and_then(|g| other.advance(g, None)) {
+        Ok(g) => {
+            let record = servitor::game::host::record(g);
+            let _ = serde_json::to_string(&record);
+        }
+        Err(e) => render_game_error(ruleset, e),
+    }
+}
+
+#[test]
+fn game() {
+    on_script_stack(game_target);
+}
+
+fn game_target() {
+    let mut h = Harness::new("game", seed() ^ 0x6a3e, GAME_BUDGET);
+    let mut rng = Prng(h.seed);
+    let work = h.work.clone();
+    let (mut played, mut refused, mut unloaded) = (0u64, 0u64, 0u64);
+    while h.running() {
+        let corpus = rng.pick(GAMES);
+        for entry in std::fs::read_dir(&work).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                let _ = std::fs::remove_dir_all(&path);
+            }
+        }
+        let mut files = Vec::new();
+        for folder in corpus.folders {
+            let from = root().join(folder);
+            let to = work.join(from.file_name().unwrap());
+            copy_dir(&from, &to);
+            files_under(&to, &mut files);
+        }
+        files.sort();
+        let texts: Vec<String> = files.iter().map(|f| std::fs::read_to_string(f).unwrap()).collect();
+        let mut what = String::new();
+        // Short games: a few turns, now and then as many as the package says.
+        if rng.below(6) != 0 {
+            let turns = 1 + rng.below(4);
+            for (file, text) in files.iter().zip(&texts) {
+                if let Some(at) = text.find("max-turns ") {
+                    let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+                    let short = format!("{}max-turns {turns}{}", &text[..at], &text[end..]);
+                    std::fs::write(file, short).unwrap();
+                }
+            }
+            what.push_str(&format!("max-turns {turns}\n"));
+        }
+        let (scripts, rules): (Vec<usize>, Vec<usize>) =
+            (0..files.len()).partition(|&i| files[i].extension().is_some_and(|e| e == "rhai"));
+        for _ in 0..1 + rng.below(3) {
+            // Scripts mostly: a rules file changed often no longer loads.
+            let i = if rng.below(4) == 0 {
+                *rng.pick(&rules)
+            } else {
+                *rng.pick(&scripts)
+            };
+            let file = &files[i];
+            let text = std::fs::read_to_string(file).unwrap();
+            let is_script = file.extension().is_some_and(|e| e == "rhai");
+            let (new, how) = mutate_game_file(&mut rng, &text, is_script, &texts);
+            std::fs::write(file, new).unwrap();
+            let name = file.strip_prefix(&work).unwrap_or(file);
+            what.push_str(&format!("{}: {how}\n", name.display()));
+        }
+        let package = work.join(corpus.play).display().to_string();
+        let mission = if rng.below(20) == 0 {
+            "nope".to_string()
+        } else {
+            rng.pick(corpus.missions).to_string()
+        };
+        let options: Vec<(String, String)> = if rng.below(2) == 0 {
+            let (k, v) = rng.pick(corpus.options);
+            vec![(k.to_string(), v.to_string())]
+        } else {
+            Vec::new()
+        };
+        let seed = rng.next() % 1_000_000;
+        let games = 1 + rng.below(2) as u64;
+        let resume = rng.below(3) == 0;
+        let phases = 1 + rng.below(6) as u32;
+        let flips = rng.next();
+        what.push_str(&format!(
+            "mission {mission}, seed {seed}, {games} games, options {options:?}\n"
+        ));
+        h.run(&what, || {
+            let ruleset = match servitor::load(&package) {
+                Ok(l) => {
+                    let _ = l.warnings.render(&l.ruleset.sources, false);
+                    Arc::new(l.ruleset)
+                }
+                Err(e) => {
+                    unloaded += 1;
+                    let _ = e.render(false);
+                    return;
+                }
+            };
+            let setup = servitor::sim::SimSetup {
+                game: None,
+                mission: mission.clone(),
+                seed,
+                games,
+                jobs: 1,
+                options: options.clone(),
+            };
+            if servitor::sim::check(&ruleset, &setup).is_err() {
+                refused += 1;
+                return;
+            }
+            let report = servitor::sim::run(&ruleset, &setup, &|| {}, &AtomicBool::new(false));
+            let _ = serde_json::to_string(&report).expect("a sim report is JSON");
+            played += report.games;
+            refused += report.errors.len() as u64;
+            if resume {
+                let setup = servitor::game::Setup {
+                    game: None,
+                    mission,
+                    seed,
+                    options,
+                };
+                save_and_resume(&ruleset, setup, phases, flips);
+            }
+        });
+    }
+    h.finish(&format!(
+        "{played} games played ({refused} ended with a diagnostic), {unloaded} packages did not load"
+    ));
 }

@@ -140,3 +140,68 @@ fn killed_at_any_moment_the_save_is_whole_and_resumes() {
         assert!(!dir.path().join(format!("k{round}.tmp")).exists() || kept < fed);
     }
 }
+
+/// A player takes their time to roll: the seconds spent waiting for a typed die are not the
+/// script's, so its one-second deadline never fires while the table rolls (it once stopped
+/// the Alien mid-scan with "Script terminated" as soon as a player paused).
+#[test]
+fn a_player_who_takes_time_to_roll_does_not_run_the_script_out_of_time() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::sync::mpsc;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_servitor"))
+        .args([
+            "play",
+            "space-crusade-solo",
+            "--mission",
+            "reactor-strike",
+            "--seed",
+            "2",
+        ])
+        .args(["--dice", "manual", "--json"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (asked, prompts) = mpsc::channel();
+    let mut err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        let (mut text, mut byte) = (Vec::new(), [0u8; 1]);
+        while err.read(&mut byte).is_ok_and(|n| n == 1) {
+            text.push(byte[0]);
+            if text.ends_with(b"or auto: ") {
+                let _ = asked.send(());
+                text.clear();
+            }
+        }
+    });
+    let (answered, answers) = mpsc::channel();
+    let out = BufReader::new(child.stdout.take().unwrap());
+    std::thread::spawn(move || {
+        for line in out.lines().map_while(Result::ok) {
+            let _ = answered.send(line);
+        }
+    });
+    answers.recv().unwrap(); // the start
+    writeln!(stdin, "enter commander 6,1").unwrap();
+    let mut rolled = 0;
+    let reply = loop {
+        if let Ok(line) = answers.try_recv() {
+            break line;
+        }
+        if prompts.recv_timeout(std::time::Duration::from_millis(50)).is_ok() {
+            rolled += 1;
+            if rolled == 3 {
+                std::thread::sleep(std::time::Duration::from_millis(1_500));
+            }
+            writeln!(stdin, "auto").unwrap();
+        }
+    };
+    drop(stdin);
+    let _ = child.wait();
+    let reply: serde_json::Value = serde_json::from_str(&reply).unwrap();
+    assert_eq!(reply["ok"], true, "{reply}");
+    assert!(rolled > 3, "the scan asks for its dice: {rolled}");
+}

@@ -115,6 +115,10 @@ pub struct Grid {
 
 const NO_MARK: u16 = u16::MAX;
 
+// Sections and marks are indexed by u16: a mission has at most one board per square, and
+// `MAX_GRID_SIDE` keeps its squares (so its boards) below `NO_MARK`; the index never wraps.
+const _: () = assert!(crate::limits::MAX_GRID_SIDE * crate::limits::MAX_GRID_SIDE < NO_MARK as usize);
+
 impl Grid {
     /// An empty grid: every square solid, every edge open.
     pub fn new(width: i32, height: i32) -> Self {

@@ -47,8 +47,7 @@ pub fn run(args: GameArgs) -> Result<(), String> {
     let mut host = Host::new(&ruleset);
     let played = match &args.resume {
         Some(path) => {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+            let text = super::read_named(path, servitor::limits::MAX_SAVE_BYTES, "MAX_SAVE_BYTES")?;
             let save: Save = serde_json::from_str(&text)
                 .map_err(|e| format!("error: {} is not a saved game: {e}", path.display()))?;
             host.load(save).and_then(|g| host.advance(g, args.phases))
@@ -131,7 +130,9 @@ pub fn account(events: &[Event]) -> String {
 
 fn failure(ruleset: &servitor::Ruleset, error: GameError, json: bool) -> String {
     match error {
-        GameError::Usage(m) | GameError::Save(m) | GameError::Refused(m) => format!("error: {m}"),
+        GameError::Usage(m) | GameError::Save(m) | GameError::Refused(m) => {
+            format!("error: {}", servitor::escape::visible(&m))
+        }
         GameError::Script {
             diagnostic,
             events,
@@ -145,7 +146,9 @@ fn failure(ruleset: &servitor::Ruleset, error: GameError, json: bool) -> String 
             if !json {
                 text.push_str(&format!("the game stopped in turn {turn}; its last events:\n"));
                 for e in tail.iter().rev() {
-                    text.push_str(&format!("  {}\n", e.text));
+                    // Made visible here: the diagnostic below may be coloured, so this text
+                    // reaches a colour terminal past the escaping of its colour sequences.
+                    text.push_str(&format!("  {}\n", servitor::escape::one_line(&e.text)));
                 }
             }
             text.push_str(&report.render(&ruleset.sources, super::color()));

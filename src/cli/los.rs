@@ -84,7 +84,7 @@ pub fn run(args: LosArgs) -> Result<(), String> {
         (false, None) => format!("{from} → {to}: not visible"),
     };
     super::emitln(&verdict);
-    super::emit(&render::text(grid, &overlay, color));
+    super::emit_painted(&render::text(grid, &overlay, color));
     if let Some(path) = &args.svg {
         write_svg(
             path,

@@ -113,12 +113,21 @@ pub fn main() -> ExitCode {
 }
 
 /// Writes to stdout; a closed pipe (`servitor show … | head`) ends the program quietly
-/// instead of panicking. Control characters (a package's texts may hold any) are made
-/// visible; only servitor's own colour sequences pass, and only to a colour terminal.
+/// instead of panicking. Every control character (a package's texts may hold any, colour
+/// sequences included) is made visible.
 pub fn emit(text: &str) {
-    use std::io::Write;
+    write_out(&servitor::escape::terminal(text, false));
+}
+
+/// [`emit`] for a picture servitor painted itself (a board map, whose squares carry no package
+/// text): its colour sequences pass, to a colour terminal.
+pub fn emit_painted(text: &str) {
     let colour = std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
-    let text = servitor::escape::terminal(text, colour);
+    write_out(&servitor::escape::terminal(text, colour));
+}
+
+fn write_out(text: &str) {
+    use std::io::Write;
     let mut out = std::io::stdout().lock();
     if out.write_all(text.as_bytes()).and_then(|()| out.flush()).is_err() {
         std::process::exit(0);
@@ -132,6 +141,36 @@ pub fn eprint_safe(text: &str) {
 
 pub fn emitln(text: &str) {
     emit(&format!("{text}\n"));
+}
+
+/// Reads a file named on the command line (a save, a scenario): a regular file of at most
+/// `limit` bytes, the limit named `name` in the message (`/dev/zero` or a pipe would read for
+/// ever, a huge file fill memory).
+pub fn read_named(path: &std::path::Path, limit: u64, name: &str) -> Result<String, String> {
+    use std::io::Read;
+    let cannot = |e: &dyn std::fmt::Display| format!("error: cannot read {}: {e}", path.display());
+    let meta = std::fs::metadata(path).map_err(|e| cannot(&e))?;
+    let too_large = || {
+        format!(
+            "error: {} is larger than {} bytes (`{name}`, see \"Limits\" in grammar/README.md)",
+            path.display(),
+            servitor::diagnostic::thousands(limit)
+        )
+    };
+    if !meta.is_file() {
+        return Err(cannot(&"not a regular file"));
+    }
+    if meta.len() > limit {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
+        .map_err(|e| cannot(&e))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    String::from_utf8(bytes).map_err(|_| cannot(&"not UTF-8 text"))
 }
 
 /// Whether to colour what goes to stderr.

@@ -115,8 +115,7 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
     let mut host = Host::new(&ruleset);
     let (session, save) = match &args.resume {
         Some(path) => {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+            let text = super::read_named(path, servitor::limits::MAX_SAVE_BYTES, "MAX_SAVE_BYTES")?;
             let session: Session = serde_json::from_str(&text)
                 .map_err(|e| format!("error: {} is not a servitor play save: {e}", path.display()))?;
             session.check(ruleset.name()).map_err(|e| format!("error: {e}"))?;
@@ -253,7 +252,7 @@ impl Table {
         let rest: Vec<&str> = parts.collect();
         match first {
             "help" => self.say(&help(&self.game)),
-            "board" => self.say(&board(&self.game, rest.first().copied(), &self.session.side)?),
+            "board" => self.say_painted(&board(&self.game, rest.first().copied(), &self.session.side)?),
             "status" => self.say(&status(&self.game)),
             "why" => self.say(&why(&self.game, rest.first().copied())),
             "odds" => self.say(&odds(&self.game, rest.first().copied())),
@@ -275,6 +274,15 @@ impl Table {
             super::emitln(&serde_json::json!({ "command": "info", "ok": true, "text": text }).to_string());
         } else {
             super::emit(text);
+        }
+    }
+
+    /// [`Self::say`] for the board, which keeps its colours (its package text made visible).
+    fn say_painted(&self, text: &str) {
+        if self.json {
+            self.say(text);
+        } else {
+            super::emit_painted(text);
         }
     }
 
@@ -455,8 +463,9 @@ fn manual_dice(ran_out: Arc<Mutex<bool>>) -> Arc<Mutex<Forced>> {
                 format!("1 {} die", die.die)
             };
             let prompt = format!("roll {what} (faces {}), or auto: ", die.faces.join(" "));
-            super::eprint_safe(&prompt);
-            let Some(answer) = read_stdin_line() else {
+            super::eprint_safe(&servitor::escape::visible(&prompt));
+            // The player may take their time: the script that asked does not run meanwhile.
+            let Some(answer) = servitor::script::outside_the_deadline(read_stdin_line) else {
                 *ran_out.lock().unwrap_or_else(|p| p.into_inner()) = true;
                 return None;
             };
@@ -467,10 +476,10 @@ fn manual_dice(ran_out: Arc<Mutex<bool>>) -> Arc<Mutex<Forced>> {
             if let Some(position) = die.faces.iter().position(|f| f == answer) {
                 return Some(position as u64 + 1);
             }
-            super::eprint_safe(&format!(
+            super::eprint_safe(&servitor::escape::visible(&format!(
                 "{what} has no face `{answer}`: its faces are {}\n",
                 die.faces.join(" ")
-            ));
+            )));
         }
     };
     Arc::new(Mutex::new(Forced {
@@ -578,7 +587,7 @@ fn board(game: &Game, svg: Option<&str>, human: &str) -> Result<String, String> 
         legend.push(format!(
             "{} {} on {}",
             letter,
-            p.id,
+            servitor::escape::one_line(&p.id),
             p.at.map(|s| s.to_string()).unwrap_or_default()
         ));
     }

@@ -29,7 +29,7 @@ pub struct Header {
 }
 
 pub fn read(path: &std::path::Path) -> Result<Header, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+    let text = super::read_named(path, servitor::limits::MAX_FILE_BYTES, "MAX_FILE_BYTES")?;
     let mut package = None;
     let mut sc = Scenario {
         game: None,
@@ -96,9 +96,12 @@ pub fn run(args: ScenarioArgs) -> Result<(), String> {
             }
             Ok(())
         }
-        Err(GameError::Usage(m) | GameError::Save(m) | GameError::Refused(m)) => Err(format!("error: {m}")),
+        Err(GameError::Usage(m) | GameError::Save(m) | GameError::Refused(m)) => {
+            Err(format!("error: {}", servitor::escape::visible(&m)))
+        }
         Err(GameError::Script { diagnostic, events, .. }) => {
-            let mut text = super::game::account(&events);
+            // The log is made visible here: the report after it may be coloured.
+            let mut text = servitor::escape::terminal(&super::game::account(&events), false).into_owned();
             let report = servitor::diagnostic::Report {
                 diagnostics: vec![*diagnostic],
             };

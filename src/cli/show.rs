@@ -65,7 +65,7 @@ pub fn run(args: ShowArgs) -> Result<(), String> {
         grid.width,
         grid.height
     ));
-    super::emit(&render::text(&grid, &overlay, color));
+    super::emit_painted(&render::text(&grid, &overlay, color));
     super::emit(&render::legend(&grid));
     if let Some(path) = &args.svg {
         write_svg(

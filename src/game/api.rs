@@ -7,7 +7,8 @@ use super::state::{Action, ON_BOARD, Piece};
 use super::view::Goal;
 use super::{Game, Pending};
 use crate::board::Square;
-use crate::script::RunState;
+use crate::limits::MAX_GAME_PIECES;
+use crate::script::{Budget, RunState};
 use rhai::{Array, Dynamic, Engine, EvalAltResult, INT, Map, NativeCallContext};
 use serde_json::Value as Json;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,6 +29,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 struct Api {
     game: SharedGame,
     run: Arc<Mutex<RunState>>,
+    /// The run's budget: every line the game logs is charged to it, and every board question
+    /// its work (squares visited), so that a loop of either stops at a limit, the same way
+    /// on every machine.
+    budget: Arc<Budget>,
     /// Set while triggers run: an action inside a trigger leaves the triggers it queues to
     /// the loop already running, so they run in the order they were queued.
     dispatching: Arc<AtomicBool>,
@@ -45,6 +50,7 @@ impl Drop for Dispatch<'_> {
 impl Api {
     /// Runs `f` on the game with the run's rolls so far moved into the log first, so the log
     /// keeps the order in which things happened.
+    /// The lines the call adds to the game's log are charged to the run's budget.
     fn with<T>(&self, f: impl FnOnce(&mut Game, &mut RunState) -> Result<T, String>) -> Res<T> {
         let mut guard = lock(&self.game);
         let Some(game) = guard.as_mut() else {
@@ -52,8 +58,20 @@ impl Api {
         };
         let mut run = lock(&self.run);
         let steps = std::mem::take(&mut run.steps);
+        // The steps were charged when the script made them.
         game.absorb(steps);
-        f(game, &mut run).map_err(Into::into)
+        let before = game.events.len();
+        let out = f(game, &mut run);
+        let bytes: usize = game.events[before..].iter().map(json_len).sum();
+        self.budget.try_log(bytes)?;
+        out.map_err(Into::into)
+    }
+
+    /// Charges a board question's work to the run, before it is done, and [`QUESTION_BASE`]
+    /// for the call itself (so that a loop of questions on a tiny board stops at the work
+    /// limit too, not at the wall-clock deadline).
+    fn cost(&self, units: u64) -> Result<(), String> {
+        self.budget.try_charge(units.saturating_add(QUESTION_BASE))
     }
 
     /// Runs the trigger functions that actions queued, each on its own stream. Runs after
@@ -75,6 +93,55 @@ impl Api {
             result.map(|_| ())?;
         }
     }
+}
+
+/// Bytes of an event as JSON (what it costs in a save and in `--json` output), counted
+/// without building the text.
+fn json_len(event: &super::Event) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, event);
+    count.0
+}
+
+/// What any board question costs besides its squares, in work units.
+const QUESTION_BASE: u64 = 1_000;
+
+/// Work units of board questions (as `MAX_SCRIPT_WORK` counts them): a question over every
+/// square of the mission costs its area; a line of sight, its longest side.
+fn area(g: &Game) -> u64 {
+    g.view.grid.len() as u64
+}
+
+fn side_len(g: &Game) -> u64 {
+    g.view.grid.width.max(g.view.grid.height).max(1) as u64
+}
+
+fn piece_count(g: &Game) -> u64 {
+    g.state.pieces.len() as u64
+}
+
+/// Lines of sight to look for face-down pieces: every hidden piece from every piece that
+/// might see it.
+fn sightings_cost(g: &Game) -> u64 {
+    let on_board = g.state.pieces.iter().filter(|p| p.on_board());
+    let hidden = on_board.clone().filter(|p| p.hidden.is_some()).count() as u64;
+    let open = on_board.filter(|p| p.hidden.is_none()).count() as u64;
+    hidden.saturating_mul(open).saturating_mul(side_len(g))
+}
+
+/// Pool counts must add up to a whole number (`take_random` draws from their total).
+fn pool_total(entries: &indexmap::IndexMap<String, i64>) -> Option<i64> {
+    entries.values().try_fold(0i64, |total, &n| total.checked_add(n))
 }
 
 fn square(game: &Game, value: &Dynamic) -> Result<Square, String> {
@@ -141,6 +208,11 @@ fn id_distances(game: &Game, list: Vec<(usize, u16)>) -> Array {
 }
 
 fn new_piece(game: &Game, kind: &str, side: &str, fields: &Map) -> Result<Piece, String> {
+    if game.state.pieces.len() >= MAX_GAME_PIECES {
+        return Err(format!(
+            "a game may have at most {MAX_GAME_PIECES} pieces, on the board or off (`MAX_GAME_PIECES`, see \"Limits\" in grammar/README.md): reuse pieces that left the board with `enter`"
+        ));
+    }
     if !game.def.sides.iter().any(|s| s == side) {
         return Err(format!(
             "`{side}` is not a side of this game (sides: {})",
@@ -223,6 +295,7 @@ fn walk(api: &Api, ctx: &NativeCallContext, id: &str, path: Vec<Square>) -> Res<
     for to in path {
         let step = api.with(|g, _| {
             let i = g.on_board(id)?;
+            api.cost(piece_count(g).saturating_mul(side_len(g)))?;
             let from = g.state.pieces[i].at.expect("on the board");
             match g.view.check_step(&g.state.pieces, i, from, to) {
                 Ok(()) => {}
@@ -313,11 +386,11 @@ fn new_pool(g: &mut Game, id: &str, entries: Map, secret: bool) -> Result<(), St
         }
         counts.insert(k.to_string(), n);
     }
+    let Some(total) = pool_total(&counts) else {
+        return Err(format!("pool `{id}`: its counts add up to more than {}", i64::MAX));
+    };
     let text = if secret {
-        format!(
-            "pool {id}: {} face down",
-            plural(counts.values().sum::<i64>() as usize, "token")
-        )
+        format!("pool {id}: {} face down", plural(total as usize, "token"))
     } else {
         let list: Vec<String> = counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
         format!("pool {id}: {}", list.join(", "))
@@ -397,16 +470,22 @@ pub fn function_names() -> &'static std::collections::HashSet<String> {
             steps: Vec::new(),
             dice_cache: Default::default(),
         }));
-        register(&mut engine, &Arc::new(Mutex::new(None)), &run);
+        register(
+            &mut engine,
+            &Arc::new(Mutex::new(None)),
+            &run,
+            &Arc::new(Budget::default()),
+        );
         crate::script::check::names_of(&engine)
     })
 }
 
-pub fn register(engine: &mut Engine, game: &SharedGame, run: &Arc<Mutex<RunState>>) {
+pub fn register(engine: &mut Engine, game: &SharedGame, run: &Arc<Mutex<RunState>>, budget: &Arc<Budget>) {
     engine.register_type_with_name::<GameRef>("Game");
     let api = Api {
         game: game.clone(),
         run: run.clone(),
+        budget: budget.clone(),
         dispatching: Arc::new(AtomicBool::new(false)),
     };
     register_reads(engine, &api);
@@ -474,7 +553,10 @@ fn register_reads(engine: &mut Engine, api: &Api) {
     });
     let a = api.clone();
     engine.register_fn("piece", move |_: GameRef, id: &str| {
-        a.with(|g, _| Ok(piece_map(&g.state.pieces[g.index(id)?])))
+        a.with(|g, _| {
+            let i = g.index(id)?;
+            Ok(g.piece_map(i, |p| piece_map(p).into()))
+        })
     });
     let a = api.clone();
     engine.register_fn("get", move |_: GameRef, id: &str, field: &str| {
@@ -532,6 +614,8 @@ fn register_reads(engine: &mut Engine, api: &Api) {
             if name.is_empty() || name == super::IDLE_STREAM {
                 return Err(format!("`{name}` cannot name a stream"));
             }
+            // A stream is kept for the rest of the game (and in its saves): charged as a line.
+            a.budget.try_log(64 + name.len())?;
             g.enter_stream(run, name);
             Ok(())
         })
@@ -543,6 +627,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     engine.register_fn("distance", move |_: GameRef, from: &str, to: &str| {
         a.with(|g, _| {
             let (i, j) = (g.on_board(from)?, g.on_board(to)?);
+            a.cost(area(g))?;
             Ok(g.view.distance(&g.state.pieces, i, j).map_or(-1, |d| d as INT))
         })
     });
@@ -550,6 +635,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     engine.register_fn("by_distance", move |_: GameRef, id: &str, side: &str| {
         a.with(|g, _| {
             let i = g.on_board(id)?;
+            a.cost(area(g) + piece_count(g))?;
             Ok(id_distances(g, g.view.by_distance(&g.state.pieces, i, side)))
         })
     });
@@ -557,6 +643,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     engine.register_fn("visible", move |_: GameRef, id: &str, side: &str| {
         a.with(|g, _| {
             let i = g.on_board(id)?;
+            a.cost(area(g) + piece_count(g).saturating_mul(side_len(g)))?;
             Ok(id_distances(g, g.view.visible(&g.state.pieces, i, side)))
         })
     });
@@ -564,6 +651,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     engine.register_fn("sees", move |_: GameRef, from: &str, to: &str| {
         a.with(|g, _| {
             let (i, j) = (g.on_board(from)?, g.on_board(to)?);
+            a.cost(side_len(g))?;
             Ok(g.view.sees(&g.state.pieces, i, j, true))
         })
     });
@@ -571,6 +659,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     engine.register_fn("reachable", move |_: GameRef, id: &str, n: INT| {
         a.with(|g, _| {
             let i = g.on_board(id)?;
+            a.cost(area(g).saturating_mul(8))?;
             let list = g.view.reachable(&g.state.pieces, i, max_steps(n)?);
             Ok(list
                 .into_iter()
@@ -582,6 +671,8 @@ fn register_board(engine: &mut Engine, api: &Api) {
     engine.register_fn("vantage", move |_: GameRef, id: &str, n: INT, side: &str| {
         a.with(|g, _| {
             let i = g.on_board(id)?;
+            let targets = g.state.pieces.iter().filter(|p| p.on_board() && p.side == side).count() as u64;
+            a.cost(area(g).saturating_mul(8 + targets.saturating_mul(side_len(g))))?;
             Ok(match g.view.vantage(&g.state.pieces, i, max_steps(n)?, side) {
                 None => Dynamic::UNIT,
                 Some((at, steps, seen)) => {
@@ -605,6 +696,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     engine.register_fn("shut_in", move |_: GameRef, id: &str| {
         a.with(|g, _| {
             let i = g.on_board(id)?;
+            a.cost(area(g) + piece_count(g))?;
             Ok(g.view.shut_in(&g.state.pieces, i))
         })
     });
@@ -617,6 +709,8 @@ fn register_board(engine: &mut Engine, api: &Api) {
                     .unwrap_or_default();
                 return Err(format!("no square is marked `{mark}` on this mission{hint}"));
             }
+            let watchers = g.state.pieces.iter().filter(|p| p.on_board() && p.side == side).count() as u64;
+            a.cost(area(g).saturating_mul(1 + watchers.saturating_mul(side_len(g))))?;
             let list: Array = g
                 .view
                 .grid
@@ -637,6 +731,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
                     .unwrap_or_default();
                 return Err(format!("no square is marked `{mark}` on this mission{hint}"));
             }
+            a.cost(area(g))?;
             Ok(g.view
                 .grid
                 .marked(mark)
@@ -654,6 +749,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
                 if !grid.sections.iter().any(|s| s == section) {
                     return Err(format!("no board section `{section}` in this mission"));
                 }
+                a.cost(area(g))?;
                 // The section's top-left corner: the least column and row of its squares.
                 let (mut left, mut top) = (i32::MAX, i32::MAX);
                 for i in 0..grid.len() {
@@ -701,6 +797,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     engine.register_fn("distance_to", move |_: GameRef, id: &str, to: Dynamic| {
         a.with(|g, _| {
             let i = g.on_board(id)?;
+            a.cost(area(g))?;
             let field = g.view.field_to(&g.state.pieces[i], &squares(g, &to)?);
             Ok(g.view.steps_in(&field, &g.state.pieces[i]).map_or(-1, INT::from))
         })
@@ -711,7 +808,10 @@ fn register_board(engine: &mut Engine, api: &Api) {
     });
     let a = api.clone();
     engine.register_fn("unseen", move |_: GameRef, at: Dynamic, side: &str| {
-        a.with(|g, _| Ok(g.view.unseen(&g.state.pieces, square(g, &at)?, side)))
+        a.with(|g, _| {
+            a.cost(piece_count(g).saturating_mul(side_len(g)))?;
+            Ok(g.view.unseen(&g.state.pieces, square(g, &at)?, side))
+        })
     });
     let a = api.clone();
     engine.register_fn("sections", move |_: GameRef| {
@@ -740,6 +840,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
             if !g.view.grid.sections.iter().any(|s| s == section) {
                 return Err(format!("no board section `{section}` in this mission"));
             }
+            a.cost(area(g))?;
             let grid = &g.view.grid;
             Ok((0..grid.len())
                 .map(|i| grid.square(i))
@@ -756,6 +857,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     engine.register_fn("lines", move |_: GameRef, id: &str| {
         a.with(|g, _| {
             let i = g.on_board(id)?;
+            a.cost(side_len(g).saturating_mul(8))?;
             Ok(g.view
                 .lines(&g.state.pieces, i)
                 .into_iter()
@@ -787,6 +889,8 @@ fn register_board(engine: &mut Engine, api: &Api) {
         engine.register_fn(name, move |_: GameRef, id: &str, side: &str| {
             a.with(|g, _| {
                 let i = g.on_board(id)?;
+                // A blast is looked for round every piece in sight: sight, then nine squares each.
+                a.cost(area(g) + piece_count(g).saturating_mul(side_len(g)).saturating_mul(10))?;
                 let shot = if line {
                     g.view.best_line(&g.state.pieces, i, side)
                 } else {
@@ -890,6 +994,7 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
                         }
                     }
                 }
+                a.cost(sightings_cost(g))?;
                 g.act(
                     "reveal",
                     text,
@@ -1011,6 +1116,7 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
                 if g.view.grid.edge(x, y) != (crate::board::Edge::Door { open: false }) {
                     return Err(format!("there is no closed door between {x} and {y}"));
                 }
+                a.cost(sightings_cost(g))?;
                 g.act(
                     "door",
                     format!("the door between {x} and {y} opens"),
@@ -1060,6 +1166,7 @@ fn register_moves(engine: &mut Engine, api: &Api) {
                     let i = g.on_board(id)?;
                     let j = g.on_board(other)?;
                     let max = max_steps(n)?;
+                    a.cost(area(g).saturating_mul(9))?;
                     let field = g.view.field_to(&g.state.pieces[i], &g.state.pieces[j].squares());
                     let goal = if towards {
                         Goal::Towards(&field)
@@ -1083,6 +1190,7 @@ fn register_moves(engine: &mut Engine, api: &Api) {
                 let i = g.on_board(id)?;
                 let targets = squares(g, &to)?;
                 let max = max_steps(n)?;
+                a.cost(area(g).saturating_mul(9))?;
                 let field = g.view.field_to(&g.state.pieces[i], &targets);
                 Ok(g.view
                     .plan(&g.state.pieces, i, Goal::Towards(&field), max, &mut run.rng))
@@ -1151,11 +1259,13 @@ fn register_counters(engine: &mut Engine, api: &Api) {
             if !g.def.sides.iter().any(|s| s == side) {
                 return Err(format!("`{side}` is not a side of this game"));
             }
-            let total = g.state.scores.get(side).copied().unwrap_or(0) + points;
+            let Some(total) = g.state.scores.get(side).copied().unwrap_or(0).checked_add(points) else {
+                return Err(format!("the score of {side} would pass {}", i64::MAX));
+            };
             let verb = if points < 0 { "loses" } else { "scores" };
             g.act(
                 "score",
-                format!("{side} {verb} {} ({total} in all): {reason}", points.abs()),
+                format!("{side} {verb} {} ({total} in all): {reason}", points.unsigned_abs()),
                 None,
                 Action::Score {
                     side: side.into(),
@@ -1250,7 +1360,7 @@ fn register_counters(engine: &mut Engine, api: &Api) {
                 return Err(format!("give {n}: give 0 or more (take removes)"));
             }
             let have = p.get(entry).copied().unwrap_or(0);
-            if have.checked_add(n).is_none() {
+            if have.checked_add(n).is_none() || pool_total(p).and_then(|t| t.checked_add(n)).is_none() {
                 return Err(format!("pool `{id}` cannot hold more `{entry}`"));
             }
             if n > 0 {
@@ -1276,7 +1386,7 @@ fn register_counters(engine: &mut Engine, api: &Api) {
                 .pools
                 .get(id)
                 .ok_or_else(|| format!("no game pool `{id}`: make it with new_pool"))?;
-            let total: i64 = p.values().sum();
+            let total = pool_total(p).ok_or_else(|| format!("pool `{id}` holds more than {} in all", i64::MAX))?;
             if total <= 0 {
                 return Ok(Dynamic::UNIT);
             }
@@ -1288,11 +1398,11 @@ fn register_counters(engine: &mut Engine, api: &Api) {
             let entry = p
                 .iter()
                 .find(|(_, n)| {
-                    pick -= **n;
+                    pick = pick.saturating_sub(**n);
                     pick < 0
                 })
                 .map(|(k, _)| k.clone())
-                .expect("the pick is below the total");
+                .ok_or_else(|| format!("pool `{id}` has a count below zero"))?;
             let left = p[&entry] - 1;
             g.act(
                 "take",

@@ -3,9 +3,10 @@
 
 use super::api::{self, GameRef, SharedGame};
 use super::state::{Action, GameState, Outcome};
+use super::view::OpenBoard;
 use super::view::View;
 use super::{Event, Game};
-use crate::board::Grid;
+use crate::board::Square;
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::dice::Rng;
 use crate::ruleset::{GameDef, Ruleset};
@@ -103,10 +104,12 @@ pub struct Save {
 pub struct Host {
     ruleset: Arc<Ruleset>,
     engine: rhai::Engine,
+    /// What the engine's runs spend; a game's runs add up (`MAX_GAME_*` limits).
+    budget: Arc<crate::script::Budget>,
     game: SharedGame,
     run: Arc<Mutex<RunState>>,
     /// Mission → its grid with every door open (for distances).
-    open_grids: HashMap<String, Arc<Grid>>,
+    open_grids: HashMap<String, Arc<OpenBoard>>,
 }
 
 impl Host {
@@ -116,12 +119,13 @@ impl Host {
             steps: Vec::new(),
             dice_cache: Default::default(),
         }));
-        let mut engine = crate::script::engine_for(ruleset, &run);
+        let (mut engine, budget) = crate::script::engine_and_budget_for(ruleset, &run);
         let game: SharedGame = Arc::new(Mutex::new(None));
-        api::register(&mut engine, &game, &run);
+        api::register(&mut engine, &game, &run, &budget);
         Host {
             ruleset: ruleset.clone(),
             engine,
+            budget,
             game,
             run,
             open_grids: HashMap::new(),
@@ -130,6 +134,11 @@ impl Host {
 
     pub fn ruleset(&self) -> &Arc<Ruleset> {
         &self.ruleset
+    }
+
+    /// What the current game's script runs have spent so far (operations, work, log, time).
+    pub fn spent(&self) -> crate::script::Spent {
+        self.budget.spent()
     }
 
     /// The `game` item a setup names (or the package's only one).
@@ -187,9 +196,10 @@ impl Host {
         let open = self
             .open_grids
             .entry(mission.to_string())
-            .or_insert_with(|| Arc::new(View::all_doors_open(&m.grid)))
+            .or_insert_with(|| Arc::new(OpenBoard::new(&m.grid)))
             .clone();
         let view = View::new(m.grid.clone(), open);
+        self.budget.begin_game();
         Ok(Game::new(self.ruleset.clone(), def, mission, seed, options, view))
     }
 
@@ -449,17 +459,23 @@ impl Host {
     }
 
     /// Whether the innermost function of a failure belongs to the package's scripts.
+    /// Whether the error arose in the package's scripts rather than a scenario's own: some
+    /// function on its call chain is the package's (the innermost may be one of Rhai's own,
+    /// `filter` or `some`, called with a closure).
     fn in_package(&self, error: &rhai::EvalAltResult, entry: &str) -> bool {
-        let mut function = entry;
+        let ours = |f: &str| {
+            self.ruleset
+                .scripts
+                .iter()
+                .any(|s| s.functions.iter().any(|(n, _)| n == f))
+        };
+        let mut found = ours(entry);
         let mut e = error;
         while let rhai::EvalAltResult::ErrorInFunctionCall(name, _, inner, _) = e {
-            function = name;
+            found |= ours(name);
             e = inner;
         }
-        self.ruleset
-            .scripts
-            .iter()
-            .any(|s| s.functions.iter().any(|(n, _)| n == function))
+        found
     }
 
     /// A game between phases as a save document.
@@ -508,6 +524,7 @@ impl Host {
         if replayed != save.state {
             return Err(GameError::Save("the saved state is not what its log replays to".into()));
         }
+        check_save(&game, save.next, &save.state)?;
         for (a, b, open) in &save.state.doors {
             game.view.grid.set_door(*a, *b, *open);
         }
@@ -518,6 +535,35 @@ impl Host {
         game.restore_streams(&save.streams).map_err(GameError::Save)?;
         Ok(game)
     }
+}
+
+/// A save is a file anyone may edit, and its log replays whatever it says: what the turn
+/// loop and the board index by must fit this game (the next phase, where pieces stand and how
+/// big they are), or the save is refused.
+fn check_save(game: &Game, next: (u32, usize), state: &GameState) -> Result<(), GameError> {
+    let refuse = |m: String| Err(GameError::Save(m));
+    let phases = game.def.phases.len();
+    if next.1 >= phases {
+        return refuse(format!(
+            "the save's next phase is number {} of game `{}`, which has {phases}",
+            next.1 + 1,
+            game.def.id
+        ));
+    }
+    let grid = &game.view.grid;
+    for p in &state.pieces {
+        if p.on_board() != p.at.is_some() {
+            return refuse(format!("piece `{}` is `{}` but stands on {:?}", p.id, p.status, p.at));
+        }
+        let Some(at) = p.at else { continue };
+        if !(1..=8).contains(&p.size) {
+            return refuse(format!("piece `{}` has size {}: sizes are 1 to 8", p.id, p.size));
+        }
+        if !grid.contains(at) || !grid.contains(Square::new(at.x + p.size - 1, at.y + p.size - 1)) {
+            return refuse(format!("piece `{}` stands on {at}, off the board", p.id));
+        }
+    }
+    Ok(())
 }
 
 /// The message of a script's own `throw "…"` (however deep), which a command uses to refuse.

@@ -58,6 +58,9 @@ pub struct Game {
     after_move: Vec<Pending>,
     /// The piece walking now and the squares walked since its last logged segment.
     segment: Option<(usize, Square, Vec<Square>)>,
+    /// Per piece index, the map `game.piece(id)` last gave scripts, until the piece changes:
+    /// behaviours ask for the same pieces many times between two actions.
+    piece_maps: Vec<Option<rhai::Dynamic>>,
 }
 
 pub const IDLE_STREAM: &str = "idle";
@@ -88,6 +91,7 @@ impl Game {
             forced: None,
             after_move: Vec::new(),
             segment: None,
+            piece_maps: Vec::new(),
         }
     }
 
@@ -166,6 +170,9 @@ impl Game {
     }
 
     fn commit(&mut self, kind: &str, text: String, piece: Option<&str>, action: Action) {
+        if let Some(i) = action.piece_id().and_then(|id| self.state.index_of(id)) {
+            self.forget_piece_map(i);
+        }
         let applied = apply(&mut self.state, &action);
         debug_assert!(applied, "validated actions always apply: {action:?}");
         match &action {
@@ -244,6 +251,23 @@ impl Game {
     }
 
     // ----- pieces -----------------------------------------------------------------------
+
+    /// What `game.piece(id)` gives scripts for piece `i`, built at most once between two
+    /// changes of the piece.
+    pub fn piece_map(&mut self, i: usize, build: impl FnOnce(&state::Piece) -> rhai::Dynamic) -> rhai::Dynamic {
+        if self.piece_maps.len() < self.state.pieces.len() {
+            self.piece_maps.resize(self.state.pieces.len(), None);
+        }
+        self.piece_maps[i]
+            .get_or_insert_with(|| build(&self.state.pieces[i]))
+            .clone()
+    }
+
+    fn forget_piece_map(&mut self, i: usize) {
+        if let Some(m) = self.piece_maps.get_mut(i) {
+            *m = None;
+        }
+    }
 
     pub fn index(&self, id: &str) -> Result<usize, String> {
         self.state.index_of(id).ok_or_else(|| {
@@ -386,6 +410,7 @@ impl Game {
             self.check_sightings(None);
         }
         // Walk: the state follows every step; the log gets one line per segment.
+        self.forget_piece_map(i);
         self.state.pieces[i].at = Some(to);
         self.view.moved(&self.state.pieces, i, from);
         match &mut self.segment {

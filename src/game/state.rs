@@ -36,7 +36,7 @@ pub struct Piece {
 
 impl Piece {
     /// The squares it covers (none off the board).
-    pub fn squares(&self) -> Vec<Square> {
+    pub fn squares(&self) -> Footprint {
         footprint(self.at, self.size)
     }
 
@@ -45,9 +45,13 @@ impl Piece {
     }
 }
 
+/// The squares of a footprint: inline up to 2 × 2, so the questions that ask for them square by
+/// square (movement searches ask for every step) do not allocate.
+pub type Footprint = smallvec::SmallVec<[Square; 4]>;
+
 /// The squares a `size × size` piece covers with its top-left square on `at`.
-pub fn footprint(at: Option<Square>, size: i32) -> Vec<Square> {
-    let Some(at) = at else { return Vec::new() };
+pub fn footprint(at: Option<Square>, size: i32) -> Footprint {
+    let Some(at) = at else { return Footprint::new() };
     (0..size)
         .flat_map(|dy| (0..size).map(move |dx| at.offset(dx, dy)))
         .collect()
@@ -194,6 +198,28 @@ pub enum Action {
     },
 }
 
+impl Action {
+    /// The piece the action changes, if it changes one that exists before it.
+    pub fn piece_id(&self) -> Option<&str> {
+        match self {
+            Action::Reveal { id, .. }
+            | Action::Enter { id, .. }
+            | Action::Leave { id, .. }
+            | Action::Move { id, .. }
+            | Action::Damage { id, .. }
+            | Action::Remove { id }
+            | Action::Set { id, .. } => Some(id),
+            _ => None,
+        }
+    }
+}
+
+/// Whether a pool's counts are all zero or more and add up to a whole number (a save's log
+/// is checked so, as the game API checks a script's).
+fn pool_ok(entries: &IndexMap<String, i64>) -> bool {
+    entries.values().all(|&n| n >= 0) && entries.values().try_fold(0i64, |t, &n| t.checked_add(n)).is_some()
+}
+
 /// Carries out an action already validated. Returns false if it names something that is not
 /// there (a corrupt log): replay reports that instead of guessing.
 pub fn apply(state: &mut GameState, action: &Action) -> bool {
@@ -242,7 +268,7 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
         Action::Door { a, b, open } => state.doors.push((*a, *b, *open)),
         Action::Damage { id, amount } => {
             let Some(i) = piece(state, id) else { return false };
-            state.pieces[i].life -= amount;
+            state.pieces[i].life = state.pieces[i].life.saturating_sub(*amount);
         }
         Action::Remove { id } => {
             let Some(i) = piece(state, id) else { return false };
@@ -266,9 +292,18 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
                 list.push(section.clone());
             }
         }
-        Action::Score { side, points } => *state.scores.entry(side.clone()).or_default() += points,
+        Action::Score { side, points } => {
+            let score = state.scores.entry(side.clone()).or_default();
+            let Some(total) = score.checked_add(*points) else {
+                return false;
+            };
+            *score = total;
+        }
         Action::Collect { side, token } => state.collected.entry(side.clone()).or_default().push(token.clone()),
         Action::NewPool { id, entries, secret } => {
+            if !pool_ok(entries) {
+                return false;
+            }
             state.pools.insert(id.clone(), entries.clone());
             if *secret {
                 state.secret_pools.insert(id.clone());
@@ -284,7 +319,14 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
             if *n >= 0 && !pool.contains_key(entry) {
                 return false;
             }
-            *pool.entry(entry.clone()).or_default() -= n;
+            let count = pool.entry(entry.clone()).or_default();
+            let Some(left) = count.checked_sub(*n) else {
+                return false;
+            };
+            *count = left;
+            if !pool_ok(pool) {
+                return false;
+            }
         }
         Action::NewDeck { id, cards } => {
             state.decks.insert(id.clone(), cards.clone());

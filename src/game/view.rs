@@ -6,7 +6,60 @@ use super::state::{Piece, footprint};
 use crate::board::moves::{self, Steps, UNREACHABLE};
 use crate::board::{DIRECTIONS, Edge, Grid, Square, area, los};
 use crate::dice::Rng;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// The most bytes of distance fields one [`OpenBoard`] keeps (past it, fields are computed
+/// each time as before): 16 MB holds every single-square field of a 64 × 64 board.
+const MAX_CACHED_FIELD_BYTES: usize = 16 << 20;
+
+/// The mission grid with every door open, and the distance fields computed on it. A field
+/// over this grid depends only on its sources and how the piece steps — never on the game —
+/// so it is computed once per mission and shared by every game a host plays (and by every
+/// question in a turn): behaviours ask "who is nearest" many times a turn.
+pub struct OpenBoard {
+    pub grid: Grid,
+    fields: Mutex<FieldCache>,
+}
+
+#[derive(Default)]
+struct FieldCache {
+    by_sources: HashMap<(bool, Vec<Square>), Arc<[u16]>>,
+    bytes: usize,
+}
+
+impl OpenBoard {
+    /// The mission grid with every door open.
+    pub fn new(grid: &Grid) -> OpenBoard {
+        let mut open = grid.clone();
+        for (a, b, is_open) in grid.doors() {
+            if !is_open {
+                open.set_door(a, b, true);
+            }
+        }
+        OpenBoard {
+            grid: open,
+            fields: Mutex::new(FieldCache::default()),
+        }
+    }
+
+    /// Steps to the nearest of `sources` from every square, for a piece that steps `steps`;
+    /// the same numbers as [`moves::distance_field`], computed at most once.
+    pub fn field(&self, sources: &[Square], steps: Steps) -> Arc<[u16]> {
+        let key = (matches!(steps, Steps::Eight), sources.to_vec());
+        let mut cache = self.fields.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(field) = cache.by_sources.get(&key) {
+            return field.clone();
+        }
+        let field: Arc<[u16]> = moves::distance_field(&self.grid, sources, steps).into();
+        let bytes = field.len() * 2 + sources.len() * 8;
+        if cache.bytes + bytes <= MAX_CACHED_FIELD_BYTES {
+            cache.bytes += bytes;
+            cache.by_sources.insert(key, field.clone());
+        }
+        field
+    }
+}
 
 /// Which way a move goes.
 #[derive(Clone, Copy)]
@@ -21,7 +74,7 @@ pub struct View {
     /// Doors as they are now.
     pub grid: Grid,
     /// Every door open: distances for choosing where to go count doors as passable.
-    open: Arc<Grid>,
+    open: Arc<OpenBoard>,
     /// Per square: index + 1 of the piece standing there, 0 when empty.
     occ: Vec<u32>,
 }
@@ -36,20 +89,9 @@ pub struct Shot {
 }
 
 impl View {
-    pub fn new(grid: Grid, open: Arc<Grid>) -> View {
+    pub fn new(grid: Grid, open: Arc<OpenBoard>) -> View {
         let occ = vec![0; grid.len()];
         View { grid, open, occ }
-    }
-
-    /// The mission grid with every door open (made once per mission and shared).
-    pub fn all_doors_open(grid: &Grid) -> Grid {
-        let mut open = grid.clone();
-        for (a, b, is_open) in grid.doors() {
-            if !is_open {
-                open.set_door(a, b, true);
-            }
-        }
-        open
     }
 
     pub fn rebuild(&mut self, pieces: &[Piece]) {
@@ -114,13 +156,13 @@ impl View {
     }
 
     /// Steps from the squares of `p` to every square (doors passable, pieces ignored).
-    pub fn field_from(&self, p: &Piece) -> Vec<u16> {
-        moves::distance_field(&self.open, &p.squares(), Self::steps(p))
+    pub fn field_from(&self, p: &Piece) -> Arc<[u16]> {
+        self.open.field(&p.squares(), Self::steps(p))
     }
 
     /// Steps to any square of `to` from every square, for a piece that steps like `mover`.
-    pub fn field_to(&self, mover: &Piece, to: &[Square]) -> Vec<u16> {
-        moves::distance_field(&self.open, to, Self::steps(mover))
+    pub fn field_to(&self, mover: &Piece, to: &[Square]) -> Arc<[u16]> {
+        self.open.field(to, Self::steps(mover))
     }
 
     fn nearest_in(&self, field: &[u16], p: &Piece) -> u16 {
@@ -336,7 +378,7 @@ impl View {
     fn may_step(&self, pieces: &[Piece], a: usize, at: Square, dx: i32, dy: i32) -> bool {
         let p = &pieces[a];
         footprint(Some(at), p.size).iter().all(|&s| {
-            self.open.can_step(s, dx, dy)
+            self.open.grid.can_step(s, dx, dy)
                 && self
                     .occupant(s.offset(dx, dy))
                     .is_none_or(|o| o == a || pieces[o].side == p.side)
@@ -561,7 +603,7 @@ impl View {
             }
             // A diagonal step: go round by whichever L-shaped way is open with doors opened.
             let (via_x, via_y) = (s.offset(dx, 0), s.offset(0, dy));
-            if self.open.can_step(s, dx, 0) && self.open.can_step(via_x, 0, dy) {
+            if self.open.grid.can_step(s, dx, 0) && self.open.grid.can_step(via_x, 0, dy) {
                 add(s, via_x);
                 add(via_x, via_x.offset(0, dy));
             } else {

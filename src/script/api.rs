@@ -71,22 +71,34 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
     });
 
     let r = ruleset.clone();
+    // Records never change while a package is loaded; behaviours ask for the same few (a
+    // unit's stats, a weapon's dice) every decision, so each map is built once.
+    let made: Mutex<HashMap<String, HashMap<String, Map>>> = Mutex::default();
     engine.register_fn("record", move |kind: &str, id: &str| -> Res<Map> {
+        let mut made = made.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(map) = made.get(kind).and_then(|m| m.get(id)) {
+            return Ok(map.clone());
+        }
         let records = find_kind(&r, kind)?;
         match records.get(id) {
-            Some(record) => Ok(record_map(record)),
+            Some(record) => {
+                let map = record_map(record);
+                made.entry(kind.to_string())
+                    .or_default()
+                    .insert(id.to_string(), map.clone());
+                Ok(map)
+            }
             None => fail(format!(
                 "no {kind} `{id}`{}",
                 hint(did_you_mean(id, records.keys().map(String::as_str)))
             )),
         }
     });
-    let r = ruleset.clone();
+    let (r, b) = (ruleset.clone(), budget.clone());
     engine.register_fn("records", move |kind: &str| -> Res<Array> {
-        Ok(find_kind(&r, kind)?
-            .values()
-            .map(|rec| Dynamic::from_map(record_map(rec)))
-            .collect())
+        let records = find_kind(&r, kind)?;
+        b.charge(records.len() as u64)?;
+        Ok(records.values().map(|rec| Dynamic::from_map(record_map(rec))).collect())
     });
     let r = ruleset.clone();
     engine.register_fn("constant", move |id: &str| -> Res<Dynamic> {
@@ -134,19 +146,24 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
         push(&mut st, &b, Step::Roll { roll, why: None })?;
         Ok(value)
     });
-    let s = state.clone();
+    // An array is copied into a call and walked: charged by its length (a loop of shuffles of
+    // 10,000 items stops at MAX_SCRIPT_WORK, the same on every machine, not at the deadline).
+    let (s, b) = (state.clone(), budget.clone());
     engine.register_fn("pick", move |items: Array| -> Res<Dynamic> {
+        b.charge(items.len() as u64)?;
         if items.is_empty() {
             return fail("pick([]): nothing to pick from".into());
         }
         let i = lock(&s).rng.below(items.len() as u64) as usize;
         Ok(items[i].clone())
     });
-    let s = state.clone();
-    engine.register_fn("shuffle", move |items: Array| -> Array {
+    let (s, b) = (state.clone(), budget.clone());
+    engine.register_fn("shuffle", move |items: Array| -> Res<Array> {
+        // A draw from the RNG per item, dearer than a square visited.
+        b.charge((items.len() as u64).saturating_mul(16))?;
         let mut items = items;
         lock(&s).rng.shuffle(&mut items);
-        items
+        Ok(items)
     });
     let (s, b) = (state.clone(), budget.clone());
     engine.register_fn("step", move |text: &str| -> Res<()> {

@@ -10,6 +10,15 @@ mod sandbox;
 
 pub use api::{RunState, to_dynamic};
 pub use run::{RunError, RunOutput, Step, run_procedure, script_failure};
+pub use sandbox::outside_the_deadline;
+pub use sandbox::{Budget, Spent};
+
+/// Stack of every thread that runs scripts, in bytes. A script's values may nest as deep as
+/// Rhai's size limits allow (about 20,000 arrays and maps inside each other, built over a few
+/// turns of a game); turning them into JSON, printing and dropping them recurses once per
+/// level, past the 2 MiB of a spawned thread's default stack (an abort). 16 MiB holds twice
+/// the deepest such value.
+pub const STACK_BYTES: usize = 16 << 20;
 
 /// A sandboxed engine with every function a procedure may call (dice, tables, data, board
 /// questions), drawing on `state`. The game layer adds its own on top.
@@ -17,26 +26,29 @@ pub fn engine_for(
     ruleset: &std::sync::Arc<crate::Ruleset>,
     state: &std::sync::Arc<std::sync::Mutex<RunState>>,
 ) -> rhai::Engine {
+    engine_and_budget_for(ruleset, state).0
+}
+
+/// [`engine_for`], and the budget its runs are held to (the game layer charges its own
+/// questions and log to it, and counts a game's runs together).
+pub fn engine_and_budget_for(
+    ruleset: &std::sync::Arc<crate::Ruleset>,
+    state: &std::sync::Arc<std::sync::Mutex<RunState>>,
+) -> (rhai::Engine, std::sync::Arc<Budget>) {
     let (mut engine, budget) = sandbox::engine_with_budget();
     api::register(&mut engine, ruleset, state, &budget);
     board_api::register(&mut engine, ruleset, state, &budget);
     board_api::register_field(&mut engine, ruleset, &budget);
     board_api::register_facing(&mut engine, ruleset, &budget);
     board_api::register_units(&mut engine);
-    engine
+    (engine, budget)
 }
 
 use crate::diagnostic::Diagnostic;
 use crate::source::{FileId, SourceMap, Span};
 
-/// A compiled script of a package.
-#[derive(Debug, Clone)]
-pub struct Script {
-    pub file: FileId,
-    pub ast: rhai::AST,
-    /// Script functions: name and number of parameters.
-    pub functions: Vec<(String, usize)>,
-}
+// The compiled script is plain data of the ruleset (the layer below); this layer runs it.
+pub use crate::ruleset::Script;
 
 /// Compiles scripts with the sandbox's settings; made once per load (building an engine
 /// registers every standard function, which costs more than compiling a small script).

@@ -186,10 +186,7 @@ pub fn script_failure(error: EvalAltResult, ruleset: &Ruleset, entry: &str, what
             "scripts may run at most {} operations (`MAX_OPERATIONS`, see \"Limits\" in grammar/README.md): look for a loop that never ends",
             crate::diagnostic::thousands(sandbox::MAX_OPERATIONS)
         )),
-        EvalAltResult::ErrorTerminated(..) => Some(format!(
-            "a script run may take at most {} ms (`MAX_SCRIPT_MILLIS`, see \"Limits\" in grammar/README.md): look for a loop that never ends, or for costly calls (board questions, sorting, searching big arrays) inside a long loop",
-            crate::diagnostic::thousands(sandbox::MAX_SCRIPT_MILLIS)
-        )),
+        EvalAltResult::ErrorTerminated(token, _) => sandbox::stopped(token).map(|(_, help)| help),
         EvalAltResult::ErrorStackOverflow(_) => Some(format!(
             "calls may nest at most {} deep: look for endless recursion",
             sandbox::MAX_CALL_LEVELS
@@ -216,10 +213,9 @@ pub fn script_failure(error: EvalAltResult, ruleset: &Ruleset, entry: &str, what
             "the script threw `()`, with no message".to_string()
         }
         EvalAltResult::ErrorRuntime(value, _) => value.to_string(),
-        EvalAltResult::ErrorTerminated(..) => format!(
-            "ran longer than {} ms",
-            crate::diagnostic::thousands(sandbox::MAX_SCRIPT_MILLIS)
-        ),
+        EvalAltResult::ErrorTerminated(token, _) => {
+            sandbox::stopped(token).map_or_else(|| error.to_string(), |(message, _)| message)
+        }
         other => other.to_string(),
     };
     Diagnostic::error(span, format!("{what} failed: {message}"), "while running this").with_help_opt(help)

@@ -5,90 +5,286 @@
 
 use rhai::module_resolvers::DummyModuleResolver;
 use rhai::{Dynamic, Engine, EvalAltResult};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::diagnostic::thousands;
 pub use crate::limits::{
-    MAX_ARRAY_SIZE, MAX_CALL_LEVELS, MAX_EXPR_DEPTH, MAX_FN_EXPR_DEPTH, MAX_LOG_BYTES, MAX_MAP_SIZE, MAX_OPERATIONS,
-    MAX_SCRIPT_MILLIS, MAX_SCRIPT_WORK, MAX_STRING_SIZE,
+    MAX_ARRAY_SIZE, MAX_CALL_LEVELS, MAX_EXPR_DEPTH, MAX_FN_EXPR_DEPTH, MAX_GAME_LOG_BYTES, MAX_GAME_MILLIS,
+    MAX_GAME_OPERATIONS, MAX_GAME_WORK, MAX_LOG_BYTES, MAX_MAP_SIZE, MAX_OPERATIONS, MAX_SCRIPT_MILLIS,
+    MAX_SCRIPT_WORK, MAX_STRING_SIZE,
 };
 
 /// What the engine's deadline check answers with; `script_failure` recognises it.
 pub const DEADLINE: &str = "servitor: the script ran out of time";
+/// The game's scripts together passed [`MAX_GAME_OPERATIONS`].
+pub const GAME_OPERATIONS: &str = "servitor: the game ran out of operations";
+/// The game's scripts together ran longer than [`MAX_GAME_MILLIS`].
+pub const GAME_TIME: &str = "servitor: the game ran out of time";
+/// The game's log passed [`MAX_GAME_LOG_BYTES`].
+pub const GAME_LOG: &str = "servitor: the game's log is full";
 
-/// The clock is read every this many operations.
+thread_local! {
+    /// Time this thread spent waiting for a person (`outside_the_deadline`); a run's deadline
+    /// does not count it. Scripts run on the thread that called them, and so do the dice a
+    /// script asks a player for.
+    static WAITED: std::cell::Cell<Duration> = const { std::cell::Cell::new(Duration::ZERO) };
+}
+
+/// Runs `wait` (a person typing the die they rolled, say) without charging its time to the
+/// deadline of the script run that asked: a player may take a minute to roll; a script may not.
+pub fn outside_the_deadline<T>(wait: impl FnOnce() -> T) -> T {
+    let started = Instant::now();
+    let out = wait();
+    WAITED.with(|w| w.set(w.get() + started.elapsed()));
+    out
+}
+
+fn waited() -> Duration {
+    WAITED.with(std::cell::Cell::get)
+}
+
+/// What each script run of a game adds to the game's log besides its own lines: the line
+/// that begins a phase and the host's work around the run (so a game of endless empty phases
+/// still fills its log).
+pub const RUN_LOG_BYTES: u64 = 1024;
+
+/// The clock is read (and a game's totals checked) every this many operations; a power of two.
 const CLOCK_EVERY: u64 = 256;
 
 /// What one script run (one call into the scripts: a procedure, a phase, a trigger) may
 /// still spend besides Rhai's own operations: wall-clock time, against [`MAX_SCRIPT_MILLIS`]
-/// (a registered function may cost much more than one operation), and the bytes it logs,
-/// against [`MAX_LOG_BYTES`]. A new run starts when the engine counts its first operation.
+/// (a registered function may cost much more than one operation), the work of board
+/// questions, against [`MAX_SCRIPT_WORK`], and the bytes it logs, against [`MAX_LOG_BYTES`].
+/// A new run starts when the engine counts its first operation.
+///
+/// While a game is played ([`Budget::begin_game`]) its runs also add up, against the
+/// `MAX_GAME_*` limits: a game of ten thousand turns of costly phases ends with a diagnostic
+/// instead of running for hours or filling memory with its log.
 #[derive(Debug)]
 pub struct Budget {
-    started: Mutex<Instant>,
+    /// When this run began, and how long its thread had waited for a person by then.
+    started: Mutex<(Instant, Duration)>,
     log_bytes: AtomicU64,
     /// Work of engine functions (squares visited, corners compared), in this run.
     work: AtomicU64,
+    /// Operations of this run, as last counted.
+    ops: AtomicU64,
+    /// Milliseconds of this run at its last clock reading.
+    millis: AtomicU64,
+    /// Whether the runs belong to a game; then what its finished runs spent.
+    in_game: AtomicBool,
+    game: [AtomicU64; 4],
+}
+
+/// Indices into [`Budget::game`].
+const OPS: usize = 0;
+const WORK: usize = 1;
+const LOG: usize = 2;
+const MILLIS: usize = 3;
+
+/// What the runs of one game spent, for tests and measurements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Spent {
+    pub operations: u64,
+    pub work: u64,
+    pub log_bytes: u64,
+    pub millis: u64,
 }
 
 impl Default for Budget {
     fn default() -> Self {
         Budget {
-            started: Mutex::new(Instant::now()),
+            started: Mutex::new((Instant::now(), Duration::ZERO)),
             log_bytes: AtomicU64::new(0),
             work: AtomicU64::new(0),
+            ops: AtomicU64::new(0),
+            millis: AtomicU64::new(0),
+            in_game: AtomicBool::new(false),
+            game: Default::default(),
         }
     }
 }
 
 impl Budget {
+    /// The runs from now on belong to a new game: its totals start at zero.
+    pub fn begin_game(&self) {
+        for counter in [&self.ops, &self.millis, &self.work, &self.log_bytes] {
+            counter.store(0, Ordering::Relaxed);
+        }
+        for total in &self.game {
+            total.store(0, Ordering::Relaxed);
+        }
+        self.in_game.store(true, Ordering::Relaxed);
+    }
+
+    /// What the game's runs spent so far, the one running now included.
+    pub fn spent(&self) -> Spent {
+        let total = |i: usize, now: &AtomicU64| {
+            self.game[i]
+                .load(Ordering::Relaxed)
+                .saturating_add(now.load(Ordering::Relaxed))
+        };
+        Spent {
+            operations: total(OPS, &self.ops),
+            work: total(WORK, &self.work),
+            log_bytes: total(LOG, &self.log_bytes),
+            millis: total(MILLIS, &self.millis),
+        }
+    }
+
+    fn game_total(&self, i: usize) -> u64 {
+        self.game[i].load(Ordering::Relaxed)
+    }
+
     /// Rhai's progress callback: `ops` operations so far in this run.
     fn progress(&self, ops: u64) -> Option<Dynamic> {
-        if ops == 1 {
-            *self.started.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
-            self.log_bytes.store(0, Ordering::Relaxed);
-            self.work.store(0, Ordering::Relaxed);
-            return None;
+        if ops & (CLOCK_EVERY - 1) != 0 {
+            // The common case, kept short: Rhai calls this for every operation.
+            return if ops == 1 { self.new_run() } else { None };
         }
-        if ops.is_multiple_of(CLOCK_EVERY) {
-            let started = *self.started.lock().unwrap_or_else(|p| p.into_inner());
-            if started.elapsed() > Duration::from_millis(MAX_SCRIPT_MILLIS) {
-                return Some(Dynamic::from(DEADLINE));
+        // Counted here only: a run's last few operations (fewer than CLOCK_EVERY) are not
+        // added to its game's total.
+        self.ops.store(ops, Ordering::Relaxed);
+        // Time the thread spent waiting for a person since the run began is not the run's.
+        let (started, waited_before) = *self.started.lock().unwrap_or_else(|p| p.into_inner());
+        let spent = started.elapsed().saturating_sub(waited().saturating_sub(waited_before));
+        let millis = u64::try_from(spent.as_millis()).unwrap_or(u64::MAX);
+        self.millis.store(millis, Ordering::Relaxed);
+        if millis > MAX_SCRIPT_MILLIS {
+            return Some(Dynamic::from(DEADLINE));
+        }
+        if self.in_game.load(Ordering::Relaxed) {
+            if self.game_total(OPS).saturating_add(ops) > MAX_GAME_OPERATIONS {
+                return Some(Dynamic::from(GAME_OPERATIONS));
+            }
+            if self.game_total(MILLIS).saturating_add(millis) > MAX_GAME_MILLIS {
+                return Some(Dynamic::from(GAME_TIME));
             }
         }
         None
     }
 
-    /// Charges an engine function's work (squares it visits, corners it compares) to this
-    /// run, before it is done: past [`MAX_SCRIPT_WORK`] the script stops with an error that
-    /// names the limit. Rhai counts one operation for a call however much it does; this counts
-    /// the rest, the same on every machine.
+    /// A run begins: in a game, the run before it is added to the game's totals, and this
+    /// one is charged the line that begins it.
+    fn new_run(&self) -> Option<Dynamic> {
+        *self.started.lock().unwrap_or_else(|p| p.into_inner()) = (Instant::now(), waited());
+        let ops = self.ops.swap(1, Ordering::Relaxed);
+        let millis = self.millis.swap(0, Ordering::Relaxed);
+        let work = self.work.swap(0, Ordering::Relaxed);
+        let log = self.log_bytes.swap(0, Ordering::Relaxed);
+        if !self.in_game.load(Ordering::Relaxed) {
+            return None;
+        }
+        for (i, spent) in [
+            (OPS, ops),
+            (MILLIS, millis),
+            (WORK, work),
+            (LOG, log.saturating_add(RUN_LOG_BYTES)),
+        ] {
+            let _ = self.game[i].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |t| Some(t.saturating_add(spent)));
+        }
+        (self.game_total(LOG) > MAX_GAME_LOG_BYTES).then(|| Dynamic::from(GAME_LOG))
+    }
+
+    /// Charges an engine function's work (squares it visits, corners it compares, items it
+    /// copies or shuffles) to this run, before it is done: past [`MAX_SCRIPT_WORK`] (or, in a game, past
+    /// [`MAX_GAME_WORK`] for all its runs) the script stops with an error that names the
+    /// limit. Rhai counts one operation for a call however much it does; this counts the
+    /// rest, the same on every machine.
     pub fn charge(&self, units: u64) -> Result<(), Box<EvalAltResult>> {
+        self.try_charge(units).map_err(Into::into)
+    }
+
+    /// [`Budget::charge`] with the error as text.
+    pub fn try_charge(&self, units: u64) -> Result<(), String> {
         let total = self.work.fetch_add(units, Ordering::Relaxed).saturating_add(units);
         if total > MAX_SCRIPT_WORK {
             return Err(format!(
-                "this run's board and battlefield questions passed {} squares and corners of work (`MAX_SCRIPT_WORK`, see \"Limits\" in grammar/README.md): ask fewer questions in the loop, or on a smaller board",
-                crate::diagnostic::thousands(MAX_SCRIPT_WORK)
-            )
-            .into());
+                "this run's engine calls passed {} units of work (`MAX_SCRIPT_WORK`, see \"Limits\" in grammar/README.md: board and battlefield questions count the squares and corners they visit, shuffles and picks the items): make fewer such calls in the loop, or on a smaller board or array",
+                thousands(MAX_SCRIPT_WORK)
+            ));
+        }
+        if self.in_game.load(Ordering::Relaxed) && self.game_total(WORK).saturating_add(total) > MAX_GAME_WORK {
+            return Err(format!(
+                "this game's engine calls passed {} units of work in all (`MAX_GAME_WORK`, see \"Limits\" in grammar/README.md): ask fewer board questions each turn, or end the game sooner (`max-turns`)",
+                thousands(MAX_GAME_WORK)
+            ));
         }
         Ok(())
     }
 
-    /// Charges `bytes` of log to this run; past [`MAX_LOG_BYTES`] the script stops with an
-    /// error that names the limit.
+    /// Charges `bytes` of log to this run; past [`MAX_LOG_BYTES`] (or, in a game, past
+    /// [`MAX_GAME_LOG_BYTES`] for the whole game) the script stops with an error that names
+    /// the limit.
     pub fn log(&self, bytes: usize) -> Result<(), Box<EvalAltResult>> {
-        let total = self.log_bytes.fetch_add(bytes as u64, Ordering::Relaxed) + bytes as u64;
+        self.try_log(bytes).map_err(Into::into)
+    }
+
+    /// [`Budget::log`] with the error as text.
+    pub fn try_log(&self, bytes: usize) -> Result<(), String> {
+        let bytes = u64::try_from(bytes).unwrap_or(u64::MAX);
+        let total = self.log_bytes.fetch_add(bytes, Ordering::Relaxed).saturating_add(bytes);
         if total > MAX_LOG_BYTES {
             return Err(format!(
                 "this run's log passed {} bytes (`MAX_LOG_BYTES`, see \"Limits\" in grammar/README.md): log less, or stop the loop that logs",
-                crate::diagnostic::thousands(MAX_LOG_BYTES)
-            )
-            .into());
+                thousands(MAX_LOG_BYTES)
+            ));
+        }
+        if self.in_game.load(Ordering::Relaxed) && self.game_total(LOG).saturating_add(total) > MAX_GAME_LOG_BYTES {
+            return Err(format!(
+                "this game's log passed {} bytes (`MAX_GAME_LOG_BYTES`, see \"Limits\" in grammar/README.md): log less each turn, or end the game sooner (`max-turns`)",
+                thousands(MAX_GAME_LOG_BYTES)
+            ));
         }
         Ok(())
     }
+}
+
+/// The message and help for a run stopped by one of the tokens above (`None` for another
+/// termination).
+pub fn stopped(token: &Dynamic) -> Option<(String, String)> {
+    let token = token.clone().into_immutable_string().ok()?;
+    let limits = "see \"Limits\" in grammar/README.md";
+    Some(match token.as_str() {
+        DEADLINE => (
+            format!("ran longer than {} ms", thousands(MAX_SCRIPT_MILLIS)),
+            format!(
+                "a script run may take at most {} ms (`MAX_SCRIPT_MILLIS`, {limits}): look for a loop that never ends, or for costly calls (board questions, sorting, searching big arrays) inside a long loop",
+                thousands(MAX_SCRIPT_MILLIS)
+            ),
+        ),
+        GAME_OPERATIONS => (
+            format!(
+                "the game's scripts passed {} operations in all",
+                thousands(MAX_GAME_OPERATIONS)
+            ),
+            format!(
+                "the scripts of one game may run at most {} operations together (`MAX_GAME_OPERATIONS`, {limits}): do less each turn, or end the game sooner (`max-turns`)",
+                thousands(MAX_GAME_OPERATIONS)
+            ),
+        ),
+        GAME_TIME => (
+            format!(
+                "the game's scripts ran longer than {} ms in all",
+                thousands(MAX_GAME_MILLIS)
+            ),
+            format!(
+                "the scripts of one game may take at most {} ms together (`MAX_GAME_MILLIS`, {limits}): look for costly calls (board questions, sorting, searching big arrays) in loops, or end the game sooner (`max-turns`)",
+                thousands(MAX_GAME_MILLIS)
+            ),
+        ),
+        GAME_LOG => (
+            format!("the game's log passed {} bytes", thousands(MAX_GAME_LOG_BYTES)),
+            format!(
+                "a game's log may hold at most {} bytes, each phase (and the setup, and each command) counting {} besides its lines (`MAX_GAME_LOG_BYTES`, {limits}): log less each turn, or end the game sooner (`max-turns`)",
+                thousands(MAX_GAME_LOG_BYTES),
+                thousands(RUN_LOG_BYTES)
+            ),
+        ),
+        _ => return None,
+    })
 }
 
 /// A Rhai engine with the sandbox limits and without any way out of the sandbox.
@@ -114,8 +310,52 @@ pub fn engine_with_budget() -> (Engine, Arc<Budget>) {
     // `print` and `debug` would write to the terminal behind the log's back.
     engine.on_print(|_| {});
     engine.on_debug(|_, _, _| {});
+    // Text for people: a list or a map put into a string (`${weapons}`) reads as words —
+    // `[bolter, plasma-gun]`, `black 2, blue 4`, `none` — not as Rhai's source form
+    // (`["bolter", "plasma-gun"]`, `#{"black": 2}`): what a script says ends up in
+    // instructions a player reads at the table.
+    engine.register_fn("to_string", |list: &mut rhai::Array| words_of_list(list));
+    engine.register_fn("to_string", |map: &mut rhai::Map| words_of_map(map));
     let budget = Arc::new(Budget::default());
     let b = budget.clone();
     engine.on_progress(move |ops| b.progress(ops));
     (engine, budget)
+}
+
+/// `[a, b, c]` without quotes (`[2,3; 4,5]` when the items hold commas, as squares do);
+/// `none` when empty.
+fn words_of_list(list: &rhai::Array) -> String {
+    if list.is_empty() {
+        return "none".into();
+    }
+    let items: Vec<String> = list.iter().map(words_of).collect();
+    let sep = if items.iter().any(|i| i.contains(',')) {
+        "; "
+    } else {
+        ", "
+    };
+    format!("[{}]", items.join(sep))
+}
+
+/// `black 2, blue 4`; `none` when empty.
+fn words_of_map(map: &rhai::Map) -> String {
+    if map.is_empty() {
+        return "none".into();
+    }
+    map.iter()
+        .map(|(k, v)| format!("{k} {}", words_of(v)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn words_of(value: &Dynamic) -> String {
+    if let Some(list) = value.read_lock::<rhai::Array>() {
+        words_of_list(&list)
+    } else if let Some(map) = value.read_lock::<rhai::Map>() {
+        format!("({})", words_of_map(&map))
+    } else if value.is_unit() {
+        "none".into()
+    } else {
+        value.to_string()
+    }
 }

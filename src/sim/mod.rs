@@ -166,6 +166,7 @@ pub fn run(ruleset: &Arc<Ruleset>, setup: &SimSetup, done: &(dyn Fn() + Sync), s
     let started = Instant::now();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(setup.jobs.max(1))
+        .stack_size(crate::script::STACK_BYTES)
         .build()
         .expect("a thread pool of a few threads can be built");
     let played: Vec<Played> = pool
@@ -214,7 +215,8 @@ fn aggregate(ruleset: &Ruleset, setup: &SimSetup, played: &[Played]) -> SimRepor
         .unwrap_or_default();
     let mut outcomes: IndexMap<String, u64> = sides.iter().map(|s| (s.clone(), 0)).collect();
     outcomes.insert("none".into(), 0);
-    let mut score_sums: IndexMap<String, i64> = sides.iter().map(|s| (s.clone(), 0)).collect();
+    // Summed wide: one game's score is any i64, and many games' add up past it.
+    let mut score_sums: IndexMap<String, i128> = sides.iter().map(|s| (s.clone(), 0)).collect();
     let mut turns = 0u64;
     let mut casualties: IndexMap<String, IndexMap<String, u64>> = IndexMap::new();
     let mut errors = Vec::new();
@@ -225,7 +227,7 @@ fn aggregate(ruleset: &Ruleset, setup: &SimSetup, played: &[Played]) -> SimRepor
                 finished += 1;
                 *outcomes.entry(g.winner.clone()).or_default() += 1;
                 for (side, points) in &g.scores {
-                    *score_sums.entry(side.clone()).or_default() += points;
+                    *score_sums.entry(side.clone()).or_default() += i128::from(*points);
                 }
                 turns += u64::from(g.turns);
                 for (side, kind) in &g.casualties {
