@@ -610,10 +610,10 @@ fn script_target() {
             let ruleset = Arc::new(loaded.ruleset);
             match servitor::script::run_procedure(&ruleset, "p", &[], n) {
                 Ok(_) => ok += 1,
-                Err(servitor::script::RunError::Script(d)) => {
+                Err(servitor::script::RunError::Script(failure)) => {
                     refused += 1;
                     let mut report = servitor::diagnostic::Report::default();
-                    report.push(*d);
+                    report.push(failure.diagnostic);
                     let _ = report.render(&ruleset.sources, false);
                 }
                 Err(servitor::script::RunError::Usage(u)) => panic!("usage error: {u}"),
