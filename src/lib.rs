@@ -19,5 +19,28 @@ pub mod syntax;
 pub mod tables;
 pub mod value;
 
-pub use package::{LoadError, Loaded, load};
+pub use package::{LoadError, Loaded};
 pub use ruleset::Ruleset;
+
+/// Loads a package (`package::load`), then checks its scripts against every function the
+/// engine gives them — procedures' and games' alike — and the ids they name
+/// (`script::check`): what fails there would fail only when the script runs.
+pub fn load(arg: &str) -> Result<Loaded, LoadError> {
+    let mut loaded = package::load(arg)?;
+    let mut names = script::check::procedure_functions().clone();
+    names.extend(game::api::function_names().iter().cloned());
+    let found = script::check::check(&loaded.ruleset, &names);
+    if found.is_empty() {
+        return Ok(loaded);
+    }
+    let mut report = std::mem::take(&mut loaded.warnings);
+    for d in found {
+        report.push(d);
+    }
+    if report.has_errors() {
+        let sources = std::mem::take(&mut loaded.ruleset.sources);
+        return Err(LoadError::Invalid { sources, report });
+    }
+    loaded.warnings = report;
+    Ok(loaded)
+}

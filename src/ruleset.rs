@@ -222,8 +222,9 @@ pub struct GameDef {
     pub span: Span,
 }
 
-/// A loaded package with everything it extends, checked and resolved.
-#[derive(Debug)]
+/// A loaded package with everything it extends, checked and resolved. (The default, with
+/// nothing in it, is only for building an engine to ask its function names.)
+#[derive(Debug, Default)]
 pub struct Ruleset {
     /// Base first, this package last.
     pub packages: Vec<PackageInfo>,

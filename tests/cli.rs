@@ -709,3 +709,15 @@ fn texts_in(source: &str) -> Vec<String> {
     }
     out
 }
+
+/// A failed run keeps its evidence: the steps made before the failure and the seed that
+/// replays it, on stdout (and in --json); a run that never ends is shown where it was still
+/// running — the loop in the helper, not the procedure's first line.
+#[test]
+fn a_failed_run_keeps_its_steps_its_seed_and_where_it_hung() {
+    insta::assert_snapshot!(transcript(&[
+        "servitor run tests/fixtures/sandbox stuck --seed 2",
+        "servitor run tests/fixtures/sandbox stuck --seed 2 --json",
+        "servitor run tests/fixtures/sandbox forever --seed 1",
+    ]));
+}

@@ -33,3 +33,31 @@ fn there_are_at_least_25_fixtures() {
     let count = std::fs::read_dir(dir).unwrap().count();
     assert!(count >= 25, "only {count} malformed fixtures");
 }
+
+/// No false alarms from the script check: every bundled package, example variant and test
+/// game loads with no diagnostic at all — not even a warning — so a script check that
+/// flags a correct script is caught here.
+#[test]
+fn every_bundled_package_example_and_test_game_checks_clean() {
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let mut checked = 0;
+    for dir in ["rulesets", "examples/variants", "tests/games"] {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if !path.join("package.rules").is_file() {
+                continue;
+            }
+            let arg = path.display().to_string();
+            match servitor::load(&arg) {
+                Ok(loaded) => assert!(
+                    loaded.warnings.diagnostics.is_empty(),
+                    "{arg}:\n{}",
+                    loaded.warnings.render(&loaded.ruleset.sources, false)
+                ),
+                Err(e) => panic!("{arg}:\n{}", e.render(false)),
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 12, "only {checked}");
+}

@@ -65,9 +65,12 @@ fn every_bundled_procedure_runs_with_its_defaults_and_documented_values() {
                     match run_procedure(&ruleset, &procedure.id, call, seed) {
                         Ok(_) => {}
                         Err(RunError::Usage(message)) => failures.push(format!("{command}\n{message}")),
-                        Err(RunError::Script(d)) => failures.push(format!(
+                        Err(RunError::Script(failure)) => failures.push(format!(
                             "{command}\n{}",
-                            servitor::diagnostic::Report { diagnostics: vec![*d] }.render(&ruleset.sources, false)
+                            servitor::diagnostic::Report {
+                                diagnostics: vec![failure.diagnostic]
+                            }
+                            .render(&ruleset.sources, false)
                         )),
                     }
                 }

@@ -98,13 +98,11 @@ pub fn odds(table: &Table, args: &AvailabilityArgs, odds: &[(Outcome, BigRationa
 pub fn run_output(ruleset: &Ruleset, output: &RunOutput) -> String {
     let mut out = String::new();
     let title = ruleset.procedures.get(&output.procedure).and_then(|p| p.label.clone());
-    let _ = writeln!(
-        out,
-        "{} — {} (seed {})",
-        output.procedure,
-        title.as_deref().unwrap_or(""),
-        output.seed
-    );
+    match title.as_deref() {
+        Some(t) => writeln!(out, "{} — {t} (seed {})", output.procedure, output.seed),
+        None => writeln!(out, "{} (seed {})", output.procedure, output.seed),
+    }
+    .ok();
     if !output.args.is_empty() {
         let args: Vec<String> = output.args.iter().map(|(k, v)| format!("{k}={}", v.show())).collect();
         let _ = writeln!(out, "args: {}", args.join(" "));

@@ -41,9 +41,32 @@ pub fn run(args: RunArgs) -> Result<(), String> {
             Ok(())
         }
         Err(RunError::Usage(message)) => Err(format!("error: {message}")),
-        Err(RunError::Script(diagnostic)) => {
+        Err(RunError::Script(failure)) => {
+            let failure = *failure;
+            // The evidence first (on stdout, as a run's steps always are), then the error.
+            let partial = servitor::script::RunOutput {
+                procedure: args.procedure.clone(),
+                seed,
+                args: failure.args,
+                steps: failure.steps,
+                result: serde_json::Value::Null,
+            };
+            if args.json {
+                let mut json = serde_json::to_value(&partial).map_err(|e| e.to_string())?;
+                json["failed"] = failure.diagnostic.message.clone().into();
+                json["at"] = ruleset.sources.locate(failure.diagnostic.span).into();
+                super::emitln(&json.to_string());
+            } else {
+                let mut text = super::render::run_output(&ruleset, &partial);
+                let n = partial.steps.len();
+                text.push_str(&format!(
+                    "failed after {n} step{}; `--seed {seed}` replays this run\n",
+                    if n == 1 { "" } else { "s" }
+                ));
+                super::emit(&text);
+            }
             let report = servitor::diagnostic::Report {
-                diagnostics: vec![*diagnostic],
+                diagnostics: vec![failure.diagnostic],
             };
             Err(report.render(&ruleset.sources, super::color()))
         }

@@ -460,6 +460,26 @@ fn max_steps(n: INT) -> Result<u16, String> {
     }
 }
 
+/// The names of the `game.…` functions (for checking scripts at load). Made once.
+pub fn function_names() -> &'static std::collections::HashSet<String> {
+    static NAMES: std::sync::OnceLock<std::collections::HashSet<String>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        let mut engine = Engine::new_raw();
+        let run = Arc::new(Mutex::new(RunState {
+            rng: crate::dice::Rng::seeded(0),
+            steps: Vec::new(),
+            dice_cache: Default::default(),
+        }));
+        register(
+            &mut engine,
+            &Arc::new(Mutex::new(None)),
+            &run,
+            &Arc::new(Budget::default()),
+        );
+        crate::script::check::names_of(&engine)
+    })
+}
+
 pub fn register(engine: &mut Engine, game: &SharedGame, run: &Arc<Mutex<RunState>>, budget: &Arc<Budget>) {
     engine.register_type_with_name::<GameRef>("Game");
     let api = Api {

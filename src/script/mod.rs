@@ -4,11 +4,12 @@
 mod api;
 mod args;
 mod board_api;
+pub mod check;
 mod run;
 mod sandbox;
 
 pub use api::{RunState, to_dynamic};
-pub use run::{RunError, RunOutput, Step, run_procedure, script_failure};
+pub use run::{Failure, RunError, RunOutput, Step, run_procedure, script_failure};
 pub use sandbox::outside_the_deadline;
 pub use sandbox::{Budget, Spent};
 

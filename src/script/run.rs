@@ -60,8 +60,18 @@ impl Step {
 pub enum RunError {
     /// The command line was wrong (unknown procedure or arg, badly typed value).
     Usage(String),
-    /// The script failed: a diagnostic at its line.
-    Script(Box<Diagnostic>),
+    /// The script failed: a diagnostic at its line, and what it did before.
+    Script(Box<Failure>),
+}
+
+/// A failed run's evidence: where it failed, and the steps it made before (rolls, table rolls
+/// and notes, in order), so the run can be followed up to the failure and replayed by seed.
+#[derive(Debug)]
+pub struct Failure {
+    pub diagnostic: Diagnostic,
+    /// The args the procedure ran with, defaults filled in.
+    pub args: IndexMap<String, Value>,
+    pub steps: Vec<Step>,
 }
 
 /// Runs procedure `id` with `args` given as `name=value` texts.
@@ -128,13 +138,114 @@ pub fn run_procedure(
                 result,
             })
         }
-        Err(error) => Err(RunError::Script(Box::new(script_failure(
-            *error,
-            ruleset,
-            &procedure.function,
-            &format!("procedure `{}`", procedure.id),
-        )))),
+        Err(error) => {
+            // A run cut short by a limit says where it was only if it is run again, the same
+            // way, with a debugger watching: Rhai keeps no position for these errors.
+            let runaway = matches!(
+                *error,
+                EvalAltResult::ErrorTooManyOperations(_) | EvalAltResult::ErrorTerminated(..)
+            );
+            let mut diagnostic = script_failure(
+                *error,
+                ruleset,
+                &procedure.function,
+                &format!("procedure `{}`", procedure.id),
+            );
+            if runaway && let Some((function, pos)) = locate(ruleset, &procedure.function, &values, seed) {
+                diagnostic = relocated(diagnostic, ruleset, &function, pos);
+            }
+            Err(RunError::Script(Box::new(Failure {
+                diagnostic,
+                args: values,
+                steps,
+            })))
+        }
     }
+}
+
+/// Runs the procedure again with the same seed and args, watched statement by statement, and
+/// returns the function and position it was at when it stopped again.
+fn locate(
+    ruleset: &Arc<Ruleset>,
+    function: &str,
+    values: &IndexMap<String, Value>,
+    seed: u64,
+) -> Option<(String, Position)> {
+    let state = Arc::new(Mutex::new(RunState {
+        rng: Rng::seeded(seed),
+        steps: Vec::new(),
+        dice_cache: Default::default(),
+    }));
+    let mut engine = super::engine_for(ruleset, &state);
+    // The last statement stepped onto, and the last loop: (function, position) each. The loop
+    // is reported when the run stops in the function that holds it (the statement within the
+    // loop depends on when a wall-clock limit strikes; the loop does not).
+    type At = Option<(String, Position)>;
+    let last: Arc<Mutex<(At, At)>> = Arc::default();
+    let seen = last.clone();
+    #[allow(deprecated)] // volatile, not deprecated (Rhai's words)
+    engine.register_debugger(
+        |_, debugger| debugger,
+        move |context, event, node, _source, pos| {
+            if matches!(event, rhai::debugger::DebuggerEvent::Step) && !pos.is_none() {
+                // The innermost script function on the call stack (the entry one at first).
+                let function = context
+                    .debugger()
+                    .and_then(|d| d.call_stack().last())
+                    .map(|frame| frame.fn_name.to_string())
+                    .unwrap_or_default();
+                let is_loop = matches!(
+                    node,
+                    rhai::ASTNode::Stmt(rhai::Stmt::While(..) | rhai::Stmt::Do(..) | rhai::Stmt::For(..))
+                );
+                let mut at = seen.lock().unwrap_or_else(|p| p.into_inner());
+                if is_loop {
+                    at.1 = Some((function.clone(), pos));
+                }
+                at.0 = Some((function, pos));
+            }
+            Ok(rhai::debugger::DebuggerCommand::StepInto)
+        },
+    );
+    let arg_map: rhai::Map = values
+        .iter()
+        .map(|(k, v)| (k.as_str().into(), api::to_dynamic(v)))
+        .collect();
+    let options = CallFnOptions::new().eval_ast(false);
+    let again =
+        engine.call_fn_with_options::<Dynamic>(options, &mut Scope::new(), &ruleset.program, function, (arg_map,));
+    match again {
+        Err(e)
+            if matches!(
+                *e,
+                EvalAltResult::ErrorTooManyOperations(_) | EvalAltResult::ErrorTerminated(..)
+            ) =>
+        {
+            let (statement, in_loop) = std::mem::take(&mut *last.lock().unwrap_or_else(|p| p.into_inner()));
+            let found = match (statement, in_loop) {
+                (Some((f, _)), Some((g, pos))) if f == g => Some((g, pos)),
+                (statement, _) => statement,
+            };
+            found.map(|(f, pos)| (if f.is_empty() { function.to_string() } else { f }, pos))
+        }
+        _ => None,
+    }
+}
+
+/// `diagnostic` pointed at `pos` in `function` (the statement a runaway run was at).
+fn relocated(diagnostic: Diagnostic, ruleset: &Ruleset, function: &str, pos: Position) -> Diagnostic {
+    let Some(script) = ruleset
+        .scripts
+        .iter()
+        .rev()
+        .find(|s| s.functions.iter().any(|(name, _)| name == function))
+    else {
+        return diagnostic;
+    };
+    let mut moved = diagnostic;
+    moved.span = span_at(&ruleset.sources, script.file, pos);
+    moved.label = format!("still running here, in `{function}`");
+    moved
 }
 
 /// A Rhai error as a diagnostic at the script line where it happened; `entry` is the script
@@ -203,11 +314,8 @@ pub fn script_failure(error: EvalAltResult, ruleset: &Ruleset, entry: &str, what
              put the chain's start in a variable first, e.g. `let ids = game.pieces(side); ids.filter(|id| game.piece(id).hidden)`"
                 .into(),
         ),
-        EvalAltResult::ErrorFunctionNotFound(name, _) if name.starts_with("eval") => {
-            Some("`eval` is switched off: scripts are untrusted".into())
-        }
-        EvalAltResult::ErrorFunctionNotFound(name, _) if name.starts_with("timestamp") => {
-            Some("scripts have no clock: the same seed must give the same run".into())
+        EvalAltResult::ErrorFunctionNotFound(name, _) if switched_off(name).is_some() => {
+            switched_off(name).map(str::to_string)
         }
         _ => None,
     };
@@ -222,4 +330,16 @@ pub fn script_failure(error: EvalAltResult, ruleset: &Ruleset, entry: &str, what
         other => other.to_string(),
     };
     Diagnostic::error(span, format!("{what} failed: {message}"), "while running this").with_help_opt(help)
+}
+
+/// Why a function Rhai has is not there for scripts (`name` as Rhai reports it, with or
+/// without its parameters), for the run's error and the check at load.
+pub fn switched_off(name: &str) -> Option<&'static str> {
+    if name.starts_with("eval") {
+        Some("`eval` is switched off: scripts are untrusted")
+    } else if name.starts_with("timestamp") {
+        Some("scripts have no clock: the same seed must give the same run")
+    } else {
+        None
+    }
 }
