@@ -27,6 +27,9 @@ pub fn parse_arg(text: &str) -> Result<(String, String), String> {
         .ok_or_else(|| format!("expected NAME=VALUE, got `{text}`"))
 }
 
+/// How many of a failed run's last steps its text output shows.
+const FAILED_STEPS_SHOWN: usize = 20;
+
 pub fn run(args: RunArgs) -> Result<(), String> {
     let loaded = super::load(&args.package)?;
     let ruleset = Arc::new(loaded.ruleset);
@@ -57,8 +60,23 @@ pub fn run(args: RunArgs) -> Result<(), String> {
                 json["at"] = ruleset.sources.locate(failure.diagnostic.span).into();
                 super::emitln(&json.to_string());
             } else {
-                let mut text = super::render::run_output(&ruleset, &partial);
+                // The steps nearest the failure are the evidence; a flood of them is not read.
                 let n = partial.steps.len();
+                let hidden = n.saturating_sub(FAILED_STEPS_SHOWN);
+                let mut partial = partial;
+                partial.steps.drain(..hidden);
+                let mut text = super::render::run_output(&ruleset, &partial);
+                if hidden > 0 {
+                    let at = text.find("\n• ").map_or(text.len(), |i| i + 1);
+                    text.insert_str(
+                        at,
+                        &format!(
+                            "… {} earlier step{} not shown (`--json` lists every step)\n",
+                            servitor::diagnostic::thousands(hidden as u64),
+                            if hidden == 1 { "" } else { "s" }
+                        ),
+                    );
+                }
                 text.push_str(&format!(
                     "failed after {n} step{}; `--seed {seed}` replays this run\n",
                     if n == 1 { "" } else { "s" }

@@ -102,7 +102,7 @@ pub fn run_procedure(
         steps: Vec::new(),
         dice_cache: Default::default(),
     }));
-    let engine = super::engine_for(ruleset, &state);
+    let (engine, budget) = super::engine_and_budget_for(ruleset, &state);
 
     let mut scope = Scope::new();
     let arg_map: rhai::Map = values
@@ -151,7 +151,8 @@ pub fn run_procedure(
                 &procedure.function,
                 &format!("procedure `{}`", procedure.id),
             );
-            if runaway && let Some((function, pos)) = locate(ruleset, &procedure.function, &values, seed) {
+            let operations = budget.spent().operations;
+            if runaway && let Some((function, pos)) = locate(ruleset, &procedure.function, &values, seed, operations) {
                 diagnostic = relocated(diagnostic, ruleset, &function, pos);
             }
             Err(RunError::Script(Box::new(Failure {
@@ -165,71 +166,98 @@ pub fn run_procedure(
 
 /// Runs the procedure again with the same seed and args, watched statement by statement, and
 /// returns the function and position it was at when it stopped again.
+///
+/// The run is deterministic, so stopping the second run after the `operations` the first one
+/// made puts it where the first one stopped. Under Rhai's debugger a native function that
+/// calls back into Rhai per item copies the call stack each time (`contains` over 10,000
+/// items takes about a second), so the second run is bounded twice: it stops itself at the
+/// first statement after a quarter of a run's time, and it runs on a thread of its own that is
+/// waited for no longer than that: a failure costs at most a quarter more than the run. What
+/// it reports then is where it had got to: in a loop that never ends, that loop.
 fn locate(
     ruleset: &Arc<Ruleset>,
     function: &str,
     values: &IndexMap<String, Value>,
     seed: u64,
+    operations: u64,
 ) -> Option<(String, Position)> {
-    let state = Arc::new(Mutex::new(RunState {
-        rng: Rng::seeded(seed),
-        steps: Vec::new(),
-        dice_cache: Default::default(),
-    }));
-    let mut engine = super::engine_for(ruleset, &state);
+    let deadline = std::time::Duration::from_millis(crate::limits::MAX_SCRIPT_MILLIS / 4);
     // The last statement stepped onto, and the last loop: (function, position) each. The loop
     // is reported when the run stops in the function that holds it (the statement within the
     // loop depends on when a wall-clock limit strikes; the loop does not).
     type At = Option<(String, Position)>;
     let last: Arc<Mutex<(At, At)>> = Arc::default();
-    let seen = last.clone();
-    #[allow(deprecated)] // volatile, not deprecated (Rhai's words)
-    engine.register_debugger(
-        |_, debugger| debugger,
-        move |context, event, node, _source, pos| {
-            if matches!(event, rhai::debugger::DebuggerEvent::Step) && !pos.is_none() {
-                // The innermost script function on the call stack (the entry one at first).
-                let function = context
-                    .debugger()
-                    .and_then(|d| d.call_stack().last())
-                    .map(|frame| frame.fn_name.to_string())
-                    .unwrap_or_default();
-                let is_loop = matches!(
-                    node,
-                    rhai::ASTNode::Stmt(rhai::Stmt::While(..) | rhai::Stmt::Do(..) | rhai::Stmt::For(..))
-                );
-                let mut at = seen.lock().unwrap_or_else(|p| p.into_inner());
-                if is_loop {
-                    at.1 = Some((function.clone(), pos));
-                }
-                at.0 = Some((function, pos));
-            }
-            Ok(rhai::debugger::DebuggerCommand::StepInto)
-        },
-    );
+    let (done, finished) = std::sync::mpsc::channel::<bool>();
+    let (seen, ruleset, entry) = (last.clone(), ruleset.clone(), function.to_string());
     let arg_map: rhai::Map = values
         .iter()
         .map(|(k, v)| (k.as_str().into(), api::to_dynamic(v)))
         .collect();
-    let options = CallFnOptions::new().eval_ast(false);
-    let again =
-        engine.call_fn_with_options::<Dynamic>(options, &mut Scope::new(), &ruleset.program, function, (arg_map,));
-    match again {
-        Err(e)
-            if matches!(
-                *e,
+    let again = move || {
+        let state = Arc::new(Mutex::new(RunState {
+            rng: Rng::seeded(seed),
+            steps: Vec::new(),
+            dice_cache: Default::default(),
+        }));
+        let mut engine = super::engine_for(&ruleset, &state);
+        engine.set_max_operations(operations.max(1));
+        let started = std::time::Instant::now();
+        #[allow(deprecated)] // volatile, not deprecated (Rhai's words)
+        engine.register_debugger(
+            |_, debugger| debugger,
+            move |context, event, node, _source, pos| {
+                if matches!(event, rhai::debugger::DebuggerEvent::Step) && !pos.is_none() {
+                    // The innermost script function on the call stack (the entry one at first).
+                    let function = context
+                        .debugger()
+                        .and_then(|d| d.call_stack().last())
+                        .map(|frame| frame.fn_name.to_string())
+                        .unwrap_or_default();
+                    let is_loop = matches!(
+                        node,
+                        rhai::ASTNode::Stmt(rhai::Stmt::While(..) | rhai::Stmt::Do(..) | rhai::Stmt::For(..))
+                    );
+                    let mut at = seen.lock().unwrap_or_else(|p| p.into_inner());
+                    if is_loop {
+                        at.1 = Some((function.clone(), pos));
+                    }
+                    at.0 = Some((function, pos));
+                    if started.elapsed() > deadline {
+                        return Err(EvalAltResult::ErrorTerminated(Dynamic::UNIT, pos).into());
+                    }
+                }
+                Ok(rhai::debugger::DebuggerCommand::StepInto)
+            },
+        );
+        let options = CallFnOptions::new().eval_ast(false);
+        let outcome =
+            engine.call_fn_with_options::<Dynamic>(options, &mut Scope::new(), &ruleset.program, &entry, (arg_map,));
+        let runaway = outcome.as_ref().is_err_and(|e| {
+            matches!(
+                **e,
                 EvalAltResult::ErrorTooManyOperations(_) | EvalAltResult::ErrorTerminated(..)
-            ) =>
-        {
-            let (statement, in_loop) = std::mem::take(&mut *last.lock().unwrap_or_else(|p| p.into_inner()));
-            let found = match (statement, in_loop) {
-                (Some((f, _)), Some((g, pos))) if f == g => Some((g, pos)),
-                (statement, _) => statement,
-            };
-            found.map(|(f, pos)| (if f.is_empty() { function.to_string() } else { f }, pos))
-        }
-        _ => None,
+            )
+        });
+        let _ = done.send(runaway);
+    };
+    std::thread::Builder::new()
+        .name("locate".into())
+        .stack_size(super::STACK_BYTES)
+        .spawn(again)
+        .ok()?;
+    // Not finished in time: where it has got to is the answer all the same.
+    let runaway = finished
+        .recv_timeout(deadline + std::time::Duration::from_millis(50))
+        .unwrap_or(true);
+    if !runaway {
+        return None;
     }
+    let (statement, in_loop) = std::mem::take(&mut *last.lock().unwrap_or_else(|p| p.into_inner()));
+    let found = match (statement, in_loop) {
+        (Some((f, _)), Some((g, pos))) if f == g => Some((g, pos)),
+        (statement, _) => statement,
+    };
+    found.map(|(f, pos)| (if f.is_empty() { function.to_string() } else { f }, pos))
 }
 
 /// `diagnostic` pointed at `pos` in `function` (the statement a runaway run was at).
