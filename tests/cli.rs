@@ -5,9 +5,14 @@ use std::process::Command;
 mod common;
 
 fn servitor(args: &[&str]) -> (String, String, i32) {
+    servitor_in(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+/// `servitor` run from the folder `dir`.
+fn servitor_in(dir: &std::path::Path, args: &[&str]) -> (String, String, i32) {
     let out = Command::new(env!("CARGO_BIN_EXE_servitor"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(dir)
         .env("NO_COLOR", "1")
         .output()
         .expect("the binary runs");
@@ -720,4 +725,17 @@ fn a_failed_run_keeps_its_steps_its_seed_and_where_it_hung() {
         "servitor run tests/fixtures/sandbox stuck --seed 2 --json",
         "servitor run tests/fixtures/sandbox forever --seed 1",
     ]));
+}
+
+/// A file named in a diagnostic opens from the folder the user is in: from `src/`, a package
+/// given by its absolute path, and the base it extends, read `../tests/…` — not `tests/…`,
+/// which is where they are from the checkout's top. A gap a variant's `remove` leaves is
+/// blamed on that `remove`, with the base's dice as a note.
+#[test]
+fn diagnostics_name_files_as_they_open_from_the_current_folder() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fixture = root.join("tests/errors/variant-remove-gap");
+    let (stdout, stderr, code) = servitor_in(&root.join("src"), &["check", &fixture.display().to_string()]);
+    assert_eq!(code, 1, "{stdout}");
+    insta::assert_snapshot!(stderr);
 }

@@ -1,7 +1,7 @@
 //! `servitor packages`: the packages a bare name finds, where they are, what they extend.
 
 use clap::Args;
-use servitor::package::{available, roots};
+use servitor::package::{available, roots, shown_path};
 use std::path::Path;
 
 #[derive(Args)]
@@ -11,15 +11,14 @@ pub struct PackagesArgs {
     json: bool,
 }
 
-/// A path as the user would type it from the current folder when it lies below it.
+/// A path as the user would type it from the current folder, `./` before a relative one
+/// (so that it reads as a path, not a bare name).
 pub fn shown(path: &Path) -> String {
-    let here = std::env::current_dir().ok();
-    let relative = here.as_deref().and_then(|h| path.strip_prefix(h).ok());
-    let path = relative.unwrap_or(path);
-    if path.is_relative() && !path.starts_with(".") && !path.starts_with("..") {
-        format!("./{}", path.display())
+    let shown = shown_path(path);
+    if shown == "." || shown.starts_with('/') || shown.starts_with("..") || shown.contains(':') {
+        shown
     } else {
-        path.display().to_string()
+        format!("./{shown}")
     }
 }
 

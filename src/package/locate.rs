@@ -1,7 +1,7 @@
 //! Where packages live: a path is a path; a bare name is looked up beside the package that
 //! names it, then under each rulesets root.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// The file every package folder holds.
 pub const MANIFEST: &str = "package.rules";
@@ -98,4 +98,72 @@ pub fn known_packages(roots: &[PathBuf]) -> Vec<String> {
     }
     names.sort();
     names
+}
+
+/// A path as the user opens it from the current folder: relative when it lies below it,
+/// through `../` when that takes no more steps than the absolute path, absolute otherwise.
+/// A path that climbs (`a/../b`) is resolved through the file system first, since `..` after
+/// a link is not where the text says; one that cannot be resolved is shown as written.
+pub fn shown_path(path: &Path) -> String {
+    let plain = |p: &Path| p.display().to_string().replace('\\', "/");
+    let Some(here) = std::env::current_dir().ok().map(|c| c.canonicalize().unwrap_or(c)) else {
+        return plain(path);
+    };
+    let absolute = here.join(path);
+    let absolute = if absolute.components().any(|c| c == Component::ParentDir) {
+        match absolute.canonicalize() {
+            Ok(real) => real,
+            Err(_) => return plain(path),
+        }
+    } else {
+        absolute.components().filter(|c| *c != Component::CurDir).collect()
+    };
+    plain(&from(&here, &absolute))
+}
+
+/// `there` (absolute) as seen from the folder `here` (absolute): see [`shown_path`].
+fn from(here: &Path, there: &Path) -> PathBuf {
+    let here: Vec<Component> = here.components().collect();
+    let there: Vec<Component> = there.components().collect();
+    let common = here.iter().zip(&there).take_while(|(a, b)| a == b).count();
+    let ups = here.len() - common;
+    let below = there.len() - common;
+    // The absolute path's steps, its root (and a Windows drive) not counted.
+    let steps = there.iter().filter(|c| matches!(c, Component::Normal(_))).count();
+    if ups == 0 && below == 0 {
+        return PathBuf::from(".");
+    }
+    if common == 0 || ups + below > steps {
+        return there.iter().collect();
+    }
+    std::iter::repeat_n(Component::ParentDir, ups)
+        .chain(there[common..].iter().copied())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::from;
+    use std::path::Path;
+
+    #[test]
+    fn a_path_is_shown_as_it_opens_from_the_current_folder() {
+        let shown = |here: &str, there: &str| from(Path::new(here), Path::new(there)).display().to_string();
+        assert_eq!(
+            shown("/w/servitor", "/w/servitor/rulesets/a/package.rules"),
+            "rulesets/a/package.rules"
+        );
+        assert_eq!(
+            shown("/w/servitor/src", "/w/servitor/rulesets/a/package.rules"),
+            "../rulesets/a/package.rules"
+        );
+        assert_eq!(
+            shown("/w/servitor/src/cli", "/w/servitor/rulesets/a"),
+            "../../rulesets/a"
+        );
+        // Climbing out further than the absolute path is long: the absolute path.
+        assert_eq!(shown("/home/me/games", "/opt/rulesets/a"), "/opt/rulesets/a");
+        assert_eq!(shown("/home/me/games/x", "/home/rulesets"), "/home/rulesets");
+        assert_eq!(shown("/w/servitor", "/w/servitor"), ".");
+    }
 }

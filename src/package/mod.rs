@@ -6,7 +6,7 @@ mod locate;
 mod lower;
 mod merge;
 
-pub use locate::{Available, MANIFEST, available, known_packages, looks_like_path, roots};
+pub use locate::{Available, MANIFEST, available, known_packages, looks_like_path, roots, shown_path};
 
 use crate::diagnostic::{Diagnostic, Report, did_you_mean, thousands};
 use crate::limits::{MAX_FILE_BYTES, MAX_PACKAGE_BYTES};
@@ -463,25 +463,9 @@ pub(crate) fn entry_span(entry: &ast::Entry) -> Span {
     }
 }
 
-/// The path as users wrote it, relative to the working folder when possible.
+/// The path as the user opens it from the current folder ([`locate::shown_path`]).
 fn display_name(path: &Path) -> String {
-    let cwd = std::env::current_dir().ok();
-    let shown = cwd.as_deref().and_then(|c| path.strip_prefix(c).ok()).unwrap_or(path);
-    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let shown = shown.strip_prefix(manifest_dir).unwrap_or(shown);
-    // Drop `a/..` pairs so that paths reached through `extends "../x"` read plainly.
-    let mut parts: Vec<std::path::Component> = Vec::new();
-    for part in shown.components() {
-        match part {
-            std::path::Component::ParentDir if matches!(parts.last(), Some(std::path::Component::Normal(_))) => {
-                parts.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => parts.push(other),
-        }
-    }
-    let shown: PathBuf = parts.iter().collect();
-    shown.display().to_string().replace('\\', "/")
+    locate::shown_path(path)
 }
 
 pub use lower::dice_from_ast;
