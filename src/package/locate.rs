@@ -304,7 +304,10 @@ mod tests {
     fn bundled_places_join_and_nest_as_paths_on_disk() {
         let crusade = Place::Bundled("space-crusade".into());
         let b = |s: &str| Place::Bundled(s.into());
-        assert_eq!(crusade.join("scripts/./combat.rhai"), b("space-crusade/scripts/combat.rhai"));
+        assert_eq!(
+            crusade.join("scripts/./combat.rhai"),
+            b("space-crusade/scripts/combat.rhai")
+        );
         assert_eq!(crusade.join("../space-hulk/x.rules"), b("space-hulk/x.rules"));
         assert_eq!(crusade.join("../../x.rules"), b("../x.rules"));
         assert_eq!(crusade.join("/etc/passwd"), Place::Disk(PathBuf::from("/etc/passwd")));
