@@ -7,7 +7,6 @@ use crate::tables::Table;
 pub use crate::value::{DiceText, Value};
 use indexmap::IndexMap;
 use serde::Serialize;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 /// A package in the `extends` chain, base first.
@@ -17,8 +16,9 @@ pub struct PackageInfo {
     pub title: Option<String>,
     pub version: Option<String>,
     pub source: Option<String>,
+    /// Where it was read from, as a package argument is typed (`./folder`, `<bundled>/name`).
     #[serde(skip)]
-    pub folder: PathBuf,
+    pub folder: String,
 }
 
 #[derive(Debug, Clone)]

@@ -1,7 +1,6 @@
 //! Source files and spans: every loaded byte keeps the file it came from, so any error —
 //! parse, check or a script failing mid-run — can point at file:line:col.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Index of a file in a [`SourceMap`].
@@ -44,7 +43,6 @@ impl Span {
 #[derive(Debug)]
 pub struct SourceFile {
     pub name: String,
-    pub path: PathBuf,
     pub text: Arc<str>,
     line_starts: Vec<usize>,
 }
@@ -102,12 +100,11 @@ pub struct SourceMap {
 }
 
 impl SourceMap {
-    pub fn add(&mut self, name: String, path: &Path, text: String) -> FileId {
+    pub fn add(&mut self, name: String, text: String) -> FileId {
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         self.files.push(SourceFile {
             name,
-            path: path.to_path_buf(),
             text: Arc::from(text),
             line_starts,
         });

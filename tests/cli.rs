@@ -5,9 +5,22 @@ use std::process::Command;
 mod common;
 
 fn servitor(args: &[&str]) -> (String, String, i32) {
+    servitor_in(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+/// `servitor` run from the folder `dir`.
+fn servitor_in(dir: &std::path::Path, args: &[&str]) -> (String, String, i32) {
+    servitor_with(dir, &[], args)
+}
+
+/// `servitor` run from the folder `dir` with the environment variables `env` (and no
+/// `SERVITOR_RULESETS` but one given there).
+fn servitor_with(dir: &std::path::Path, env: &[(&str, &str)], args: &[&str]) -> (String, String, i32) {
     let out = Command::new(env!("CARGO_BIN_EXE_servitor"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(dir)
+        .env_remove("SERVITOR_RULESETS")
+        .envs(env.iter().copied())
         .env("NO_COLOR", "1")
         .output()
         .expect("the binary runs");
@@ -33,12 +46,17 @@ fn fails(args: &[&str]) -> String {
 /// Runs each command line as a shell would split it (`servitor …`) and writes what the user
 /// sees: `$ line`, then stdout, stderr and the exit code when it is not 0.
 fn transcript(lines: &[&str]) -> String {
+    transcript_in(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), &[], lines)
+}
+
+/// [`transcript`] from the folder `dir`, with the environment variables `env`.
+fn transcript_in(dir: &std::path::Path, env: &[(&str, &str)], lines: &[&str]) -> String {
     let mut all = String::new();
     for line in lines {
         let words = shlex::split(line).expect("a command line");
         assert_eq!(words[0], "servitor", "{line}");
         let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
-        let (stdout, stderr, code) = servitor(&args);
+        let (stdout, stderr, code) = servitor_with(dir, env, &args);
         all.push_str(&format!("$ {line}\n{stdout}{stderr}"));
         if code != 0 {
             all.push_str(&format!("[exit {code}]\n"));
@@ -720,4 +738,70 @@ fn a_failed_run_keeps_its_steps_its_seed_and_where_it_hung() {
         "servitor run tests/fixtures/sandbox stuck --seed 2 --json",
         "servitor run tests/fixtures/sandbox forever --seed 1",
     ]));
+}
+
+/// A file named in a diagnostic opens from the folder the user is in: from `src/`, a package
+/// given by its absolute path, and the base it extends, read `../tests/…` — not `tests/…`,
+/// which is where they are from the checkout's top. A gap a variant's `remove` leaves is
+/// blamed on that `remove`, with the base's dice as a note.
+#[test]
+fn diagnostics_name_files_as_they_open_from_the_current_folder() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fixture = root.join("tests/errors/variant-remove-gap");
+    let (stdout, stderr, code) = servitor_in(&root.join("src"), &["check", &fixture.display().to_string()]);
+    assert_eq!(code, 1, "{stdout}");
+    insta::assert_snapshot!(stderr);
+}
+
+/// Packages are found as a user expects: a bare name is `./NAME` first (so `check more-blips`
+/// works beside `more-blips/`), then `$SERVITOR_RULESETS`, then the rulesets bundled into the
+/// binary — which need no source checkout: from a folder outside it, a variant's base is read
+/// from the bundle (its file shows as `<bundled>/…`), and `packages` says where each comes from.
+#[test]
+fn packages_are_found_as_a_user_expects() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let variants = transcript_in(
+        &root.join("examples/variants"),
+        &[],
+        &[
+            "servitor check more-blips",
+            "servitor odds space-crusade-solo blips-per-scan --vs more-blips",
+        ],
+    );
+    let away = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let path = away.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "fewer-black/package.rules",
+        "package fewer-black \"No black tokens on a 12\" {\n  version \"0.1.0\"\n  extends space-crusade-solo\n}\n\noverride table reinforcements { remove 12 }\n",
+    );
+    write(
+        "mods/space-crusade/package.rules",
+        "package space-crusade \"My own base game\" { version \"0.1.0\" }\n",
+    );
+    write(
+        "mods/quick/package.rules",
+        "package quick \"A quick one\" { version \"0.1.0\" }\n",
+    );
+    let elsewhere = transcript_in(
+        away.path(),
+        &[],
+        &[
+            "servitor check space-crusade-solo",
+            "servitor check fewer-black",
+            "servitor check nope",
+            "servitor packages",
+        ],
+    );
+    let listed = transcript_in(
+        away.path(),
+        &[("SERVITOR_RULESETS", "mods")],
+        &["servitor packages", "servitor check space-crusade-solo"],
+    );
+    insta::assert_snapshot!(format!(
+        "# in examples/variants\n{variants}# in an empty folder outside the checkout\n{elsewhere}# there, with SERVITOR_RULESETS=mods\n{listed}"
+    ));
 }

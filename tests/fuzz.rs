@@ -368,7 +368,7 @@ fn load_target() {
     let work = h.work.clone();
     let mut loaded = 0u64;
     while h.running() {
-        // A copy of a bundled package (bases are found by name under rulesets/), one or two
+        // A copy of a bundled package (bases are found by name in the bundle), one or two
         // of its files mutated; or one error fixture as a one-file package.
         for entry in std::fs::read_dir(&work).unwrap() {
             let path = entry.unwrap().path();

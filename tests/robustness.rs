@@ -44,7 +44,7 @@ fn garbled_bundled_files_never_panic() {
         files_under(&package, &mut files);
         for file in &files {
             let original = std::fs::read_to_string(file).unwrap();
-            // A copy of the package (and its base, found by name under rulesets/) with one file garbled.
+            // A copy of the package (and its base, found by name among the bundled rulesets) with one file garbled.
             let copy = work.path().join(package.file_name().unwrap());
             let _ = std::fs::remove_dir_all(&copy);
             copy_dir(&package, &copy);

@@ -26,7 +26,9 @@ use std::process::ExitCode;
     version,
     about = "Runs the enemy in solo play of sci-fi miniatures games."
 )]
-#[command(after_help = "A <PACKAGE> is a folder path, or a bare name looked up under rulesets/.")]
+#[command(
+    after_help = "A <PACKAGE> is a path (a folder or a .rules file), or a bare NAME: ./NAME, then each folder of $SERVITOR_RULESETS, then the rulesets bundled with servitor (`servitor packages` lists them)."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -1,8 +1,8 @@
-//! `servitor packages`: the packages a bare name finds, where they are, what they extend.
+//! `servitor packages`: the packages a bare name finds, where each comes from, what it
+//! extends.
 
 use clap::Args;
-use servitor::package::{available, roots};
-use std::path::Path;
+use servitor::package::{Available, Place, Root, available, roots};
 
 #[derive(Args)]
 pub struct PackagesArgs {
@@ -11,30 +11,23 @@ pub struct PackagesArgs {
     json: bool,
 }
 
-/// A path as the user would type it from the current folder when it lies below it.
-pub fn shown(path: &Path) -> String {
-    let here = std::env::current_dir().ok();
-    let relative = here.as_deref().and_then(|h| path.strip_prefix(h).ok());
-    let path = relative.unwrap_or(path);
-    if path.is_relative() && !path.starts_with(".") && !path.starts_with("..") {
-        format!("./{}", path.display())
-    } else {
-        path.display().to_string()
-    }
+/// The folders of `$SERVITOR_RULESETS`, as shown to the user.
+fn listed(roots: &[Root]) -> Vec<String> {
+    roots
+        .iter()
+        .filter_map(|r| match r {
+            Root::Listed(dir) => Some(Place::Disk(dir.clone()).typed()),
+            _ => None,
+        })
+        .collect()
 }
 
-/// The roots that exist, each folder once, as shown to the user.
-fn looked_in(roots: &[std::path::PathBuf]) -> Vec<String> {
-    let mut seen = Vec::new();
-    let mut out = Vec::new();
-    for root in roots {
-        let Ok(canonical) = root.canonicalize() else { continue };
-        if !seen.contains(&canonical) {
-            seen.push(canonical);
-            out.push(shown(root));
-        }
+/// Where a package comes from, under its name: its folder and root, or the bundle.
+fn origin(a: &Available) -> String {
+    match &a.folder {
+        Place::Bundled(_) => a.root.describe().to_string(),
+        disk => format!("{}  (from {})", disk.typed(), a.root.describe()),
     }
-    out
 }
 
 pub fn run(args: PackagesArgs) -> Result<(), String> {
@@ -42,14 +35,27 @@ pub fn run(args: PackagesArgs) -> Result<(), String> {
     let found = available(&roots);
     let mut rows = Vec::new();
     for a in &found {
-        // Loaded for its title and bases; one that does not load is listed all the same.
-        let (title, extends, loads) = match servitor::load(&a.folder.to_string_lossy()) {
-            Ok(loaded) => {
-                let r = &loaded.ruleset;
-                let bases: Vec<String> = r.packages.iter().rev().skip(1).map(|p| p.name.clone()).collect();
-                (r.info().title.clone(), bases, true)
+        // Loaded for its title and bases; one that does not load is listed all the same. One
+        // that is hidden is not what its name loads, and says so instead.
+        let (title, extends, loads) = if a.hidden {
+            (None, Vec::new(), true)
+        } else {
+            let arg = match &a.folder {
+                Place::Bundled(_) => a.name.clone(),
+                disk => disk.typed(),
+            };
+            match servitor::load(&arg) {
+                Ok(loaded) => {
+                    let r = &loaded.ruleset;
+                    // Base first, as `check` shows the chain.
+                    let bases: Vec<String> = r.packages[..r.packages.len() - 1]
+                        .iter()
+                        .map(|p| p.name.clone())
+                        .collect();
+                    (r.info().title.clone(), bases, true)
+                }
+                Err(_) => (None, Vec::new(), false),
             }
-            Err(_) => (None, Vec::new(), false),
         };
         rows.push((a, title, extends, loads));
     }
@@ -57,14 +63,19 @@ pub fn run(args: PackagesArgs) -> Result<(), String> {
         let list: Vec<_> = rows
             .iter()
             .map(|(a, title, extends, loads)| {
+                let (from, folder) = match (&a.root, &a.folder) {
+                    (_, Place::Bundled(_)) => ("bundled", None),
+                    (Root::Here, disk) => ("current folder", Some(disk.typed())),
+                    (_, disk) => ("SERVITOR_RULESETS", Some(disk.typed())),
+                };
                 serde_json::json!({
-                    "name": a.name, "title": title, "extends": extends, "folder": shown(&a.folder),
+                    "name": a.name, "title": title, "extends": extends, "from": from, "folder": folder,
                     "hidden": a.hidden, "loads": loads,
                 })
             })
             .collect();
-        let looked = looked_in(&roots);
-        super::emitln(&serde_json::json!({ "packages": list, "looked_in": looked }).to_string());
+        let order = serde_json::json!({ "current_folder": true, "servitor_rulesets": listed(&roots), "bundled": true });
+        super::emitln(&serde_json::json!({ "packages": list, "looked_up": order }).to_string());
         return Ok(());
     }
     let mut out = String::from("Packages a bare name finds (the first of a name is the one loaded):\n");
@@ -75,20 +86,26 @@ pub fn run(args: PackagesArgs) -> Result<(), String> {
             about.push_str(&format!(" (extends {})", extends.join(" → ")));
         }
         if !loads {
-            about = format!("does not load: `servitor check {}` says why", shown(&a.folder));
+            about = format!("does not load: `servitor check {}` says why", a.folder.typed());
         }
         if a.hidden {
             about = format!("hidden by the {} above", a.name);
         }
-        out.push_str(&format!("  {:<w$}  {}\n      {}\n", a.name, about, shown(&a.folder)));
+        out.push_str(&format!("  {:<w$}  {}\n      {}\n", a.name, about, origin(a)));
     }
     if rows.is_empty() {
         out.push_str("  (none)\n");
     }
-    let looked = looked_in(&roots);
+    let listed = listed(&roots);
+    let listed = if listed.is_empty() {
+        "not set".to_string()
+    } else {
+        listed.join(", ")
+    };
     out.push_str(&format!(
-        "Looked in: {} (set SERVITOR_RULESETS to add folders).\nAny package folder or .rules file may also be given by its path, e.g. examples/variants/more-blips.\n",
-        looked.join(", ")
+        "A bare NAME is looked up as ./NAME in the current folder, then in each folder of\n\
+         $SERVITOR_RULESETS ({listed}), then among the rulesets bundled with servitor.\n\
+         A package may also be given by its path: a folder or a .rules file, e.g. ./my-variant.\n"
     ));
     super::emit(&out);
     Ok(())

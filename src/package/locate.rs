@@ -1,20 +1,160 @@
-//! Where packages live: a path is a path; a bare name is looked up beside the package that
-//! names it, then under each rulesets root.
+//! Where packages live. A path is a path. A bare name given on the command line is looked up
+//! in the current folder (`./NAME`), then in each folder of `$SERVITOR_RULESETS`, then among
+//! the rulesets bundled into servitor; a bare name in `extends` beside the package that names
+//! it, then in the same roots but the current folder (a package means the same wherever the
+//! user stands).
 
-use std::path::{Path, PathBuf};
+use super::bundled;
+use std::path::{Component, Path, PathBuf};
 
 /// The file every package folder holds.
 pub const MANIFEST: &str = "package.rules";
 
-/// Folders searched for bare package names, in order: `$SERVITOR_RULESETS` (a list of
-/// folders), `./rulesets`, and the `rulesets/` folder this build came from.
-pub fn roots() -> Vec<PathBuf> {
-    let mut roots = Vec::new();
-    if let Some(list) = std::env::var_os("SERVITOR_RULESETS") {
-        roots.extend(std::env::split_paths(&list));
+/// Where a package's file or folder is: on disk, or in the rulesets bundled into servitor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    Disk(PathBuf),
+    /// A `/`-separated path inside the bundle, without `.` or `a/..` (the bundle holds no
+    /// links, so this is exact); `""` is the bundle itself, and a path that climbs out of it
+    /// keeps its leading `..` and names nothing.
+    Bundled(String),
+}
+
+impl Place {
+    /// `relative` taken from this folder, as `Path::join` does (an absolute path is itself, on
+    /// disk).
+    pub fn join(&self, relative: impl AsRef<Path>) -> Place {
+        let relative = relative.as_ref();
+        match self {
+            Place::Disk(dir) => Place::Disk(dir.join(relative)),
+            Place::Bundled(_) if relative.has_root() => Place::Disk(relative.to_path_buf()),
+            Place::Bundled(dir) => {
+                let mut parts: Vec<String> = dir.split('/').filter(|p| !p.is_empty()).map(str::to_string).collect();
+                for part in relative.components() {
+                    match part {
+                        Component::Normal(name) => parts.push(name.to_string_lossy().into_owned()),
+                        Component::ParentDir if parts.last().is_some_and(|p| p != "..") => {
+                            parts.pop();
+                        }
+                        Component::ParentDir => parts.push("..".into()),
+                        _ => {}
+                    }
+                }
+                Place::Bundled(parts.join("/"))
+            }
+        }
     }
-    roots.push(PathBuf::from("rulesets"));
-    roots.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("rulesets"));
+
+    /// The folder holding this place.
+    pub fn parent(&self) -> Option<Place> {
+        match self {
+            Place::Disk(path) => path.parent().map(|p| Place::Disk(p.to_path_buf())),
+            Place::Bundled(path) if path.is_empty() => None,
+            Place::Bundled(path) => Some(Place::Bundled(
+                path.rsplit_once('/').map_or("", |(dir, _)| dir).to_string(),
+            )),
+        }
+    }
+
+    /// The place as a path, for its name and extension (a bundled one is relative to the
+    /// bundle).
+    pub fn path(&self) -> &Path {
+        match self {
+            Place::Disk(path) => path,
+            Place::Bundled(path) => Path::new(path),
+        }
+    }
+
+    pub fn is_file(&self) -> bool {
+        match self {
+            Place::Disk(path) => path.is_file(),
+            Place::Bundled(path) => bundled::file(path).is_some(),
+        }
+    }
+
+    /// The place with every link and `..` resolved, if it exists: two places are the same
+    /// file when their real places are equal.
+    pub fn real(&self) -> Option<Place> {
+        match self {
+            Place::Disk(path) => path.canonicalize().ok().map(Place::Disk),
+            Place::Bundled(path) if bundled::file(path).is_some() || bundled::is_dir(path) => Some(self.clone()),
+            Place::Bundled(_) => None,
+        }
+    }
+
+    /// Whether this place lies inside the folder `dir` (both real).
+    pub fn is_inside(&self, dir: &Place) -> bool {
+        match (self, dir) {
+            (Place::Disk(path), Place::Disk(dir)) => path.starts_with(dir),
+            (Place::Bundled(path), Place::Bundled(dir)) => Path::new(path).starts_with(dir),
+            _ => false,
+        }
+    }
+
+    /// The name a diagnostic gives this place: a path that opens from the current folder
+    /// ([`shown_path`]), or `<bundled>/…` for a bundled file.
+    pub fn shown(&self) -> String {
+        match self {
+            Place::Disk(path) => shown_path(path),
+            Place::Bundled(path) => format!("<bundled>/{path}"),
+        }
+    }
+
+    /// The place as the user would type it as a package argument: a relative path starts
+    /// with `./`, so that it reads as a path and not as a bare name.
+    pub fn typed(&self) -> String {
+        let shown = self.shown();
+        let is_path = shown == "."
+            || shown.starts_with('/')
+            || shown.starts_with("..")
+            || shown.starts_with('<')
+            || shown.contains(':');
+        if is_path { shown } else { format!("./{shown}") }
+    }
+}
+
+/// Where bare package names are looked up, in order ([`roots`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Root {
+    /// The current folder: for a name given on the command line, not for `extends`.
+    Here,
+    /// A folder listed in `$SERVITOR_RULESETS`.
+    Listed(PathBuf),
+    /// The rulesets bundled into servitor (`build.rs`).
+    Bundled,
+}
+
+impl Root {
+    pub fn place(&self) -> Place {
+        match self {
+            Root::Here => Place::Disk(PathBuf::from(".")),
+            Root::Listed(dir) => Place::Disk(dir.clone()),
+            Root::Bundled => Place::Bundled(String::new()),
+        }
+    }
+
+    /// Where a package found under this root comes from, in a few words.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Root::Here => "the current folder",
+            Root::Listed(_) => "$SERVITOR_RULESETS",
+            Root::Bundled => "bundled with servitor",
+        }
+    }
+}
+
+/// The roots searched for bare package names, in order: the current folder, each folder of
+/// `$SERVITOR_RULESETS` (a list of folders, as `PATH` is written), the bundled rulesets.
+pub fn roots() -> Vec<Root> {
+    let mut roots = vec![Root::Here];
+    if let Some(list) = std::env::var_os("SERVITOR_RULESETS") {
+        roots.extend(
+            std::env::split_paths(&list)
+                .filter(|p| !p.as_os_str().is_empty())
+                .map(Root::Listed),
+        );
+    }
+    roots.push(Root::Bundled);
     roots
 }
 
@@ -23,79 +163,181 @@ pub fn looks_like_path(arg: &str) -> bool {
     arg.contains('/') || arg.contains('\\') || arg.starts_with('.')
 }
 
-/// Finds a package's manifest: `<folder>/package.rules`, or a single `.rules` file given by
-/// path (a one-file package). `beside` is the folder of the package asking (for `extends`).
-pub fn find(arg: &str, beside: Option<&Path>, roots: &[PathBuf]) -> Result<PathBuf, Vec<PathBuf>> {
-    let candidates: Vec<PathBuf> = if looks_like_path(arg) {
+/// Finds a package's manifest: `<folder>/package.rules`, or a single `.rules` file (a
+/// one-file package). `beside` is the folder of the package asking (for `extends`): a path is
+/// taken from there, and a bare name is looked up beside it first and never in the current
+/// folder. On failure, the places looked in.
+pub fn find(arg: &str, beside: Option<&Place>, roots: &[Root]) -> Result<Place, Vec<Place>> {
+    let candidates: Vec<Place> = if looks_like_path(arg) {
         vec![match beside {
             Some(dir) => dir.join(arg),
-            None => PathBuf::from(arg),
+            None => Place::Disk(PathBuf::from(arg)),
         }]
     } else {
-        let sibling = beside.and_then(Path::parent).map(|p| p.join(arg));
-        sibling.into_iter().chain(roots.iter().map(|r| r.join(arg))).collect()
+        let sibling = beside.and_then(Place::parent).map(|p| p.join(arg));
+        let roots = roots.iter().filter(|r| beside.is_none() || **r != Root::Here);
+        sibling.into_iter().chain(roots.map(|r| r.place().join(arg))).collect()
     };
     for candidate in &candidates {
-        if candidate.join(MANIFEST).is_file() {
-            return Ok(candidate.join(MANIFEST));
+        let manifest = candidate.join(MANIFEST);
+        if manifest.is_file() {
+            return Ok(manifest);
         }
-        if candidate.is_file() && candidate.extension().is_some_and(|e| e == "rules") {
+        if candidate.is_file() && candidate.path().extension().is_some_and(|e| e == "rules") {
             return Ok(candidate.clone());
         }
     }
     Err(candidates)
 }
 
-/// A package found under a root: its name, its folder, and whether an earlier root's package
-/// of the same name hides it.
+/// A package found under a root: its name, its folder, the root, and whether an earlier
+/// root's package of the same name hides it.
 #[derive(Debug, Clone)]
 pub struct Available {
     pub name: String,
-    pub folder: PathBuf,
+    pub folder: Place,
+    pub root: Root,
     pub hidden: bool,
 }
 
 /// Every package folder under the roots, in the order bare names are looked up (the first of
 /// a name is the one loaded), sorted by name within a root.
-pub fn available(roots: &[PathBuf]) -> Vec<Available> {
+pub fn available(roots: &[Root]) -> Vec<Available> {
     let mut out: Vec<Available> = Vec::new();
     let mut seen: Vec<PathBuf> = Vec::new();
     for root in roots {
-        // The same folder reached twice (`./rulesets` in the checkout) is listed once.
-        let canonical = root.canonicalize().unwrap_or_else(|_| root.clone());
-        if seen.contains(&canonical) {
-            continue;
-        }
-        seen.push(canonical);
-        let Ok(entries) = std::fs::read_dir(root) else { continue };
-        let mut here: Vec<(String, PathBuf)> = entries
-            .flatten()
-            .filter(|e| e.path().join(MANIFEST).is_file())
-            .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-            .collect();
-        here.sort();
+        let mut here: Vec<(String, Place)> = match root.place() {
+            Place::Bundled(_) => bundled::packages()
+                .into_iter()
+                .map(|name| (name.to_string(), Place::Bundled(name.to_string())))
+                .collect(),
+            Place::Disk(dir) => {
+                // The same folder reached twice (`.` also listed in `$SERVITOR_RULESETS`) is
+                // listed once.
+                let canonical = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+                if seen.contains(&canonical) {
+                    continue;
+                }
+                seen.push(canonical);
+                let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+                entries
+                    .flatten()
+                    // A name starting with `.` is read as a path, never as a bare name.
+                    .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                    .filter(|e| e.path().join(MANIFEST).is_file())
+                    .map(|e| (e.file_name().to_string_lossy().into_owned(), Place::Disk(e.path())))
+                    .collect()
+            }
+        };
+        here.sort_by(|a, b| a.0.cmp(&b.0));
         for (name, folder) in here {
             let hidden = out.iter().any(|a| a.name == name);
-            out.push(Available { name, folder, hidden });
+            out.push(Available {
+                name,
+                folder,
+                root: root.clone(),
+                hidden,
+            });
         }
     }
     out
 }
 
 /// Names of the packages found under the roots, for "did you mean" and listings.
-pub fn known_packages(roots: &[PathBuf]) -> Vec<String> {
-    let mut names = Vec::new();
-    for root in roots {
-        let Ok(entries) = std::fs::read_dir(root) else { continue };
-        for entry in entries.flatten() {
-            if entry.path().join(MANIFEST).is_file() {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                if !names.contains(&name) {
-                    names.push(name);
-                }
-            }
-        }
-    }
+pub fn known_packages(roots: &[Root]) -> Vec<String> {
+    let mut names: Vec<String> = available(roots).into_iter().map(|a| a.name).collect();
     names.sort();
+    names.dedup();
     names
+}
+
+/// A path as the user opens it from the current folder: relative when it lies below it,
+/// through `../` when that takes no more steps than the absolute path, absolute otherwise.
+/// A path that climbs (`a/../b`) is resolved through the file system first, since `..` after
+/// a link is not where the text says; one that cannot be resolved is shown as written.
+pub fn shown_path(path: &Path) -> String {
+    let plain = |p: &Path| p.display().to_string().replace('\\', "/");
+    let Some(here) = std::env::current_dir().ok().map(|c| c.canonicalize().unwrap_or(c)) else {
+        return plain(path);
+    };
+    let absolute = here.join(path);
+    let absolute = if absolute.components().any(|c| c == Component::ParentDir) {
+        match absolute.canonicalize() {
+            Ok(real) => real,
+            Err(_) => return plain(path),
+        }
+    } else {
+        absolute.components().filter(|c| *c != Component::CurDir).collect()
+    };
+    plain(&from(&here, &absolute))
+}
+
+/// `there` (absolute) as seen from the folder `here` (absolute): see [`shown_path`].
+fn from(here: &Path, there: &Path) -> PathBuf {
+    let here: Vec<Component> = here.components().collect();
+    let there: Vec<Component> = there.components().collect();
+    let common = here.iter().zip(&there).take_while(|(a, b)| a == b).count();
+    let ups = here.len() - common;
+    let below = there.len() - common;
+    // The absolute path's steps, its root (and a Windows drive) not counted.
+    let steps = there.iter().filter(|c| matches!(c, Component::Normal(_))).count();
+    if ups == 0 && below == 0 {
+        return PathBuf::from(".");
+    }
+    if common == 0 || ups + below > steps {
+        return there.iter().collect();
+    }
+    std::iter::repeat_n(Component::ParentDir, ups)
+        .chain(there[common..].iter().copied())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Place, from};
+    use std::path::{Path, PathBuf};
+
+    /// A bundled place joins as a path on disk would (the bundle holds no links), never
+    /// climbs out of the bundle, and is inside a folder as a real path on disk would be: so
+    /// `read_inside` refuses for a bundled package what it refuses on disk.
+    #[test]
+    fn bundled_places_join_and_nest_as_paths_on_disk() {
+        let crusade = Place::Bundled("space-crusade".into());
+        let b = |s: &str| Place::Bundled(s.into());
+        assert_eq!(
+            crusade.join("scripts/./combat.rhai"),
+            b("space-crusade/scripts/combat.rhai")
+        );
+        assert_eq!(crusade.join("../space-hulk/x.rules"), b("space-hulk/x.rules"));
+        assert_eq!(crusade.join("../../x.rules"), b("../x.rules"));
+        assert_eq!(crusade.join("/etc/passwd"), Place::Disk(PathBuf::from("/etc/passwd")));
+        assert_eq!(b("space-crusade/package.rules").parent(), Some(crusade.clone()));
+        assert_eq!(crusade.parent(), Some(b("")));
+        assert!(b("space-crusade/package.rules").real().is_some() && b("../x.rules").real().is_none());
+        assert!(b("space-crusade/dice.rules").is_inside(&crusade));
+        assert!(!b("space-crusade-solo/package.rules").is_inside(&crusade));
+        assert!(!crusade.join("../space-hulk/package.rules").is_inside(&crusade));
+        assert!(!Place::Disk(PathBuf::from("space-crusade/x")).is_inside(&crusade));
+    }
+
+    #[test]
+    fn a_path_is_shown_as_it_opens_from_the_current_folder() {
+        let shown = |here: &str, there: &str| from(Path::new(here), Path::new(there)).display().to_string();
+        assert_eq!(
+            shown("/w/servitor", "/w/servitor/rulesets/a/package.rules"),
+            "rulesets/a/package.rules"
+        );
+        assert_eq!(
+            shown("/w/servitor/src", "/w/servitor/rulesets/a/package.rules"),
+            "../rulesets/a/package.rules"
+        );
+        assert_eq!(
+            shown("/w/servitor/src/cli", "/w/servitor/rulesets/a"),
+            "../../rulesets/a"
+        );
+        // Climbing out further than the absolute path is long: the absolute path.
+        assert_eq!(shown("/home/me/games", "/opt/rulesets/a"), "/opt/rulesets/a");
+        assert_eq!(shown("/home/me/games/x", "/home/rulesets"), "/home/rulesets");
+        assert_eq!(shown("/w/servitor", "/w/servitor"), ".");
+    }
 }

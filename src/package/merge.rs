@@ -18,6 +18,9 @@ pub struct MergedItem {
     pub entries: Vec<Entry>,
     pub span: Span,
     pub package: String,
+    /// Rolls a later package's `remove <key>` took out of a table's rows, with the span of
+    /// that `remove`: a gap it leaves is that line's doing, not the base's.
+    pub removed: Vec<(i64, i64, Span)>,
 }
 
 #[derive(Debug, Clone)]
@@ -99,6 +102,7 @@ impl Merged {
                 entries: def.body.entries,
                 span: def.span,
                 package: package.to_string(),
+                removed: Vec::new(),
             };
             self.items.insert(key, item);
             return;
@@ -114,10 +118,14 @@ impl Merged {
             match entry {
                 Entry::Property(prop) => override_property(&mut base.entries, prop),
                 Entry::Row(row) => {
+                    // Painted over: no longer a removal's gap.
+                    base.removed
+                        .retain(|(lo, hi, _)| !(row.key.lo <= *lo && *hi <= row.key.hi));
                     cut_rows(&mut base.entries, row.key);
                     base.entries.push(Entry::Row(row));
                 }
                 Entry::Remove(RemoveTarget::Rows(key), span) => {
+                    base.removed.push((key.lo, key.hi, span));
                     if !cut_rows(&mut base.entries, key) {
                         report.push(Diagnostic::error(
                             span,

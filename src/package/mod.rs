@@ -2,11 +2,12 @@
 //! items over its base (`override` / `remove`), then resolve and check the result into a
 //! [`Ruleset`]. Every problem found on the way is collected into one [`Report`].
 
+mod bundled;
 mod locate;
 mod lower;
 mod merge;
 
-pub use locate::{Available, MANIFEST, available, known_packages, looks_like_path, roots};
+pub use locate::{Available, MANIFEST, Place, Root, available, known_packages, looks_like_path, roots, shown_path};
 
 use crate::diagnostic::{Diagnostic, Report, did_you_mean, thousands};
 use crate::limits::{MAX_FILE_BYTES, MAX_PACKAGE_BYTES};
@@ -15,7 +16,7 @@ use crate::script::{self, Script};
 use crate::source::{FileId, SourceMap, Span};
 use crate::syntax::{self, ast};
 use merge::Merged;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 
 /// Why a package could not be loaded.
 #[derive(Debug)]
@@ -23,7 +24,7 @@ pub enum LoadError {
     /// Nothing to point at: the package named on the command line does not exist.
     NotFound {
         name: String,
-        looked_in: Vec<PathBuf>,
+        looked_in: Vec<Place>,
         hint: Option<String>,
     },
     /// Diagnostics in the package's files.
@@ -35,10 +36,10 @@ impl LoadError {
     pub fn render(&self, color: bool) -> String {
         match self {
             LoadError::NotFound { name, looked_in, hint } => {
-                let mut s = format!("error: no package `{name}` (a folder with a {MANIFEST})\n");
+                let mut s = format!("error: no package `{name}` (a folder with a {MANIFEST}, or a .rules file)\n");
                 let mut shown: Vec<String> = Vec::new();
-                for dir in looked_in {
-                    let name = display_name(dir);
+                for place in looked_in {
+                    let name = place.typed();
                     if !shown.contains(&name) {
                         s.push_str(&format!("  looked in {name}\n"));
                         shown.push(name);
@@ -60,13 +61,15 @@ pub struct Loaded {
     pub warnings: Report,
 }
 
-/// Loads a package given as a path or a bare name (looked up under [`roots`]).
+/// Loads a package given as a path or a bare name (looked up under [`roots`]: `./NAME`,
+/// `$SERVITOR_RULESETS`, the bundled rulesets).
 pub fn load(arg: &str) -> Result<Loaded, LoadError> {
     let roots = roots();
     let manifest = locate::find(arg, None, &roots).map_err(|looked_in| LoadError::NotFound {
         name: arg.to_string(),
         looked_in,
-        hint: did_you_mean(arg, known_packages(&roots).iter().map(String::as_str)),
+        hint: did_you_mean(arg, known_packages(&roots).iter().map(String::as_str))
+            .or_else(|| Some("`servitor packages` lists the packages a bare name finds".into())),
     })?;
     let mut loader = Loader {
         sources: SourceMap::default(),
@@ -102,9 +105,9 @@ pub fn load(arg: &str) -> Result<Loaded, LoadError> {
 struct Loader {
     sources: SourceMap,
     report: Report,
-    roots: Vec<PathBuf>,
-    /// Folders being loaded, to catch `extends` cycles.
-    stack: Vec<PathBuf>,
+    roots: Vec<Root>,
+    /// Manifests being loaded (real places), to catch `extends` cycles.
+    stack: Vec<Place>,
     /// A script failed to compile, so its functions are unknown.
     scripts_failed: bool,
     compiler: script::Compiler,
@@ -113,12 +116,10 @@ struct Loader {
 }
 
 /// Reads a regular file of at most [`MAX_FILE_BYTES`] and at most `budget` bytes as UTF-8.
-fn read_limited(path: &Path, budget: u64) -> Result<String, String> {
+/// A bundled file goes through the same checks as one on disk: only where the bytes come
+/// from differs.
+fn read_limited(place: &Place, budget: u64) -> Result<String, String> {
     use std::io::Read;
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
-    if !meta.is_file() {
-        return Err("not a regular file (a package's files are plain text files)".into());
-    }
     let limit = MAX_FILE_BYTES.min(budget);
     let too_large = || {
         if budget < MAX_FILE_BYTES {
@@ -133,13 +134,29 @@ fn read_limited(path: &Path, budget: u64) -> Result<String, String> {
             )
         }
     };
-    if meta.len() > limit {
-        return Err(too_large());
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
-        .map_err(|e| e.to_string())?;
+    let bytes = match place {
+        Place::Disk(path) => {
+            let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+            if !meta.is_file() {
+                return Err("not a regular file (a package's files are plain text files)".into());
+            }
+            if meta.len() > limit {
+                return Err(too_large());
+            }
+            let mut bytes = Vec::new();
+            std::fs::File::open(path)
+                .and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
+                .map_err(|e| e.to_string())?;
+            bytes
+        }
+        Place::Bundled(path) => match bundled::file(path) {
+            Some(bytes) => bytes.to_vec(),
+            None if bundled::is_dir(path) => {
+                return Err("not a regular file (a package's files are plain text files)".into());
+            }
+            None => return Err("no such file among the rulesets bundled with servitor".into()),
+        },
+    };
     if bytes.len() as u64 > limit {
         return Err(too_large());
     }
@@ -158,13 +175,13 @@ struct Manifest {
 
 impl Loader {
     /// Loads the package of `manifest` and its bases; returns the merged items of the chain.
-    fn load_layers(&mut self, manifest: &Path, via: Option<Span>) -> Option<Layers> {
-        let canonical = manifest.canonicalize().unwrap_or_else(|_| manifest.to_path_buf());
+    fn load_layers(&mut self, manifest: &Place, via: Option<Span>) -> Option<Layers> {
+        let canonical = manifest.real().unwrap_or_else(|| manifest.clone());
         if let Some(start) = self.stack.iter().position(|f| *f == canonical) {
             let chain: Vec<String> = self.stack[start..]
                 .iter()
                 .chain([&canonical])
-                .map(|p| package_name_of(p))
+                .map(package_name_of)
                 .collect();
             let span = via.expect("a cycle is always reached through an extends");
             self.report.push(
@@ -183,8 +200,8 @@ impl Loader {
         result
     }
 
-    fn load_one(&mut self, manifest_path: &Path) -> Option<Layers> {
-        let folder = manifest_path.parent().unwrap_or(Path::new("."));
+    fn load_one(&mut self, manifest_path: &Place) -> Option<Layers> {
+        let folder = manifest_path.parent().unwrap_or_else(|| Place::Disk(".".into()));
         let file = self.read(manifest_path, None)?;
         let (tree, diagnostics) = syntax::parse(file, &self.sources.get(file).text.clone());
         let failed = !diagnostics.is_empty();
@@ -194,10 +211,10 @@ impl Loader {
 
         let (mut merged, mut packages, mut scripts) = match &manifest.extends {
             Some((name, span)) => {
-                let base = match locate::find(name, Some(folder), &self.roots) {
+                let base = match locate::find(name, Some(&folder), &self.roots) {
                     Ok(base) => base,
                     Err(looked_in) => {
-                        let places: Vec<String> = looked_in.iter().map(|p| p.display().to_string()).collect();
+                        let places: Vec<String> = looked_in.iter().map(Place::typed).collect();
                         let help = did_you_mean(name, known_packages(&self.roots).iter().map(String::as_str))
                             .unwrap_or_else(|| format!("looked in {}", places.join(", ")));
                         self.report.push(
@@ -213,7 +230,7 @@ impl Loader {
         };
 
         for (path, span) in &manifest.includes {
-            let Some(included) = self.read_inside(folder, path, "include", *span) else {
+            let Some(included) = self.read_inside(&folder, path, "include", *span) else {
                 continue;
             };
             let (tree, diagnostics) = syntax::parse(included, &self.sources.get(included).text.clone());
@@ -232,7 +249,7 @@ impl Loader {
             }
         }
         for (path, span) in &manifest.scripts {
-            let Some(file) = self.read_inside(folder, path, "script", *span) else {
+            let Some(file) = self.read_inside(&folder, path, "script", *span) else {
                 continue;
             };
             match self.compiler.compile(file, &self.sources) {
@@ -269,7 +286,7 @@ impl Loader {
 
     /// Reads a file a package names (`include`, `script`): a relative path that, after
     /// following links, stays inside the package's folder.
-    fn read_inside(&mut self, folder: &Path, path: &str, key: &str, via: Span) -> Option<FileId> {
+    fn read_inside(&mut self, folder: &Place, path: &str, key: &str, via: Span) -> Option<FileId> {
         let relative = Path::new(path);
         let refuse = |this: &mut Self, message: String| {
             this.report
@@ -294,8 +311,8 @@ impl Loader {
         }
         let joined = folder.join(relative);
         // A missing file is reported by `read`, with the reason.
-        if let (Ok(real), Ok(home)) = (joined.canonicalize(), folder.canonicalize())
-            && !real.starts_with(&home)
+        if let (Some(real), Some(home)) = (joined.real(), folder.real())
+            && !real.is_inside(&home)
         {
             return refuse(self, format!("`{path}` leads outside the package's folder"));
         }
@@ -306,21 +323,21 @@ impl Loader {
     /// file of at most [`MAX_FILE_BYTES`] is read (a device or a pipe could block or never
     /// end), and a whole load reads at most [`MAX_PACKAGE_BYTES`]. A UTF-8 byte order mark at
     /// the start is dropped.
-    fn read(&mut self, path: &Path, via: Option<Span>) -> Option<FileId> {
+    fn read(&mut self, path: &Place, via: Option<Span>) -> Option<FileId> {
         match read_limited(path, MAX_PACKAGE_BYTES.saturating_sub(self.bytes_read)) {
             Ok(mut text) => {
                 self.bytes_read += text.len() as u64;
                 if text.starts_with('\u{feff}') {
                     text.drain(..'\u{feff}'.len_utf8());
                 }
-                Some(self.sources.add(display_name(path), path, text))
+                Some(self.sources.add(path.shown(), text))
             }
             Err(error) => {
-                let message = format!("cannot read {}: {error}", display_name(path));
+                let message = format!("cannot read {}: {error}", path.shown());
                 match via {
                     Some(span) => self.report.push(Diagnostic::error(span, message, "named here")),
                     None => {
-                        let file = self.sources.add(display_name(path), path, String::new());
+                        let file = self.sources.add(path.shown(), String::new());
                         self.report
                             .push(Diagnostic::error(Span::new(file, 0, 0), message, "unreadable"));
                     }
@@ -335,11 +352,11 @@ impl Loader {
     fn manifest(
         &mut self,
         file: FileId,
-        manifest_path: &Path,
+        manifest_path: &Place,
         items: &mut Vec<ast::Item>,
         failed: bool,
     ) -> Option<Manifest> {
-        let folder = manifest_path.parent().unwrap_or(Path::new("."));
+        let folder = manifest_path.parent().unwrap_or_else(|| Place::Disk(".".into()));
         let position = items
             .iter()
             .position(|i| matches!(i, ast::Item::Define(d) if d.kind.text == "package"));
@@ -383,7 +400,7 @@ impl Loader {
                 title: def.label.as_ref().map(|l| l.text.clone()),
                 version: None,
                 source: None,
-                folder: folder.to_path_buf(),
+                folder: folder.typed(),
             },
             extends: None,
             includes: Vec::new(),
@@ -444,7 +461,8 @@ impl Loader {
 }
 
 /// The name a manifest path stands for: its folder's, or a one-file package's file stem.
-fn package_name_of(manifest: &Path) -> String {
+fn package_name_of(manifest: &Place) -> String {
+    let manifest = manifest.path();
     let named = if manifest.file_name().is_some_and(|n| n == MANIFEST) {
         manifest.parent()
     } else {
@@ -461,27 +479,6 @@ pub(crate) fn entry_span(entry: &ast::Entry) -> Span {
         ast::Entry::Row(r) => r.span,
         ast::Entry::Remove(_, span) => *span,
     }
-}
-
-/// The path as users wrote it, relative to the working folder when possible.
-fn display_name(path: &Path) -> String {
-    let cwd = std::env::current_dir().ok();
-    let shown = cwd.as_deref().and_then(|c| path.strip_prefix(c).ok()).unwrap_or(path);
-    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let shown = shown.strip_prefix(manifest_dir).unwrap_or(shown);
-    // Drop `a/..` pairs so that paths reached through `extends "../x"` read plainly.
-    let mut parts: Vec<std::path::Component> = Vec::new();
-    for part in shown.components() {
-        match part {
-            std::path::Component::ParentDir if matches!(parts.last(), Some(std::path::Component::Normal(_))) => {
-                parts.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => parts.push(other),
-        }
-    }
-    let shown: PathBuf = parts.iter().collect();
-    shown.display().to_string().replace('\\', "/")
 }
 
 pub use lower::dice_from_ast;

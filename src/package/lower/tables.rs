@@ -65,7 +65,7 @@ impl Lower<'_> {
             text,
             span: item.span,
         };
-        self.coverage(&table, dice_value.span);
+        self.coverage(&table, dice_value.span, &item.removed);
         Some(table)
     }
 
@@ -158,7 +158,9 @@ impl Lower<'_> {
     }
 
     /// Every possible total must land in exactly one row, and every row must be reachable.
-    pub(super) fn coverage(&mut self, table: &Table, dice_span: Span) {
+    /// A gap that a later package's `remove <key>` (`removed`) left is reported at that
+    /// `remove`, with the table as a note.
+    pub(super) fn coverage(&mut self, table: &Table, dice_span: Span, removed: &[(i64, i64, Span)]) {
         let totals: Vec<i64> = table.dice.distribution().weights.into_keys().collect();
         let (lo, hi) = (
             totals.first().copied().unwrap_or(0),
@@ -206,17 +208,41 @@ impl Lower<'_> {
                 widest = Some(i);
             }
         }
-        if !gaps.is_empty() {
-            let runs = runs_of(&gaps, &totals);
+        // A gap inside a later package's `remove` is that line's doing: reported there (one
+        // diagnostic per `remove`), and any other gap at the table's dice.
+        let mut by_removal: Vec<(Span, Vec<i64>)> = Vec::new();
+        let mut elsewhere = Vec::new();
+        for g in gaps {
+            match removed.iter().rev().find(|(lo, hi, _)| *lo <= g && g <= *hi) {
+                Some(&(_, _, at)) => match by_removal.iter_mut().find(|(s, _)| *s == at) {
+                    Some((_, here)) => here.push(g),
+                    None => by_removal.push((at, vec![g])),
+                },
+                None => elsewhere.push(g),
+            }
+        }
+        let missing = |gaps: &[i64]| {
+            let runs = runs_of(gaps, &totals);
             let plural = if gaps.len() == 1 { "" } else { "s" };
+            (
+                format!("table `{}` has no row for the roll{plural} {runs}", table.id),
+                format!("add rows for {runs}, or widen a neighbouring row's range"),
+            )
+        };
+        for (at, gaps) in &by_removal {
+            let (message, help) = missing(gaps);
             self.err(
-                Diagnostic::error(
-                    dice_span,
-                    format!("table `{}` has no row for the roll{plural} {runs}", table.id),
-                    format!("{} rolls {range}", table.dice),
-                )
-                .with_note(table.span, "in this table")
-                .with_help(format!("add rows for {runs}, or widen a neighbouring row's range")),
+                Diagnostic::error(*at, message, "removed here, and no row takes its place")
+                    .with_note(dice_span, format!("{} rolls {range}", table.dice))
+                    .with_help(format!("{help} in this `override`, or drop this `remove`")),
+            );
+        }
+        if !elsewhere.is_empty() {
+            let (message, help) = missing(&elsewhere);
+            self.err(
+                Diagnostic::error(dice_span, message, format!("{} rolls {range}", table.dice))
+                    .with_note(table.span, "in this table")
+                    .with_help(help),
             );
         }
         for row in &table.rows {
