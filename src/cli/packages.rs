@@ -66,6 +66,7 @@ pub fn run(args: PackagesArgs) -> Result<(), String> {
                 let (from, folder) = match (&a.root, &a.folder) {
                     (_, Place::Bundled(_)) => ("bundled", None),
                     (Root::Here, disk) => ("current folder", Some(disk.typed())),
+                    (Root::Checkout, disk) => ("./rulesets", Some(disk.typed())),
                     (_, disk) => ("SERVITOR_RULESETS", Some(disk.typed())),
                 };
                 serde_json::json!({
@@ -74,7 +75,8 @@ pub fn run(args: PackagesArgs) -> Result<(), String> {
                 })
             })
             .collect();
-        let order = serde_json::json!({ "current_folder": true, "servitor_rulesets": listed(&roots), "bundled": true });
+        let checkout = roots.contains(&Root::Checkout);
+        let order = serde_json::json!({ "current_folder": true, "servitor_rulesets": listed(&roots), "rulesets_folder": checkout, "bundled": true });
         super::emitln(&serde_json::json!({ "packages": list, "looked_up": order }).to_string());
         return Ok(());
     }
@@ -104,8 +106,14 @@ pub fn run(args: PackagesArgs) -> Result<(), String> {
     };
     out.push_str(&format!(
         "A bare NAME is looked up as ./NAME in the current folder, then in each folder of\n\
-         $SERVITOR_RULESETS ({listed}), then among the rulesets bundled with servitor.\n\
-         A package may also be given by its path: a folder or a .rules file, e.g. ./my-variant.\n"
+         $SERVITOR_RULESETS ({listed}), then in ./rulesets{}, then among the rulesets bundled\n\
+         with servitor.\n\
+         A package may also be given by its path: a folder or a .rules file, e.g. ./my-variant.\n",
+        if roots.contains(&Root::Checkout) {
+            ""
+        } else {
+            " (none here)"
+        }
     ));
     super::emit(&out);
     Ok(())

@@ -1,6 +1,6 @@
 //! Where packages live. A path is a path. A bare name given on the command line is looked up
-//! in the current folder (`./NAME`), then in each folder of `$SERVITOR_RULESETS`, then among
-//! the rulesets bundled into servitor; a bare name in `extends` beside the package that names
+//! in the current folder (`./NAME`), then in each folder of `$SERVITOR_RULESETS`, then in
+//! `./rulesets` (a source checkout), then among the rulesets bundled into servitor; a bare name in `extends` beside the package that names
 //! it, then in the same roots but the current folder (a package means the same wherever the
 //! user stands).
 
@@ -120,6 +120,9 @@ pub enum Root {
     Here,
     /// A folder listed in `$SERVITOR_RULESETS`.
     Listed(PathBuf),
+    /// `./rulesets`, when the current folder has one (a source checkout): its files are the
+    /// ones a diagnostic points at and an author edits, and they need no rebuild.
+    Checkout,
     /// The rulesets bundled into servitor (`build.rs`).
     Bundled,
 }
@@ -129,6 +132,7 @@ impl Root {
         match self {
             Root::Here => Place::Disk(PathBuf::from(".")),
             Root::Listed(dir) => Place::Disk(dir.clone()),
+            Root::Checkout => Place::Disk(PathBuf::from("rulesets")),
             Root::Bundled => Place::Bundled(String::new()),
         }
     }
@@ -138,13 +142,15 @@ impl Root {
         match self {
             Root::Here => "the current folder",
             Root::Listed(_) => "$SERVITOR_RULESETS",
+            Root::Checkout => "./rulesets",
             Root::Bundled => "bundled with servitor",
         }
     }
 }
 
 /// The roots searched for bare package names, in order: the current folder, each folder of
-/// `$SERVITOR_RULESETS` (a list of folders, as `PATH` is written), the bundled rulesets.
+/// `$SERVITOR_RULESETS` (a list of folders, as `PATH` is written), `./rulesets` if there is
+/// one, the bundled rulesets.
 pub fn roots() -> Vec<Root> {
     let mut roots = vec![Root::Here];
     if let Some(list) = std::env::var_os("SERVITOR_RULESETS") {
@@ -153,6 +159,9 @@ pub fn roots() -> Vec<Root> {
                 .filter(|p| !p.as_os_str().is_empty())
                 .map(Root::Listed),
         );
+    }
+    if Path::new("rulesets").is_dir() {
+        roots.push(Root::Checkout);
     }
     roots.push(Root::Bundled);
     roots
