@@ -25,10 +25,15 @@
 //!   out). **A release build of this test** (`cargo test --release --test examples`, which
 //!   `.ci/run` runs) also runs every command as written: each `sim` with all its games (no game
 //!   may fail: `errors: none`), each `cargo run --release -- …` by cargo itself, and
-//!   `cargo install --path .` (into a scratch root; then every command of the file that names
-//!   packages only by name is run with the installed binary from an empty folder).
-//! - `cargo run --example NAME …`: run by cargo, as written, from the checkout.
-//! - `cargo test`: this test is part of that run; `.ci/run` runs it as written.
+//!   `cargo build --release` and `cargo install --path .` (into a scratch root; then every
+//!   command of the file that names packages only by name is run with the installed binary from
+//!   an empty folder). That release pass takes about 11 minutes on 2 cores, most of it compiling
+//!   (cargo builds servitor three times: for the test, for `cargo run`, for `cargo install`).
+//! - `cargo run --example NAME …` (and `cargo run --release -- …` in the release pass): run by
+//!   cargo, as written, from the checkout (cargo needs its `target/`); a file one writes in the
+//!   checkout's top folder is removed afterwards.
+//! - `cargo test`, `cargo test --release --test examples`: this test is part of those runs;
+//!   `.ci/run` runs them as written.
 //! - `cargo test … --test NAME FILTER` with a long run's settings (the fuzz run: 30 minutes a
 //!   target): checked by its parts — `tests/NAME.rs` exists, reads every variable the command
 //!   sets, and has a test named FILTER; `cargo test` runs that test for a few seconds.
@@ -651,7 +656,7 @@ fn run_servitor(report: &mut Report, found: &Found, env: &[(String, String)], ar
             .env("NO_COLOR", "1")
             .env_remove("SERVITOR_RULESETS");
         command.envs(env.iter().map(|(k, v)| (k, v)));
-        run(command, stdin, Duration::from_secs(900))
+        run_in_checkout(command, stdin, Duration::from_secs(900)).map(|(ran, _)| ran)
     } else if fewer.is_some() {
         let scratch = scratch_checkout();
         run(
@@ -679,11 +684,38 @@ fn run_servitor(report: &mut Report, found: &Found, env: &[(String, String)], ar
 fn run_cargo(report: &mut Report, found: &Found, env: &[(String, String)], args: &[String]) {
     let mut command = cargo();
     command.args(args).envs(env.iter().map(|(k, v)| (k, v)));
-    match run(command, "", Duration::from_secs(900)) {
-        Ok(ran) if ran.code == expected_code(&found.comment) => report.transcript.push_str(&ran.stdout),
-        Ok(ran) => report.problem(found, format!("exit {}\n{}{}", ran.code, ran.stdout, ran.stderr)),
+    match run_in_checkout(command, "", Duration::from_secs(900)) {
+        Ok((ran, files)) if ran.code == expected_code(&found.comment) => {
+            report.transcript.push_str(&ran.stdout);
+            for file in files {
+                report.transcript.push_str(&format!("[wrote {file}]\n"));
+            }
+        }
+        Ok((ran, _)) => report.problem(found, format!("exit {}\n{}{}", ran.code, ran.stdout, ran.stderr)),
         Err(e) => report.problem(found, e),
     }
+}
+
+/// [`run`] for a command cargo runs from the checkout itself (cargo needs its `target/`): a
+/// file it writes in the checkout's top folder is removed afterwards, and named.
+fn run_in_checkout(command: Command, stdin: &str, limit: Duration) -> Result<(Ran, Vec<String>), String> {
+    let names = || -> std::collections::BTreeSet<std::ffi::OsString> {
+        std::fs::read_dir(checkout())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect()
+    };
+    let before = names();
+    let ran = run(command, stdin, limit);
+    let mut written = Vec::new();
+    for name in names().difference(&before) {
+        let path = checkout().join(name);
+        if path.is_file() {
+            std::fs::remove_file(&path).unwrap();
+            written.push(name.to_string_lossy().into_owned());
+        }
+    }
+    Ok((ran?, written))
 }
 
 /// Whether `.ci/run` runs `command` as written, on a line of its own (`cargo test`, and
