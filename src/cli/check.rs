@@ -8,7 +8,7 @@ pub struct CheckArgs {
     package: String,
 }
 
-pub fn run(args: CheckArgs) -> Result<(), String> {
+pub fn run(args: CheckArgs) -> Result<(), super::Failure> {
     let loaded = super::load(&args.package)?;
     let r = &loaded.ruleset;
     let records: usize = r.records.values().map(|m| m.len()).sum();

@@ -33,7 +33,7 @@ pub struct LosArgs {
     svg: Option<std::path::PathBuf>,
 }
 
-pub fn run(args: LosArgs) -> Result<(), String> {
+pub fn run(args: LosArgs) -> Result<(), super::Failure> {
     let loaded = super::load(&args.package)?;
     let mission = super::find_mission(&loaded.ruleset, &args.mission)?;
     let grid = &mission.grid;

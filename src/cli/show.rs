@@ -24,7 +24,7 @@ pub struct ShowArgs {
     svg: Option<std::path::PathBuf>,
 }
 
-pub fn run(args: ShowArgs) -> Result<(), String> {
+pub fn run(args: ShowArgs) -> Result<(), super::Failure> {
     let loaded = super::load(&args.package)?;
     let r = &loaded.ruleset;
     if let Some(id) = &args.battlefield {
@@ -56,7 +56,7 @@ pub fn run(args: ShowArgs) -> Result<(), String> {
             let b = super::find_named(r, &r.boards, "board", "boards", id)?;
             (b.id.clone(), b.label.clone(), b.grid.clone(), Overlay::default())
         }
-        (None, None) => return Err(what_to_show(r)),
+        (None, None) => return Err(super::usage(what_to_show(r))),
     };
     let color = std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
     super::emitln(&format!(
@@ -107,14 +107,17 @@ pub fn write_svg(path: &std::path::Path, grid: &Grid, title: &str, overlay: &Ove
 }
 
 /// Reads a square given as `x,y` (from 1) and checks it is on the grid.
-pub fn square(grid: &Grid, text: &str) -> Result<Square, String> {
-    let s = Square::parse(text)
-        .ok_or_else(|| format!("error: `{text}` is not a square; write column,row from 1, e.g. 3,7"))?;
+pub fn square(grid: &Grid, text: &str) -> Result<Square, super::Failure> {
+    let s = Square::parse(text).ok_or_else(|| {
+        super::usage(format!(
+            "error: `{text}` is not a square; write column,row from 1, e.g. 3,7"
+        ))
+    })?;
     if !grid.contains(s) {
-        return Err(format!(
+        return Err(super::usage(format!(
             "error: square {s} is off the map ({} × {})",
             grid.width, grid.height
-        ));
+        )));
     }
     Ok(s)
 }
