@@ -874,3 +874,42 @@ fn packages_are_found_as_a_user_expects() {
         "# in examples/variants\n{variants}# in an empty folder outside the checkout\n{elsewhere}# there, with SERVITOR_RULESETS=mods\n{listed}"
     ));
 }
+
+/// Machine-readable output for editors and front ends: `check --json` gives every diagnostic
+/// with its place, `show --json` a map as data; `completions` writes a shell's script.
+#[test]
+fn check_and_show_speak_json_and_completions_are_written() {
+    let (stdout, _, code) = servitor(&["check", "tests/errors/variant-remove-gap", "--json"]);
+    assert_eq!(code, 1);
+    let failed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let (stdout, _, code) = servitor(&["check", "tests/boards/worked-examples.rules", "--json"]);
+    assert_eq!(code, 0);
+    let passed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let (stdout, _, code) = servitor(&["check", "no-such-package", "--json"]);
+    assert_eq!(code, 2);
+    let missing: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let shown: serde_json::Value = serde_json::from_str(&ok(&[
+        "show",
+        "tests/boards/worked-examples.rules",
+        "--mission",
+        "plasma",
+        "--json",
+    ]))
+    .unwrap();
+    let mut missing = missing;
+    // The places looked in depend on the machine's folders.
+    missing["error"] = missing["error"].as_str().unwrap().lines().next().unwrap().into();
+    insta::assert_snapshot!(
+        [failed, passed, missing, shown]
+            .iter()
+            .map(|j| serde_json::to_string_pretty(j).unwrap())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let script = ok(&["completions", shell]);
+        for command in ["check", "sim", "play", "los", "completions"] {
+            assert!(script.contains(command), "{shell}: no `{command}`");
+        }
+    }
+}

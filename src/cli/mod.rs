@@ -61,6 +61,11 @@ enum Command {
     Scenario(scenario::ScenarioArgs),
     /// Play at a real table: you move your side, servitor runs the other
     Play(play::PlayArgs),
+    /// Print a completion script for a shell, e.g. `servitor completions bash > ~/.local/share/bash-completion/completions/servitor`
+    Completions {
+        /// bash, elvish, fish, powershell or zsh
+        shell: clap_complete::Shell,
+    },
 }
 
 /// Which results are ruled out, as given on the command line.
@@ -140,6 +145,13 @@ pub fn main() -> ExitCode {
         Command::Sim(args) => sim::run(args),
         Command::Scenario(args) => scenario::run(args),
         Command::Play(args) => play::run(args),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "servitor", &mut out);
+            write_out(&String::from_utf8_lossy(&out));
+            Ok(())
+        }
     };
     let (message, code) = match result {
         Ok(()) => return ExitCode::SUCCESS,
