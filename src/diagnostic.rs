@@ -35,6 +35,41 @@ pub struct DiagnosticData {
     pub notes: Vec<(Span, String)>,
 }
 
+impl Diagnostic {
+    /// This diagnostic as a JSON object (see [`Report::to_json`]).
+    pub fn to_json(&self, sources: &SourceMap) -> serde_json::Value {
+        let place = |span: Span| {
+            let file = sources.get(span.file);
+            let (line, column) = file.line_col(span.start);
+            let (end_line, end_column) = file.line_col(span.end);
+            serde_json::json!({
+                "file": file.name, "line": line, "column": column,
+                "end_line": end_line, "end_column": end_column,
+            })
+        };
+        let mut json = place(self.span);
+        json["severity"] = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+        .into();
+        json["message"] = self.message.clone().into();
+        json["label"] = self.label.clone().into();
+        json["help"] = self.help.clone().into();
+        json["notes"] = self
+            .notes
+            .iter()
+            .map(|(span, label)| {
+                let mut note = place(*span);
+                note["label"] = label.clone().into();
+                note
+            })
+            .collect();
+        json
+    }
+}
+
 impl std::ops::Deref for Diagnostic {
     type Target = DiagnosticData;
     fn deref(&self) -> &DiagnosticData {
@@ -127,6 +162,15 @@ impl Report {
 
     pub fn push(&mut self, diagnostic: Diagnostic) {
         self.diagnostics.push(diagnostic);
+    }
+
+    /// Every diagnostic as a JSON object, for editors and scripts: `severity`, `file` (as it
+    /// opens from the current folder), `line` and `column` (from 1, columns in characters) of
+    /// its start and `end_line` / `end_column` of its end, `message`, `label`, `help` (or
+    /// null) and `notes` (each with its own place and label). Unlike [`Report::render`], none
+    /// are left out.
+    pub fn to_json(&self, sources: &SourceMap) -> serde_json::Value {
+        self.diagnostics.iter().map(|d| d.to_json(sources)).collect()
     }
 
     /// Renders every diagnostic as the user sees it. `color` adds ANSI colours. At most

@@ -194,11 +194,8 @@ pub struct CommandDef {
     pub help: Option<String>,
 }
 
-#[derive(Debug, Clone)]
-pub struct GameOption {
-    pub default: Value,
-    pub help: Option<String>,
-}
+/// A game's option (`--set name=value`): declared and checked as a procedure's arg is.
+pub type GameOption = ProcArg;
 
 /// A `game` item: the sides, the turn as phases, the triggers, and the functions that play them.
 #[derive(Debug, Clone)]

@@ -37,10 +37,15 @@ fn ok(args: &[&str]) -> String {
     stdout
 }
 
+/// A command that fails: its stderr and exit code, which the snapshot keeps (2 for a usage
+/// error, 1 for any other failure).
 fn fails(args: &[&str]) -> String {
     let (stdout, stderr, code) = servitor(args);
-    assert_eq!(code, 1, "servitor {args:?} should fail:\n{stdout}");
-    stderr
+    assert!(
+        code == 1 || code == 2,
+        "servitor {args:?} should fail with 1 or 2, not {code}:\n{stdout}"
+    );
+    format!("{stderr}[exit {code}]\n")
 }
 
 /// Runs each command line as a shell would split it (`servitor …`) and writes what the user
@@ -223,6 +228,70 @@ fn the_sandbox_stops_misbehaving_scripts() {
         ));
     }
     insta::assert_snapshot!(all);
+}
+
+/// The exit code tells a calling script what went wrong: 2 for a command line that asks for
+/// something wrong (one of each kind, on every command that can), 1 for what was asked going
+/// wrong.
+#[test]
+fn usage_errors_exit_2_and_failures_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.json");
+    let missing = missing.display().to_string();
+    let usage: Vec<Vec<&str>> = vec![
+        vec!["roll"],
+        vec!["check", "no-such-package"],
+        vec!["tables", "space-crusade-solo", "no-such-item"],
+        vec!["roll", "space-crusade-solo", "reinforcements", "--times", "0"],
+        vec!["roll", "space-crusade-solo", "reinforcements", "--times", "many"],
+        vec!["roll", "space-crusade-solo", "reinforcements", "--unavailable", "blak"],
+        vec!["odds", "space-crusade-solo", "--dice", "2d6", "--times", "2"],
+        vec!["odds", "space-crusade-solo", "--dice", "2q6"],
+        vec!["odds", "space-crusade-solo", "nothing-here"],
+        vec![
+            "odds",
+            "space-crusade-solo",
+            "blips-per-scan",
+            "--vs",
+            "no-such-package",
+        ],
+        vec!["run", "tests/fixtures/sandbox", "flip", "--arg", "times=abc"],
+        vec!["run", "tests/fixtures/sandbox", "flip", "--arg", "times"],
+        vec!["run", "tests/fixtures/sandbox", "no-such-procedure"],
+        vec!["show", "space-crusade", "--mission", "nope"],
+        vec!["show", "space-crusade"],
+        vec!["los", "space-crusade", "--mission", "purge", "3;8", "20,8"],
+        vec!["los", "space-crusade", "--mission", "purge", "3,8", "99,8"],
+        vec!["game", "space-crusade-solo", "--mission", "nope"],
+        vec!["game", "space-crusade-solo"],
+        vec!["game", "space-crusade-solo", "--resume", &missing],
+        vec!["sim", "space-crusade-solo", "--mission", "nope", "--games", "1"],
+        vec![
+            "sim",
+            "space-crusade-solo",
+            "--mission",
+            "purge",
+            "--set",
+            "marine-style=reckless",
+        ],
+        vec!["play", "space-crusade-solo", "--mission", "purge", "--as", "nobody"],
+        vec!["scenario", &missing],
+    ];
+    let failed: Vec<Vec<&str>> = vec![
+        vec!["check", "tests/errors/variant-remove-gap"],
+        vec!["run", "tests/fixtures/sandbox", "deep", "--seed", "1"],
+    ];
+    let mut all = String::new();
+    for (args, expected) in usage.iter().map(|a| (a, 2)).chain(failed.iter().map(|a| (a, 1))) {
+        let (_, stderr, code) = servitor(args);
+        assert_eq!(code, expected, "servitor {args:?}:\n{stderr}");
+        let first = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+        all.push_str(&format!(
+            "$ servitor {}\n[exit {code}] {first}\n",
+            args.join(" ").replace(&missing, "missing.json")
+        ));
+    }
+    insta::assert_snapshot!(all.replace(&missing, "missing.json"));
 }
 
 #[test]
@@ -804,4 +873,43 @@ fn packages_are_found_as_a_user_expects() {
     insta::assert_snapshot!(format!(
         "# in examples/variants\n{variants}# in an empty folder outside the checkout\n{elsewhere}# there, with SERVITOR_RULESETS=mods\n{listed}"
     ));
+}
+
+/// Machine-readable output for editors and front ends: `check --json` gives every diagnostic
+/// with its place, `show --json` a map as data; `completions` writes a shell's script.
+#[test]
+fn check_and_show_speak_json_and_completions_are_written() {
+    let (stdout, _, code) = servitor(&["check", "tests/errors/variant-remove-gap", "--json"]);
+    assert_eq!(code, 1);
+    let failed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let (stdout, _, code) = servitor(&["check", "tests/boards/worked-examples.rules", "--json"]);
+    assert_eq!(code, 0);
+    let passed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let (stdout, _, code) = servitor(&["check", "no-such-package", "--json"]);
+    assert_eq!(code, 2);
+    let missing: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let shown: serde_json::Value = serde_json::from_str(&ok(&[
+        "show",
+        "tests/boards/worked-examples.rules",
+        "--mission",
+        "plasma",
+        "--json",
+    ]))
+    .unwrap();
+    let mut missing = missing;
+    // The places looked in depend on the machine's folders.
+    missing["error"] = missing["error"].as_str().unwrap().lines().next().unwrap().into();
+    insta::assert_snapshot!(
+        [failed, passed, missing, shown]
+            .iter()
+            .map(|j| serde_json::to_string_pretty(j).unwrap())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let script = ok(&["completions", shell]);
+        for command in ["check", "sim", "play", "los", "completions"] {
+            assert!(script.contains(command), "{shell}: no `{command}`");
+        }
+    }
 }

@@ -183,9 +183,9 @@ fn sim_is_the_same_for_any_number_of_jobs() {
 #[test]
 fn usage_errors_name_what_exists() {
     let (_, err, code) = servitor(&["game", SKIRMISH, "--mission", "hall-figth", "--seed", "1"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2, "a usage error exits 2");
     insta::assert_snapshot!(err);
     let (_, err, code) = servitor(&["game", SKIRMISH, "--mission", "hall-fight", "--set", "stlye=bold"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2, "a usage error exits 2");
     assert!(err.contains("did you mean `style`"), "{err}");
 }

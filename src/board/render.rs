@@ -18,18 +18,41 @@ const BOX: [char; 16] = [
 ];
 
 /// The map in box-drawing characters, one character per square and per edge, like the
-/// rules files draw it. `color` adds ANSI colours.
+/// rules files draw it, with column numbers above it and row numbers on its left (from 1, as
+/// squares are written: `column,row`; columns past 9 have their tens above their units).
+/// `color` adds ANSI colours.
 pub fn text(grid: &Grid, overlay: &Overlay, color: bool) -> String {
     let paint = |s: String, code: &str| if color { format!("\x1b[{code}m{s}\x1b[0m") } else { s };
     let (w, h) = (grid.width, grid.height);
+    // The margin holds the widest row number and a space.
+    let margin = h.to_string().len() + 1;
+    let mut out = String::new();
+    let digit_line = |digit: &dyn Fn(i32) -> Option<i32>| {
+        let mut line = " ".repeat(margin + 1);
+        for x in 0..w {
+            let d = digit(x + 1).map_or(" ".to_string(), |d| d.to_string());
+            line.push_str(&paint(d, "2"));
+            line.push(' ');
+        }
+        line.trim_end().to_string() + "\n"
+    };
+    if w >= 10 {
+        out.push_str(&digit_line(&|n| (n >= 10).then_some(n / 10 % 10)));
+    }
+    out.push_str(&digit_line(&|n| Some(n % 10)));
     let wall_h = |x: i32, y: i32| {
         x >= 0 && x < w && y >= 0 && y <= h && grid.edge(Square::new(x, y - 1), Square::new(x, y)) != Edge::Open
     };
     let wall_v = |x: i32, y: i32| {
         y >= 0 && y < h && x >= 0 && x <= w && grid.edge(Square::new(x - 1, y), Square::new(x, y)) != Edge::Open
     };
-    let mut out = String::new();
     for row in 0..=(2 * h) {
+        if row % 2 == 1 {
+            let number = format!("{:>width$} ", row / 2 + 1, width = margin - 1);
+            out.push_str(&paint(number, "2"));
+        } else {
+            out.push_str(&" ".repeat(margin));
+        }
         for col in 0..=(2 * w) {
             let (x, y) = (col / 2, row / 2);
             let s = match (row % 2, col % 2) {
@@ -46,10 +69,11 @@ pub fn text(grid: &Grid, overlay: &Overlay, color: bool) -> String {
                 (1, 0) => edge_char(grid.edge(Square::new(x - 1, y), Square::new(x, y)), '│', &paint),
                 _ => {
                     let sq = Square::new(x, y);
-                    if let Some(c) = overlay.labels.get(&sq) {
-                        paint(c.to_string(), "1;31")
-                    } else if overlay.blocked == Some(sq) {
+                    // Where a line is stopped is the answer: it shows over a label.
+                    if overlay.blocked == Some(sq) {
                         paint("✗".into(), "1;31")
+                    } else if let Some(c) = overlay.labels.get(&sq) {
+                        paint(c.to_string(), "1;31")
                     } else if overlay.line.contains(&sq) {
                         paint("•".into(), "32")
                     } else if grid.is_solid(sq) {
@@ -103,17 +127,35 @@ fn esc(s: &str) -> String {
 /// The map as an SVG document.
 pub fn svg(grid: &Grid, title: &str, overlay: &Overlay) -> String {
     let (w, h) = (grid.width * CELL, grid.height * CELL);
+    // Room on the left and above for the row and column numbers.
+    let (left, top) = (26, 18);
     let mut s = String::new();
     let _ = writeln!(
         s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="-4 -4 {} {}">"#,
-        w + 8,
-        h + 8,
-        w + 8,
-        h + 8
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="-{left} -{top} {} {}">"#,
+        w + left + 4,
+        h + top + 4,
+        w + left + 4,
+        h + top + 4
     );
     let _ = writeln!(s, "<title>{}</title>", esc(title));
     let _ = writeln!(s, r##"<rect x="0" y="0" width="{w}" height="{h}" fill="#e8e4da"/>"##);
+    for x in 0..grid.width {
+        let _ = writeln!(
+            s,
+            r##"<text x="{}" y="-6" font-family="sans-serif" font-size="10" text-anchor="middle" fill="#777777">{}</text>"##,
+            x * CELL + CELL / 2,
+            x + 1
+        );
+    }
+    for y in 0..grid.height {
+        let _ = writeln!(
+            s,
+            r##"<text x="-6" y="{}" font-family="sans-serif" font-size="10" text-anchor="end" fill="#777777">{}</text>"##,
+            y * CELL + CELL / 2 + 4,
+            y + 1
+        );
+    }
     for y in 0..grid.height {
         for x in 0..grid.width {
             let sq = Square::new(x, y);
@@ -170,17 +212,37 @@ pub fn svg(grid: &Grid, title: &str, overlay: &Overlay) -> String {
         }
     }
     if let (Some(first), Some(last)) = (overlay.line.first(), overlay.line.last()) {
+        // Green as far as the line gets; past where it is stopped, red, and a cross there.
         let c = |q: &Square| (q.x * CELL + CELL / 2, q.y * CELL + CELL / 2);
-        let ((x1, y1), (x2, y2)) = (c(first), c(last));
-        let color = if overlay.blocked.is_some() {
-            "#c0392b"
-        } else {
-            "#27ae60"
+        let mut segment = |from: (i32, i32), to: (i32, i32), color: &str| {
+            let _ = writeln!(
+                s,
+                r#"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{color}" stroke-width="2" stroke-dasharray="4 3"/>"#,
+                from.0, from.1, to.0, to.1
+            );
         };
-        let _ = writeln!(
-            s,
-            r#"<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{color}" stroke-width="2" stroke-dasharray="4 3"/>"#
-        );
+        match overlay.blocked {
+            Some(stop) => {
+                segment(c(first), c(&stop), "#27ae60");
+                segment(c(&stop), c(last), "#c0392b");
+            }
+            None => segment(c(first), c(last), "#27ae60"),
+        }
+        if let Some(stop) = overlay.blocked {
+            let (x, y) = c(&stop);
+            let _ = writeln!(
+                s,
+                r##"<path d="M{} {} L{} {} M{} {} L{} {}" stroke="#c0392b" stroke-width="3"><title>stopped at {stop}</title></path>"##,
+                x - 6,
+                y - 6,
+                x + 6,
+                y + 6,
+                x - 6,
+                y + 6,
+                x + 6,
+                y - 6
+            );
+        }
     }
     for (sq, label) in &overlay.labels {
         let _ = writeln!(

@@ -280,7 +280,16 @@ pub fn text(r: &Ruleset, kind: &str, id: &str) -> String {
                 let _ = writeln!(out, "  phase {} {} → fn {}", phase.side, phase.id, phase.function);
             }
             for (name, option) in &g.options {
-                let _ = writeln!(out, "  --set {name}={}", option.default.show());
+                let choices = r
+                    .arg_choices(option)
+                    .map(|c| {
+                        format!(
+                            "  (one of {})",
+                            c.iter().map(|v| v.show()).collect::<Vec<_>>().join(", ")
+                        )
+                    })
+                    .unwrap_or_default();
+                let _ = writeln!(out, "  --set {name}={}{choices}", option.default.show());
                 if let Some(h) = &option.help {
                     out.push_str(&wrap(h, "      ", WIDTH));
                 }
@@ -390,7 +399,12 @@ pub fn json(r: &Ruleset, kind: &str, id: &str) -> serde_json::Value {
             let options: serde_json::Map<String, serde_json::Value> = g
                 .options
                 .iter()
-                .map(|(k, o)| (k.clone(), json!({ "default": o.default, "help": o.help })))
+                .map(|(k, o)| {
+                    (
+                        k.clone(),
+                        json!({ "default": o.default, "help": o.help, "choices": r.arg_choices(o) }),
+                    )
+                })
                 .collect();
             json!({ "kind": "game", "id": id, "title": g.label, "sides": g.sides, "phases": phases, "options": options, "source": g.source, "text": g.text, "at": at(g.span) })
         }

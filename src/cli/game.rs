@@ -41,7 +41,7 @@ pub struct GameArgs {
     svg: Option<PathBuf>,
 }
 
-pub fn run(args: GameArgs) -> Result<(), String> {
+pub fn run(args: GameArgs) -> Result<(), super::Failure> {
     let loaded = super::load(&args.package)?;
     let ruleset = Arc::new(loaded.ruleset);
     let mut host = Host::new(&ruleset);
@@ -54,10 +54,10 @@ pub fn run(args: GameArgs) -> Result<(), String> {
         }
         None => {
             let Some(mission) = args.mission.clone() else {
-                return Err(format!(
+                return Err(super::usage(format!(
                     "error: say which mission to play with --mission\n  missions: {}",
                     ruleset.missions.keys().cloned().collect::<Vec<_>>().join(", ")
-                ));
+                )));
             };
             let setup = Setup {
                 game: args.game.clone(),
@@ -128,11 +128,11 @@ pub fn account(events: &[Event]) -> String {
     out
 }
 
-fn failure(ruleset: &servitor::Ruleset, error: GameError, json: bool) -> String {
+pub fn failure(ruleset: &servitor::Ruleset, error: GameError, json: bool) -> super::Failure {
+    let text = |m: &str| format!("error: {}", servitor::escape::visible(m));
     match error {
-        GameError::Usage(m) | GameError::Save(m) | GameError::Refused(m) => {
-            format!("error: {}", servitor::escape::visible(&m))
-        }
+        GameError::Usage(m) => super::usage(text(&m)),
+        GameError::Save(m) | GameError::Refused(m) | GameError::Scenario(m) => text(&m).into(),
         GameError::Script {
             diagnostic,
             events,
@@ -152,7 +152,7 @@ fn failure(ruleset: &servitor::Ruleset, error: GameError, json: bool) -> String 
                 }
             }
             text.push_str(&report.render(&ruleset.sources, super::color()));
-            text
+            text.into()
         }
     }
 }

@@ -33,7 +33,11 @@ pub struct LosArgs {
     svg: Option<std::path::PathBuf>,
 }
 
-pub fn run(args: LosArgs) -> Result<(), String> {
+/// The two squares' marks: not letters, which the map uses for its marks.
+const LOOKS: char = '@';
+const LOOKED_AT: char = '*';
+
+pub fn run(args: LosArgs) -> Result<(), super::Failure> {
     let loaded = super::load(&args.package)?;
     let mission = super::find_mission(&loaded.ruleset, &args.mission)?;
     let grid = &mission.grid;
@@ -71,7 +75,7 @@ pub fn run(args: LosArgs) -> Result<(), String> {
             .chain(sight.path.iter().copied())
             .chain([to])
             .collect(),
-        labels: [(start, 'A'), (to, 'B')].into_iter().collect(),
+        labels: [(start, LOOKS), (to, LOOKED_AT)].into_iter().collect(),
         blocked: sight.blocked_at.map(|(s, _)| s),
     };
     let color = std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
@@ -85,6 +89,12 @@ pub fn run(args: LosArgs) -> Result<(), String> {
     };
     super::emitln(&verdict);
     super::emit_painted(&render::text(grid, &overlay, color));
+    let mut key = format!("{LOOKS} {start} looks   {LOOKED_AT} {to} is looked at   • the line");
+    if let Some((at, _)) = sight.blocked_at {
+        key.push_str(&format!("   ✗ stopped at {at}"));
+    }
+    super::emitln(&key);
+    super::emit(&render::legend(grid));
     if let Some(path) = &args.svg {
         write_svg(
             path,

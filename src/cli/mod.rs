@@ -61,6 +61,11 @@ enum Command {
     Scenario(scenario::ScenarioArgs),
     /// Play at a real table: you move your side, servitor runs the other
     Play(play::PlayArgs),
+    /// Print a completion script for a shell, e.g. `servitor completions bash > ~/.local/share/bash-completion/completions/servitor`
+    Completions {
+        /// bash, elvish, fish, powershell or zsh
+        shell: clap_complete::Shell,
+    },
 }
 
 /// Which results are ruled out, as given on the command line.
@@ -86,6 +91,45 @@ impl AvailabilityArgs {
     }
 }
 
+/// How a command failed; the exit code tells a calling script which. A usage error (exit 2)
+/// is a command line that asks for something wrong: a name that does not exist, a malformed
+/// or out-of-range value, options that do not go together, a file that is not there. Any
+/// other failure (exit 1) is what was asked for going wrong: a package with errors, a script
+/// that fails, a file that cannot be written, a computation over its limit.
+#[derive(Debug)]
+pub enum Failure {
+    Usage(String),
+    Failed(String),
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Failure::Failed(message)
+    }
+}
+
+impl Failure {
+    /// The text to print, whatever the kind.
+    pub fn message(self) -> String {
+        match self {
+            Failure::Usage(m) | Failure::Failed(m) => m,
+        }
+    }
+
+    /// The same kind of failure, its text changed by `f`.
+    pub fn map(self, f: impl FnOnce(String) -> String) -> Failure {
+        match self {
+            Failure::Usage(m) => Failure::Usage(f(m)),
+            Failure::Failed(m) => Failure::Failed(f(m)),
+        }
+    }
+}
+
+/// A usage error (exit 2).
+pub fn usage(message: impl Into<String>) -> Failure {
+    Failure::Usage(message.into())
+}
+
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -101,17 +145,24 @@ pub fn main() -> ExitCode {
         Command::Sim(args) => sim::run(args),
         Command::Scenario(args) => scenario::run(args),
         Command::Play(args) => play::run(args),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprint_safe(&message);
-            if !message.ends_with('\n') {
-                eprintln!();
-            }
-            ExitCode::FAILURE
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "servitor", &mut out);
+            write_out(&String::from_utf8_lossy(&out));
+            Ok(())
         }
+    };
+    let (message, code) = match result {
+        Ok(()) => return ExitCode::SUCCESS,
+        Err(Failure::Usage(message)) => (message, ExitCode::from(2)),
+        Err(Failure::Failed(message)) => (message, ExitCode::FAILURE),
+    };
+    eprint_safe(&message);
+    if !message.ends_with('\n') {
+        eprintln!();
     }
+    code
 }
 
 /// Writes to stdout; a closed pipe (`servitor show … | head`) ends the program quietly
@@ -148,10 +199,14 @@ pub fn emitln(text: &str) {
 /// Reads a file named on the command line (a save, a scenario): a regular file of at most
 /// `limit` bytes, the limit named `name` in the message (`/dev/zero` or a pipe would read for
 /// ever, a huge file fill memory).
-pub fn read_named(path: &std::path::Path, limit: u64, name: &str) -> Result<String, String> {
+pub fn read_named(path: &std::path::Path, limit: u64, name: &str) -> Result<String, Failure> {
     use std::io::Read;
     let cannot = |e: &dyn std::fmt::Display| format!("error: cannot read {}: {e}", path.display());
-    let meta = std::fs::metadata(path).map_err(|e| cannot(&e))?;
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        // A file named on the command line that is not there: the command line is wrong.
+        std::io::ErrorKind::NotFound => usage(cannot(&e)),
+        _ => Failure::Failed(cannot(&e)),
+    })?;
     let too_large = || {
         format!(
             "error: {} is larger than {} bytes (`{name}`, see \"Limits\" in grammar/README.md)",
@@ -160,19 +215,19 @@ pub fn read_named(path: &std::path::Path, limit: u64, name: &str) -> Result<Stri
         )
     };
     if !meta.is_file() {
-        return Err(cannot(&"not a regular file"));
+        return Err(cannot(&"not a regular file").into());
     }
     if meta.len() > limit {
-        return Err(too_large());
+        return Err(too_large().into());
     }
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
         .map_err(|e| cannot(&e))?;
     if bytes.len() as u64 > limit {
-        return Err(too_large());
+        return Err(too_large().into());
     }
-    String::from_utf8(bytes).map_err(|_| cannot(&"not UTF-8 text"))
+    String::from_utf8(bytes).map_err(|_| cannot(&"not UTF-8 text").into())
 }
 
 /// Whether to colour what goes to stderr.
@@ -181,7 +236,7 @@ pub fn color() -> bool {
 }
 
 /// Loads a package, printing its warnings; a failure becomes the message to print.
-pub fn load(package: &str) -> Result<Loaded, String> {
+pub fn load(package: &str) -> Result<Loaded, Failure> {
     match servitor::load(package) {
         Ok(loaded) => {
             if !loaded.warnings.diagnostics.is_empty() {
@@ -189,7 +244,9 @@ pub fn load(package: &str) -> Result<Loaded, String> {
             }
             Ok(loaded)
         }
-        Err(error) => Err(load_failure(&error)),
+        // A package that is not there is the command line's mistake; one with errors is not.
+        Err(error @ LoadError::NotFound { .. }) => Err(usage(load_failure(&error))),
+        Err(error) => Err(Failure::Failed(load_failure(&error))),
     }
 }
 
@@ -213,20 +270,20 @@ pub fn seed_or_fresh(seed: Option<u64>) -> u64 {
     })
 }
 
-pub fn find_table<'r>(ruleset: &'r servitor::Ruleset, id: &str) -> Result<&'r servitor::tables::Table, String> {
+pub fn find_table<'r>(ruleset: &'r servitor::Ruleset, id: &str) -> Result<&'r servitor::tables::Table, Failure> {
     ruleset.tables.get(id).ok_or_else(|| {
         let hint = servitor::diagnostic::did_you_mean(id, ruleset.tables.keys().map(String::as_str))
             .map(|h| format!("\n  help: {h}"))
             .unwrap_or_default();
-        format!(
+        usage(format!(
             "error: no table `{id}` in {}{hint}\n  tables: {}",
             ruleset.name(),
             ruleset.tables.keys().cloned().collect::<Vec<_>>().join(", ")
-        )
+        ))
     })
 }
 
-pub fn find_mission<'r>(ruleset: &'r servitor::Ruleset, id: &str) -> Result<&'r servitor::board::Mission, String> {
+pub fn find_mission<'r>(ruleset: &'r servitor::Ruleset, id: &str) -> Result<&'r servitor::board::Mission, Failure> {
     find_named(ruleset, &ruleset.missions, "mission", "missions", id)
 }
 
@@ -238,22 +295,22 @@ pub fn find_named<'r, T>(
     kind: &str,
     plural: &str,
     id: &str,
-) -> Result<&'r T, String> {
+) -> Result<&'r T, Failure> {
     if let Some(item) = items.get(id) {
         return Ok(item);
     }
     if kind == "mission" && ruleset.records.get("mission").is_some_and(|m| m.contains_key(id)) {
-        return Err(format!(
+        return Err(usage(format!(
             "error: mission `{id}` of {} has no map to draw: it is a record (`servitor tables {} mission.{id}` shows it)\n",
             ruleset.name(),
             ruleset.name()
-        ));
+        )));
     }
     let hint = servitor::diagnostic::did_you_mean(id, items.keys().map(String::as_str))
         .map(|h| format!("\n  help: {h}"))
         .unwrap_or_default();
     let list: Vec<&str> = items.keys().map(String::as_str).collect();
-    Err(format!(
+    Err(usage(format!(
         "error: no {kind} `{id}` in {}{hint}\n  {plural}: {}\n",
         ruleset.name(),
         if list.is_empty() {
@@ -261,25 +318,25 @@ pub fn find_named<'r, T>(
         } else {
             list.join(", ")
         }
-    ))
+    )))
 }
 
-pub fn check_results(table: &servitor::tables::Table, args: &AvailabilityArgs) -> Result<(), String> {
+pub fn check_results(table: &servitor::tables::Table, args: &AvailabilityArgs) -> Result<(), Failure> {
     let results = table.results();
     for name in args.unavailable.iter().chain(&args.available) {
         if !results.contains(&name.as_str()) {
             let hint = servitor::diagnostic::did_you_mean(name, results.iter().copied())
                 .map(|h| format!("\n  help: {h}"))
                 .unwrap_or_default();
-            return Err(format!(
+            return Err(usage(format!(
                 "error: table `{}` has no result `{name}`{hint}\n  results: {}",
                 table.id,
                 results.join(", ")
-            ));
+            )));
         }
     }
     if args.times == 0 || args.times > 1000 {
-        return Err("error: --times takes 1 to 1000".into());
+        return Err(usage("error: --times takes 1 to 1000"));
     }
     Ok(())
 }

@@ -132,10 +132,10 @@ struct Computed {
     sections: Vec<Section>,
 }
 
-pub fn run(args: OddsArgs) -> Result<(), String> {
+pub fn run(args: OddsArgs) -> Result<(), super::Failure> {
     let loaded = super::load(&args.package)?;
     let ruleset = &loaded.ruleset;
-    let subject = subject_in(ruleset, &args)?;
+    let subject = subject_in(ruleset, &args).map_err(super::usage)?;
     let Some(vs) = &args.vs else {
         if let (Subject::Table(table), false, false) = (&subject, args.json, args.sum) {
             // The plain listing of a table, as it always was.
@@ -153,8 +153,8 @@ pub fn run(args: OddsArgs) -> Result<(), String> {
         return Ok(());
     };
     let other = super::load(vs)?;
-    let in_vs = |e: String| e.replacen("error: ", &format!("error: in --vs {vs}: "), 1);
-    let other_subject = subject_in(&other.ruleset, &args).map_err(in_vs)?;
+    let in_vs = |e: super::Failure| e.map(|m| m.replacen("error: ", &format!("error: in --vs {vs}: "), 1));
+    let other_subject = subject_in(&other.ruleset, &args).map_err(super::usage).map_err(in_vs)?;
     let a = compute(ruleset, &subject, &args)?;
     let b = compute(&other.ruleset, &other_subject, &args).map_err(in_vs)?;
     let names = [ruleset.name().to_string(), other.ruleset.name().to_string()];
@@ -302,17 +302,23 @@ fn record_dice<'r>(ruleset: &'r Ruleset, what: &str) -> Result<Subject<'r>, Stri
     dice_subject(format!("{kind}.{id}.{}", chosen.0), chosen.1.expr.clone())
 }
 
-fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Computed, String> {
+fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Computed, super::Failure> {
     match subject {
         Subject::Dice { name, expr } => {
             if args.availability.times != 1 {
-                return Err("error: --times is for tables; write the dice you want, e.g. --dice '3d6'\n".into());
+                return Err(super::usage(
+                    "error: --times is for tables; write the dice you want, e.g. --dice '3d6'\n",
+                ));
             }
             if args.sum {
-                return Err("error: --sum is for tables rolled --times N; dice already give a total\n".into());
+                return Err(super::usage(
+                    "error: --sum is for tables rolled --times N; dice already give a total\n",
+                ));
             }
             if !args.availability.unavailable.is_empty() || !args.availability.available.is_empty() {
-                return Err("error: --unavailable and --available are for tables' results; dice have none\n".into());
+                return Err(super::usage(
+                    "error: --unavailable and --available are for tables' results; dice have none\n",
+                ));
             }
             // Costed before the work, like every distribution the loader checks.
             match expr.odds_cost() {
@@ -321,7 +327,8 @@ fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Comp
                 _ => {
                     return Err(format!(
                         "error: the exact odds of `{expr}` are past servitor's limits (`MAX_ODDS_WORK`, `MAX_ODDS_TOTALS`; see \"Limits\" in grammar/README.md): use fewer dice or dice with fewer faces\n"
-                    ));
+                    )
+                    .into());
                 }
             }
             // `--dice` needs no title of its own: the dice are the subject.

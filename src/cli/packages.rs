@@ -30,7 +30,7 @@ fn origin(a: &Available) -> String {
     }
 }
 
-pub fn run(args: PackagesArgs) -> Result<(), String> {
+pub fn run(args: PackagesArgs) -> Result<(), super::Failure> {
     let roots = roots();
     let found = available(&roots);
     let mut rows = Vec::new();

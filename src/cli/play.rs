@@ -109,7 +109,7 @@ struct Table {
     dice_ran_out: Arc<Mutex<bool>>,
 }
 
-pub fn run(args: PlayArgs) -> Result<(), String> {
+pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
     let loaded = super::load(&args.package)?;
     let ruleset = Arc::new(loaded.ruleset);
     let mut host = Host::new(&ruleset);
@@ -122,13 +122,15 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
             (session, Some(path.clone()))
         }
         None => {
-            let def = host.game_def(args.game.as_deref()).map_err(usage)?;
+            let def = host
+                .game_def(args.game.as_deref())
+                .map_err(|e| super::usage(game_error_text(e)))?;
             let side = args.side.clone().unwrap_or_else(|| def.sides[0].clone());
             if !def.sides.contains(&side) {
-                return Err(format!(
+                return Err(super::usage(format!(
                     "error: `{side}` is not a side of this game (sides: {})",
                     def.sides.join(", ")
-                ));
+                )));
             }
             let session = Session {
                 format: SESSION_FORMAT.into(),
@@ -181,7 +183,8 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
             &mut input,
             &words,
             true,
-        );
+        )
+        .map_err(super::Failure::from);
     } else {
         session.replay(&mut host).map_err(|e| failure(&ruleset, e))?
     };
@@ -198,6 +201,7 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
         &words,
         fresh,
     )
+    .map_err(super::Failure::from)
 }
 
 fn play_loop(mut t: Table, input: &mut Input, words: &Arc<Mutex<Vec<String>>>, fresh: bool) -> Result<(), String> {
@@ -331,7 +335,7 @@ impl Table {
             Err(error) => {
                 self.restore()?;
                 let reason = match error {
-                    GameError::Refused(m) | GameError::Usage(m) | GameError::Save(m) => m,
+                    GameError::Refused(m) | GameError::Usage(m) | GameError::Save(m) | GameError::Scenario(m) => m,
                     GameError::Script { diagnostic, .. } => {
                         let report = servitor::diagnostic::Report {
                             diagnostics: vec![*diagnostic],
@@ -429,9 +433,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn usage(e: GameError) -> String {
+fn game_error_text(e: GameError) -> String {
     match e {
-        GameError::Usage(m) | GameError::Save(m) | GameError::Refused(m) => format!("error: {m}"),
+        GameError::Usage(m) | GameError::Save(m) | GameError::Refused(m) | GameError::Scenario(m) => {
+            format!("error: {m}")
+        }
         GameError::Script { diagnostic, .. } => diagnostic.message.clone(),
     }
 }
@@ -444,7 +450,7 @@ fn failure(ruleset: &servitor::Ruleset, e: GameError) -> String {
             };
             report.render(&ruleset.sources, super::color())
         }
-        other => usage(other),
+        other => game_error_text(other),
     }
 }
 
@@ -661,7 +667,7 @@ fn odds(game: &Game, table: Option<&str>) -> String {
     };
     let r = &game.ruleset;
     match super::find_table(r, id) {
-        Err(e) => format!("{e}\n"),
+        Err(e) => format!("{}\n", e.message()),
         Ok(t) => {
             let args = super::AvailabilityArgs::default();
             let args = super::AvailabilityArgs { times: 1, ..args };

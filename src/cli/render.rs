@@ -125,10 +125,46 @@ pub fn run_output(ruleset: &Ruleset, output: &RunOutput) -> String {
             }
         }
     }
-    if !output.result.is_null() {
-        let _ = writeln!(out, "result: {}", output.result);
+    match &output.result {
+        serde_json::Value::Null => {}
+        serde_json::Value::Object(map) if !map.is_empty() => {
+            let _ = writeln!(out, "result:");
+            for (key, value) in map {
+                let _ = writeln!(out, "  {key}: {}", in_words(value));
+            }
+        }
+        value => {
+            let _ = writeln!(out, "result: {}", in_words(value));
+        }
     }
     out
+}
+
+/// A result in words, as the sandbox puts lists and maps into text: texts bare, yes / no,
+/// `none` for nothing, lists as `a, b`, maps as `key value, key value`; a list or map inside
+/// another in brackets. `--json` keeps the JSON.
+pub fn in_words(value: &serde_json::Value) -> String {
+    use serde_json::Value as J;
+    let inner = |v: &J| match v {
+        J::Array(items) if !items.is_empty() => format!("[{}]", in_words(v)),
+        J::Object(map) if !map.is_empty() => format!("({})", in_words(v)),
+        _ => in_words(v),
+    };
+    match value {
+        J::Null => "none".into(),
+        J::Bool(true) => "yes".into(),
+        J::Bool(false) => "no".into(),
+        J::Number(n) => n.to_string(),
+        J::String(s) => s.clone(),
+        J::Array(items) if items.is_empty() => "none".into(),
+        J::Array(items) => items.iter().map(inner).collect::<Vec<_>>().join(", "),
+        J::Object(map) if map.is_empty() => "none".into(),
+        J::Object(map) => map
+            .iter()
+            .map(|(k, v)| format!("{k} {}", inner(v)))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
 }
 
 pub fn listing(r: &Ruleset) -> String {

@@ -21,7 +21,7 @@ pub struct RollArgs {
     json: bool,
 }
 
-pub fn run(args: RollArgs) -> Result<(), String> {
+pub fn run(args: RollArgs) -> Result<(), super::Failure> {
     let loaded = super::load(&args.package)?;
     let ruleset = &loaded.ruleset;
     let table = super::find_table(ruleset, &args.table)?;

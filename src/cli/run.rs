@@ -30,7 +30,7 @@ pub fn parse_arg(text: &str) -> Result<(String, String), String> {
 /// How many of a failed run's last steps its text output shows.
 const FAILED_STEPS_SHOWN: usize = 20;
 
-pub fn run(args: RunArgs) -> Result<(), String> {
+pub fn run(args: RunArgs) -> Result<(), super::Failure> {
     let loaded = super::load(&args.package)?;
     let ruleset = Arc::new(loaded.ruleset);
     let seed = super::seed_or_fresh(args.seed);
@@ -43,7 +43,7 @@ pub fn run(args: RunArgs) -> Result<(), String> {
             }
             Ok(())
         }
-        Err(RunError::Usage(message)) => Err(format!("error: {message}")),
+        Err(RunError::Usage(message)) => Err(super::usage(format!("error: {message}"))),
         Err(RunError::Script(failure)) => {
             let failure = *failure;
             // The evidence first (on stdout, as a run's steps always are), then the error.
@@ -86,7 +86,7 @@ pub fn run(args: RunArgs) -> Result<(), String> {
             let report = servitor::diagnostic::Report {
                 diagnostics: vec![failure.diagnostic],
             };
-            Err(report.render(&ruleset.sources, super::color()))
+            Err(report.render(&ruleset.sources, super::color()).into())
         }
     }
 }

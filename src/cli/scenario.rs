@@ -28,7 +28,7 @@ pub struct Header {
     pub scenario: Scenario,
 }
 
-pub fn read(path: &std::path::Path) -> Result<Header, String> {
+pub fn read(path: &std::path::Path) -> Result<Header, super::Failure> {
     let text = super::read_named(path, servitor::limits::MAX_FILE_BYTES, "MAX_FILE_BYTES")?;
     let mut package = None;
     let mut sc = Scenario {
@@ -67,7 +67,7 @@ pub fn read(path: &std::path::Path) -> Result<Header, String> {
     }
     let package = package.ok_or_else(|| format!("error: {}: no `// package:` line", path.display()))?;
     if sc.mission.is_empty() {
-        return Err(format!("error: {}: no `// mission:` line", path.display()));
+        return Err(format!("error: {}: no `// mission:` line", path.display()).into());
     }
     // A package named by a relative path is found from the scenario's folder.
     let package = match path.parent().map(|p| p.join(&package)) {
@@ -77,7 +77,7 @@ pub fn read(path: &std::path::Path) -> Result<Header, String> {
     Ok(Header { package, scenario: sc })
 }
 
-pub fn run(args: ScenarioArgs) -> Result<(), String> {
+pub fn run(args: ScenarioArgs) -> Result<(), super::Failure> {
     let header = read(&args.file)?;
     let loaded = super::load(&header.package)?;
     let ruleset = Arc::new(loaded.ruleset);
@@ -87,7 +87,8 @@ pub fn run(args: ScenarioArgs) -> Result<(), String> {
             if let Some((v, n)) = misfits.first() {
                 return Err(format!(
                     "error: the forced die {v} was given to a roll of 1 to {n}: fix the `// dice:` line"
-                ));
+                )
+                .into());
             }
             if args.json {
                 super::emitln(&serde_json::to_string(&game.events).map_err(|e| e.to_string())?);
@@ -96,8 +97,9 @@ pub fn run(args: ScenarioArgs) -> Result<(), String> {
             }
             Ok(())
         }
-        Err(GameError::Usage(m) | GameError::Save(m) | GameError::Refused(m)) => {
-            Err(format!("error: {}", servitor::escape::visible(&m)))
+        Err(GameError::Usage(m)) => Err(super::usage(format!("error: {}", servitor::escape::visible(&m)))),
+        Err(GameError::Save(m) | GameError::Refused(m) | GameError::Scenario(m)) => {
+            Err(format!("error: {}", servitor::escape::visible(&m)).into())
         }
         Err(GameError::Script { diagnostic, events, .. }) => {
             // The log is made visible here: the report after it may be coloured.
@@ -106,7 +108,7 @@ pub fn run(args: ScenarioArgs) -> Result<(), String> {
                 diagnostics: vec![*diagnostic],
             };
             text.push_str(&report.render(&ruleset.sources, super::color()));
-            Err(text)
+            Err(text.into())
         }
     }
 }

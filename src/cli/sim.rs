@@ -35,7 +35,7 @@ pub struct SimArgs {
     json: bool,
 }
 
-pub fn run(args: SimArgs) -> Result<(), String> {
+pub fn run(args: SimArgs) -> Result<(), super::Failure> {
     let loaded = super::load(&args.package)?;
     let ruleset = Arc::new(loaded.ruleset);
     let jobs = args.jobs.map_or_else(
@@ -50,7 +50,7 @@ pub fn run(args: SimArgs) -> Result<(), String> {
         jobs,
         options: args.options,
     };
-    sim::check(&ruleset, &setup).map_err(|m| format!("error: {m}"))?;
+    sim::check(&ruleset, &setup).map_err(|m| super::usage(format!("error: {m}")))?;
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     // Ctrl-C stops the run; the games played so far are reported.

@@ -17,13 +17,13 @@ pub struct TablesArgs {
     json: bool,
 }
 
-pub fn run(args: TablesArgs) -> Result<(), String> {
+pub fn run(args: TablesArgs) -> Result<(), super::Failure> {
     let loaded = super::load(&args.package)?;
     let r = &loaded.ruleset;
     if !args.items.is_empty() {
         let mut found = Vec::new();
         for name in &args.items {
-            found.extend(super::describe::find(r, name)?);
+            found.extend(super::describe::find(r, name).map_err(super::usage)?);
         }
         if args.json {
             let items: Vec<_> = found.iter().map(|(k, id)| super::describe::json(r, k, id)).collect();

@@ -60,6 +60,9 @@ pub enum GameError {
     },
     /// A save could not be read.
     Save(String),
+    /// A scenario's own script failed to compile or run (its file is not one of the
+    /// package's sources, so this is a message, not a diagnostic).
+    Scenario(String),
     /// A player's command was refused (a one-line reason); nothing it did counts.
     Refused(String),
 }
@@ -168,7 +171,7 @@ impl Host {
 
     fn new_game(&mut self, setup: &Setup) -> Result<Game, GameError> {
         let def = self.game_def(setup.game.as_deref())?.clone();
-        let options = options(&def, &setup.options)?;
+        let options = options(&self.ruleset, &def, &setup.options)?;
         self.make_game(def, &setup.mission, setup.seed, options)
     }
 
@@ -386,7 +389,7 @@ impl Host {
             }
             Err(error) if !self.in_package(&error, function) => {
                 // A scenario's own function: its file is not part of the package's sources.
-                Err(GameError::Usage(format!("in the scenario script: {error}")))
+                Err(GameError::Scenario(format!("in the scenario script: {error}")))
             }
             Err(error) => {
                 let what = format!("`{function}` (turn {}, {})", game.state.turn, game.state.phase);
@@ -405,7 +408,7 @@ impl Host {
     /// plays as its phase). Returns the game and the forced dice that did not fit a die.
     pub fn scenario(&mut self, sc: &Scenario) -> Result<(Game, Vec<(u64, u64)>), GameError> {
         let def = self.game_def(sc.game.as_deref())?.clone();
-        let options = options(&def, &[])?;
+        let options = options(&self.ruleset, &def, &[])?;
         let mut game = self.make_game(def, &sc.mission, sc.seed, options)?;
         let forced = Arc::new(Mutex::new(crate::dice::rng::Forced {
             values: sc.dice.iter().copied().collect(),
@@ -415,7 +418,7 @@ impl Host {
         let ast = self
             .engine
             .compile(&sc.script)
-            .map_err(|e| GameError::Usage(format!("scenario script: {e}")))?;
+            .map_err(|e| GameError::Scenario(format!("scenario script: {e}")))?;
         let program = self.ruleset.program.merge(&ast);
         game.act(
             "phase",
@@ -582,15 +585,16 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// The game's options with `name=value` texts applied, typed by their defaults.
-fn options(def: &GameDef, given: &[(String, String)]) -> Result<IndexMap<String, Json>, GameError> {
+/// The game's options with `name=value` texts applied, typed by their defaults and checked
+/// against their `of …` as a procedure's args are.
+fn options(ruleset: &Ruleset, def: &GameDef, given: &[(String, String)]) -> Result<IndexMap<String, Json>, GameError> {
     let mut out: IndexMap<String, Json> = def
         .options
         .iter()
         .map(|(k, o)| (k.clone(), serde_json::to_value(&o.default).unwrap_or(Json::Null)))
         .collect();
     for (name, text) in given {
-        let Some(current) = out.get(name) else {
+        let Some(option) = def.options.get(name) else {
             let hint = did_you_mean(name, def.options.keys().map(String::as_str))
                 .map(|h| format!("; {h}"))
                 .unwrap_or_default();
@@ -605,23 +609,8 @@ fn options(def: &GameDef, given: &[(String, String)]) -> Result<IndexMap<String,
                 }
             )));
         };
-        let value = match current {
-            Json::Number(_) => text
-                .trim()
-                .parse::<i64>()
-                .map(Json::from)
-                .map_err(|_| GameError::Usage(format!("option `{name}` takes a whole number, not `{text}`")))?,
-            Json::Bool(_) => match text.trim() {
-                "yes" | "true" => Json::Bool(true),
-                "no" | "false" => Json::Bool(false),
-                _ => {
-                    return Err(GameError::Usage(format!(
-                        "option `{name}` takes yes or no, not `{text}`"
-                    )));
-                }
-            },
-            _ => Json::String(text.trim().to_string()),
-        };
+        let value = crate::script::args::typed_value(ruleset, option, text, "option").map_err(GameError::Usage)?;
+        let value = serde_json::to_value(&value).unwrap_or(Json::Null);
         out.insert(name.clone(), value);
     }
     Ok(out)

@@ -38,18 +38,32 @@ pub fn typed_args(
                 }
             ));
         };
-        let value = parse_value(ruleset, default, text)
-            .map_err(|why| format!("arg `{name}` expects {}, got `{text}`{why}", describe(default)))?;
-        if let Some(arg) = procedure.args.iter().find(|a| a.name == *name) {
-            check_choices(ruleset, arg, &value)?;
-        }
+        let value = match procedure.args.iter().find(|a| a.name == *name) {
+            Some(arg) => typed_value(ruleset, arg, text, "arg")?,
+            None => parse_value(ruleset, default, text)
+                .map_err(|why| format!("arg `{name}` expects {}, got `{text}`{why}", describe(default)))?,
+        };
         values.insert(name.clone(), value);
     }
     Ok(values)
 }
 
+/// `text` read by the type of `arg`'s default and checked against its `of …`; `what` names
+/// it in the message (`arg` of a procedure, `option` of a game).
+pub fn typed_value(ruleset: &Ruleset, arg: &ProcArg, text: &str, what: &str) -> Result<Value, String> {
+    let value = parse_value(ruleset, &arg.default, text).map_err(|why| {
+        format!(
+            "{what} `{}` expects {}, got `{text}`{why}",
+            arg.name,
+            describe(&arg.default)
+        )
+    })?;
+    check_choices(ruleset, arg, &value, what)?;
+    Ok(value)
+}
+
 /// A value (each item of a list) must be one of what the arg's `of …` allows.
-fn check_choices(ruleset: &Ruleset, arg: &ProcArg, value: &Value) -> Result<(), String> {
+fn check_choices(ruleset: &Ruleset, arg: &ProcArg, value: &Value, what: &str) -> Result<(), String> {
     let Some(choices) = ruleset.arg_choices(arg) else {
         return Ok(());
     };
@@ -66,7 +80,7 @@ fn check_choices(ruleset: &Ruleset, arg: &ProcArg, value: &Value) -> Result<(), 
         .map(|h| format!("\n  help: {h}"))
         .unwrap_or_default();
         return Err(format!(
-            "arg `{}` has no choice `{}`{help}\n  choices: {}",
+            "{what} `{}` has no choice `{}`{help}\n  choices: {}",
             arg.name,
             item.show(),
             shown.join(", ")

@@ -11,7 +11,7 @@ use super::{Script, span_at};
 use crate::Ruleset;
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use rhai::{ASTNode, Expr, Stmt};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Functions Rhai itself handles while running, never registered with an engine.
@@ -90,8 +90,139 @@ pub fn check(ruleset: &Ruleset, engine: &HashSet<String>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for script in &ruleset.scripts {
         check_script(ruleset, script, engine, &defined, &mut out);
+        check_fields(ruleset, script, &mut out);
     }
     out
+}
+
+/// The names a record's map holds besides its schema's fields.
+const RECORD_KEYS: [&str; 4] = ["id", "label", "source", "text"];
+
+/// The kind of record `expr` gives, when that is written in it: `record("unit", …)`, or a
+/// variable bound to one (`bound`).
+fn record_kind<'a>(expr: &'a Expr, bound: &'a HashMap<String, String>) -> Option<&'a str> {
+    match expr {
+        Expr::FnCall(call, _) if call.name.as_str() == "record" && call.namespace.is_empty() => {
+            match call.args.first() {
+                Some(Expr::StringConstant(kind, _)) => Some(kind.as_str()),
+                _ => None,
+            }
+        }
+        other => variable_name(other)
+            .and_then(|name| bound.get(name))
+            .map(String::as_str),
+    }
+}
+
+/// The name of a plain variable (not one in a module).
+fn variable_name(expr: &Expr) -> Option<&str> {
+    match expr {
+        Expr::Variable(x, ..) if x.2.is_empty() => Some(x.1.as_str()),
+        _ => None,
+    }
+}
+
+/// A position as (line, column), to compare.
+fn at(pos: rhai::Position) -> (usize, usize) {
+    (pos.line().unwrap_or(0), pos.position().unwrap_or(0))
+}
+
+/// The kind of the records `expr` lists: `records("unit")`.
+fn records_kind(expr: &Expr) -> Option<&str> {
+    match expr {
+        Expr::FnCall(call, _) if call.name.as_str() == "records" && call.namespace.is_empty() => {
+            match call.args.first() {
+                Some(Expr::StringConstant(kind, _)) => Some(kind.as_str()),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The first property read from a record in `rhs` (`.a`, `.a[0]`, `.a.b`): a method call
+/// is not judged.
+fn first_property(rhs: &Expr) -> Option<(&str, rhai::Position)> {
+    match rhs {
+        Expr::Property(p, at) => Some((p.2.as_str(), *at)),
+        Expr::Index(bin, ..) | Expr::Dot(bin, ..) => first_property(&bin.lhs),
+        _ => None,
+    }
+}
+
+/// A field read from a record whose kind is written in the script — `record("unit",
+/// k).armor`, `r["armor"]` after `let r = record("unit", k)`, or `for r in records("unit")` —
+/// must be a field of that kind's schema (or `id`, `label`, `source`, `text`). A variable
+/// bound otherwise, or assigned again, is not judged.
+fn check_fields(ruleset: &Ruleset, script: &Script, out: &mut Vec<Diagnostic>) {
+    let sources = &ruleset.sources;
+    // The functions' extents: a variable bound in one says nothing in another.
+    let extents: Vec<((usize, usize), (usize, usize))> = script
+        .ast
+        .iter_fn_def()
+        .map(|f| (at(f.body.start_position()), at(f.body.end_position())))
+        .collect();
+    let function_of = |node: &ASTNode| {
+        let p = at(node.position());
+        extents.iter().position(|(start, end)| *start <= p && p <= *end)
+    };
+    let mut current = None;
+    let mut bound: HashMap<String, String> = HashMap::new();
+    script.ast.walk(&mut |path: &[ASTNode]| {
+        let function = path.first().and_then(&function_of);
+        if function != current {
+            current = function;
+            bound.clear();
+        }
+        let read = match path.last() {
+            Some(ASTNode::Stmt(Stmt::Var(v, ..))) => {
+                let (name, value) = (v.0.name.to_string(), &v.1);
+                match record_kind(value, &bound).map(str::to_string) {
+                    Some(kind) => bound.insert(name, kind),
+                    None => bound.remove(&name),
+                };
+                None
+            }
+            Some(ASTNode::Stmt(Stmt::For(f, _))) => {
+                let name = f.0.name.to_string();
+                match records_kind(&f.2.expr) {
+                    Some(kind) => bound.insert(name, kind.to_string()),
+                    None => bound.remove(&name),
+                };
+                None
+            }
+            Some(ASTNode::Stmt(Stmt::Assignment(a))) => {
+                if let Some(name) = variable_name(&a.1.lhs) {
+                    bound.remove(name);
+                }
+                None
+            }
+            Some(ASTNode::Expr(Expr::Dot(bin, ..))) => record_kind(&bin.lhs, &bound).zip(first_property(&bin.rhs)),
+            Some(ASTNode::Expr(Expr::Index(bin, ..))) => match &bin.rhs {
+                Expr::StringConstant(key, at) => record_kind(&bin.lhs, &bound).map(|k| (k, (key.as_str(), *at))),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some((kind, (field, at))) = read
+            && let Some(schema) = ruleset.schemas.get(kind)
+            && !schema.fields.contains_key(field)
+            && !RECORD_KEYS.contains(&field)
+        {
+            let names: Vec<&str> = schema.fields.keys().map(String::as_str).chain(RECORD_KEYS).collect();
+            let help = did_you_mean(field, names.iter().copied())
+                .unwrap_or_else(|| format!("a `{kind}` has: {}", names.join(", ")));
+            out.push(
+                Diagnostic::error(
+                    span_at(sources, script.file, at),
+                    format!("a `{kind}` record has no field `{field}`"),
+                    "no such field",
+                )
+                .with_help(help),
+            );
+        }
+        true
+    });
 }
 
 fn check_script(

@@ -2,7 +2,7 @@
 //! diagnostics with file:line:col) and runs procedures against the engine API in [`api`].
 
 mod api;
-mod args;
+pub mod args;
 mod board_api;
 pub mod check;
 mod run;

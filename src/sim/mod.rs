@@ -139,7 +139,7 @@ fn play_one(host: &mut Host, setup: &SimSetup, index: u64) -> Played {
             let at = ruleset.sources.locate(diagnostic.span);
             Err(format!("turn {turn}: {} ({at})", diagnostic.message))
         }
-        Err(GameError::Usage(m) | GameError::Save(m) | GameError::Refused(m)) => Err(m),
+        Err(GameError::Usage(m) | GameError::Save(m) | GameError::Refused(m) | GameError::Scenario(m)) => Err(m),
     };
     Played { outcome, seed, index }
 }
@@ -155,7 +155,7 @@ pub fn check(ruleset: &Arc<Ruleset>, setup: &SimSetup) -> Result<(), String> {
         options: setup.options.clone(),
     };
     match host.start(&game_setup, Some(0)) {
-        Err(GameError::Usage(m) | GameError::Save(m) | GameError::Refused(m)) => Err(m),
+        Err(GameError::Usage(m) | GameError::Save(m) | GameError::Refused(m) | GameError::Scenario(m)) => Err(m),
         _ => Ok(()),
     }
 }

@@ -4,7 +4,7 @@
 use super::{Lower, Props};
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::package::merge::MergedItem;
-use crate::ruleset::{CommandDef, GameDef, GameOption, PhaseDef, TriggerDef, TriggerEvent};
+use crate::ruleset::{CommandDef, GameDef, PhaseDef, TriggerDef, TriggerEvent};
 use crate::script::Script;
 use crate::source::{SourceMap, Span};
 use crate::syntax::ast;
@@ -98,21 +98,8 @@ impl Lower<'_> {
             .collect();
         let mut options = IndexMap::new();
         for p in props.all("option") {
-            match (p.values.first().and_then(ast::Value::as_name), p.values.get(1)) {
-                (Some(name), Some(default)) if p.values.len() <= 3 => {
-                    if let Some(default) = self.untyped(default) {
-                        let help = p.values.get(2).and_then(ast::Value::as_text).map(str::to_string);
-                        options.insert(name.to_string(), GameOption { default, help });
-                    }
-                }
-                _ => self.err(
-                    Diagnostic::error(
-                        p.span,
-                        "`option` takes a name, a default and an optional help text",
-                        "not understood",
-                    )
-                    .with_help("write `option style cautious \"cautious or bold\"`"),
-                ),
+            if let Some(option) = self.proc_arg(p, "option") {
+                options.insert(option.name.clone(), option);
             }
         }
         let mut commands = IndexMap::new();

@@ -11,8 +11,9 @@ use crate::syntax::ast::{self, ValueKind};
 
 impl Lower<'_> {
     /// `arg <name> <default> ["help"] [of <choice>…]`: a choice is a list of values, a record
-    /// or item kind (its ids), or `table <id>` (that table's results).
-    pub(super) fn proc_arg(&mut self, p: &ast::Property) -> Option<ProcArg> {
+    /// or item kind (its ids), or `table <id>` (that table's results). A game's `option` is
+    /// written the same way (`keyword`).
+    pub(super) fn proc_arg(&mut self, p: &ast::Property, keyword: &str) -> Option<ProcArg> {
         let mut values = p.values.iter().peekable();
         let name = values.next().and_then(|v| v.as_name());
         let default = values.next();
@@ -23,13 +24,13 @@ impl Lower<'_> {
             self.err(
                 Diagnostic::error(
                     p.span,
-                    "`arg` takes a name, a default value, an optional help text and an optional `of …`",
+                    format!("`{keyword}` takes a name, a default value, an optional help text and an optional `of …`"),
                     "not understood",
                 )
-                .with_help(
-                    "write `arg boards-left 4 \"board sections not yet scanned\"`, or \
-                     `arg model base \"which table\" of [base, mission]`",
-                ),
+                .with_help(format!(
+                    "write `{keyword} boards-left 4 \"board sections not yet scanned\"`, or \
+                     `{keyword} model base \"which table\" of [base, mission]`"
+                )),
             );
             return None;
         };
@@ -83,7 +84,7 @@ impl Lower<'_> {
         let text = self.text(props.get("text"));
         let mut args = Vec::new();
         for p in props.all("arg") {
-            if let Some(arg) = self.proc_arg(p) {
+            if let Some(arg) = self.proc_arg(p, "arg") {
                 args.push(arg);
             }
         }
@@ -155,64 +156,71 @@ impl Lower<'_> {
     }
 }
 
-/// An arg's `of …` must name tables and kinds that exist, and its default must be one of them.
+/// An arg's (or a game option's) `of …` must name tables and kinds that exist, and its
+/// default must be one of them.
 pub(super) fn check_arg_choices(ruleset: &Ruleset, report: &mut Report) {
-    for procedure in ruleset.procedures.values() {
-        for arg in &procedure.args {
-            let mut known = true;
-            for choice in &arg.of {
-                let (missing, candidates) = match choice {
-                    ArgChoice::Results(table) if !ruleset.tables.contains_key(table) => (
-                        format!("no table `{table}`"),
-                        ruleset.tables.keys().map(String::as_str).collect(),
-                    ),
-                    ArgChoice::Ids(kind) if ruleset.ids_of(kind).is_none() => {
-                        (format!("no kind of item `{kind}`"), ruleset.kinds())
-                    }
-                    _ => continue,
-                };
-                known = false;
-                let help = did_you_mean(
-                    match choice {
-                        ArgChoice::Results(t) | ArgChoice::Ids(t) => t,
-                        ArgChoice::Values(_) => "",
-                    },
-                    candidates.iter().copied(),
+    let args = ruleset
+        .procedures
+        .values()
+        .flat_map(|p| p.args.iter().map(move |a| (a, "arg", "procedure", &p.id)));
+    let options = ruleset
+        .games
+        .values()
+        .flat_map(|g| g.options.values().map(move |o| (o, "option", "game", &g.id)));
+    for (arg, what, of_what, owner) in args.chain(options) {
+        let mut known = true;
+        for choice in &arg.of {
+            let (missing, candidates) = match choice {
+                ArgChoice::Results(table) if !ruleset.tables.contains_key(table) => (
+                    format!("no table `{table}`"),
+                    ruleset.tables.keys().map(String::as_str).collect(),
+                ),
+                ArgChoice::Ids(kind) if ruleset.ids_of(kind).is_none() => {
+                    (format!("no kind of item `{kind}`"), ruleset.kinds())
+                }
+                _ => continue,
+            };
+            known = false;
+            let help = did_you_mean(
+                match choice {
+                    ArgChoice::Results(t) | ArgChoice::Ids(t) => t,
+                    ArgChoice::Values(_) => "",
+                },
+                candidates.iter().copied(),
+            )
+            .unwrap_or_else(|| format!("choose from: {}", candidates.join(", ")));
+            report.push(
+                Diagnostic::error(
+                    arg.span,
+                    format!("{what} `{}` of {of_what} `{owner}`: {missing}", arg.name),
+                    "after `of`",
                 )
-                .unwrap_or_else(|| format!("choose from: {}", candidates.join(", ")));
-                report.push(
-                    Diagnostic::error(
-                        arg.span,
-                        format!("arg `{}` of procedure `{}`: {missing}", arg.name, procedure.id),
-                        "after `of`",
-                    )
-                    .with_help(help),
-                );
-            }
-            let Some(choices) = ruleset.arg_choices(arg).filter(|_| known) else {
-                continue;
-            };
-            let defaults = match &arg.default {
-                Value::List(items) => items.clone(),
-                one => vec![one.clone()],
-            };
-            for value in defaults.iter().filter(|v| !choices.contains(v)) {
-                report.push(
-                    Diagnostic::error(
-                        arg.span,
-                        format!(
-                            "the default of arg `{}` names `{}`, which is not one of its choices",
-                            arg.name,
-                            value.show()
-                        ),
-                        "default outside `of`",
-                    )
-                    .with_help(format!(
-                        "choices: {}",
-                        choices.iter().map(Value::show).collect::<Vec<_>>().join(", ")
-                    )),
-                );
-            }
+                .with_help(help),
+            );
+        }
+        let Some(choices) = ruleset.arg_choices(arg).filter(|_| known) else {
+            continue;
+        };
+        let defaults = match &arg.default {
+            Value::List(items) => items.clone(),
+            one => vec![one.clone()],
+        };
+        for value in defaults.iter().filter(|v| !choices.contains(v)) {
+            report.push(
+                Diagnostic::error(
+                    arg.span,
+                    format!(
+                        "the default of {what} `{}` names `{}`, which is not one of its choices",
+                        arg.name,
+                        value.show()
+                    ),
+                    "default outside `of`",
+                )
+                .with_help(format!(
+                    "choices: {}",
+                    choices.iter().map(Value::show).collect::<Vec<_>>().join(", ")
+                )),
+            );
         }
     }
 }
