@@ -891,7 +891,7 @@ fn the_examples_commands_run_as_written() {
 #[test]
 fn a_broken_doc_command_is_reported() {
     let doc = "intro\n```sh\nservitor check space-crusade-solo --typo\nservitor show solo-heresy --battlefield <id>\n\
-               servitor roll space-crusade-solo reinforcement-type --seed 7 --unavailable blak   # refused, exit 1\n\
+               servitor roll space-crusade-solo reinforcement-type --seed 7 --unavailable blak   # refused, exit 2\n\
                servitor roll space-crusade-solo reinforcement-typ --seed 7\n```\n\
                and `make install`, `cargo frobnicate`.\n";
     let commands = markdown_commands("BROKEN.md", doc);
