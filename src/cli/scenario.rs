@@ -2,10 +2,10 @@
 //! functions and print what happened: how a modder tests a behaviour on a chosen situation.
 //!
 //! The file is Rhai with a header of `//` lines:
-//!   // package: space-crusade-solo      (folder or bare name)
-//!   // mission: reactor-strike
+//!   // package: my-variant              (folder or bare name)
+//!   // mission: hall-fight
 //!   // dice: 3 5 1                      (forced dice, face positions from 1, in order)
-//!   // call: alien_turn                 (functions to play, in order; repeatable)
+//!   // call: enemy_turn                 (functions to play, in order; repeatable)
 //!   // seed: 1                          (optional; used once the forced dice run out)
 //! and defines `fn scenario(game) { … }`, which places the pieces with the game API.
 

@@ -8,8 +8,8 @@ use servitor::Ruleset;
 pub struct TablesArgs {
     /// Package folder or bare name
     package: String,
-    /// Items to show in full, with every text: an id, or kind.id (e.g. `reinforcements`,
-    /// `weapon.bolter`, `mission.raid`)
+    /// Items to show in full, with every text: an id, or kind.id (e.g. `arrivals`,
+    /// `weapon.sword`, `mission.first`)
     #[arg(value_name = "ITEM")]
     items: Vec<String>,
     /// Print JSON grouped by kind

@@ -431,7 +431,7 @@ fn step_back(g: &mut Game, id: &str, behind: &mut Vec<Square>) {
     }
 }
 
-/// The article before a word in the log: "an android", "a gretchin".
+/// The article before a word in the log: "an owl", "a cat".
 fn a_or_an(word: &str) -> &'static str {
     if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
         "an"

@@ -311,22 +311,23 @@ mod tests {
     /// `read_inside` refuses for a bundled package what it refuses on disk.
     #[test]
     fn bundled_places_join_and_nest_as_paths_on_disk() {
-        let crusade = Place::Bundled("space-crusade".into());
+        // Any bundled package will do: the engine names none.
+        let name = super::bundled::packages()[0];
+        let p = |rest: &str| format!("{name}{rest}");
+        let package = Place::Bundled(name.into());
         let b = |s: &str| Place::Bundled(s.into());
-        assert_eq!(
-            crusade.join("scripts/./combat.rhai"),
-            b("space-crusade/scripts/combat.rhai")
-        );
-        assert_eq!(crusade.join("../space-hulk/x.rules"), b("space-hulk/x.rules"));
-        assert_eq!(crusade.join("../../x.rules"), b("../x.rules"));
-        assert_eq!(crusade.join("/etc/passwd"), Place::Disk(PathBuf::from("/etc/passwd")));
-        assert_eq!(b("space-crusade/package.rules").parent(), Some(crusade.clone()));
-        assert_eq!(crusade.parent(), Some(b("")));
-        assert!(b("space-crusade/package.rules").real().is_some() && b("../x.rules").real().is_none());
-        assert!(b("space-crusade/dice.rules").is_inside(&crusade));
-        assert!(!b("space-crusade-solo/package.rules").is_inside(&crusade));
-        assert!(!crusade.join("../space-hulk/package.rules").is_inside(&crusade));
-        assert!(!Place::Disk(PathBuf::from("space-crusade/x")).is_inside(&crusade));
+        assert_eq!(package.join("scripts/./a.rhai"), b(&p("/scripts/a.rhai")));
+        assert_eq!(package.join("../other/x.rules"), b("other/x.rules"));
+        assert_eq!(package.join("../../x.rules"), b("../x.rules"));
+        assert_eq!(package.join("/etc/passwd"), Place::Disk(PathBuf::from("/etc/passwd")));
+        assert_eq!(b(&p("/package.rules")).parent(), Some(package.clone()));
+        assert_eq!(package.parent(), Some(b("")));
+        assert!(b(&p("/package.rules")).real().is_some() && b("../x.rules").real().is_none());
+        assert!(b(&p("/x.rules")).is_inside(&package));
+        // A sibling whose name starts with this one's is not inside it.
+        assert!(!b(&p("-other/package.rules")).is_inside(&package));
+        assert!(!package.join("../other/package.rules").is_inside(&package));
+        assert!(!Place::Disk(PathBuf::from(p("/x"))).is_inside(&package));
     }
 
     #[test]

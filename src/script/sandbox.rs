@@ -311,8 +311,8 @@ pub fn engine_with_budget() -> (Engine, Arc<Budget>) {
     engine.on_print(|_| {});
     engine.on_debug(|_, _, _| {});
     // Text for people: a list or a map put into a string (`${weapons}`) reads as words —
-    // `[bolter, plasma-gun]`, `black 2, blue 4`, `none` — not as Rhai's source form
-    // (`["bolter", "plasma-gun"]`, `#{"black": 2}`): what a script says ends up in
+    // `[sword, shield]`, `red 2, blue 4`, `none` — not as Rhai's source form
+    // (`["sword", "shield"]`, `#{"red": 2}`): what a script says ends up in
     // instructions a player reads at the table.
     engine.register_fn("to_string", |list: &mut rhai::Array| words_of_list(list));
     engine.register_fn("to_string", |map: &mut rhai::Map| words_of_map(map));
