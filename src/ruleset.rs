@@ -184,6 +184,41 @@ pub struct TriggerDef {
     pub function: String,
     /// Only pieces of this side cause it (all sides when `None`).
     pub side: Option<String>,
+    /// When it runs, for events a moving piece causes.
+    pub timing: TriggerTiming,
+}
+
+/// When a trigger that a moving piece caused runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TriggerTiming {
+    /// As soon as it happens (`sighted`, `removed`, …) or, for `entered-section`, when the
+    /// move that caused it ends.
+    #[default]
+    AfterMove,
+    /// When the piece that caused it has finished acting: another piece of its side starts
+    /// to act, or the phase ends (`on entered-section scan heroes after-activation`).
+    AfterActivation,
+}
+
+/// How doors work in a game (`doors` and `doorways` in the `game` item).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DoorRules {
+    /// A step through a closed door opens it (`doors open-on-step`, the default); otherwise a
+    /// closed door stops a move and only an action opens it (`doors by-action`).
+    pub open_on_step: bool,
+    /// A doorway is crossed only by a straight step from one of the two squares in front of
+    /// it, never diagonally past its frame (`doorways straight`); `doorways any` (the default)
+    /// lets a diagonal step pass a door as it passes any open edge.
+    pub straight: bool,
+}
+
+impl Default for DoorRules {
+    fn default() -> Self {
+        DoorRules {
+            open_on_step: true,
+            straight: false,
+        }
+    }
 }
 
 /// A command the person at the table types for their side (`servitor play`).
@@ -214,6 +249,7 @@ pub struct GameDef {
     pub commands: IndexMap<String, CommandDef>,
     /// A game not over after this many turns ends with no winner.
     pub max_turns: u32,
+    pub doors: DoorRules,
     pub source: Option<String>,
     pub text: Option<String>,
     pub span: Span,

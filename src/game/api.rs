@@ -14,6 +14,8 @@ use serde_json::Value as Json;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+mod verbs;
+
 type Res<T> = Result<T, Box<EvalAltResult>>;
 pub type SharedGame = Arc<Mutex<Option<Box<Game>>>>;
 
@@ -72,6 +74,21 @@ impl Api {
     /// limit too, not at the wall-clock deadline).
     fn cost(&self, units: u64) -> Result<(), String> {
         self.budget.try_charge(units.saturating_add(QUESTION_BASE))
+    }
+
+    /// Piece `id` is about to act: the triggers that waited for the piece that acted before
+    /// it to finish (`after-activation`) run first.
+    fn activate(&self, ctx: &NativeCallContext, id: &str) -> Res<()> {
+        let flushed = self.with(|g, _| {
+            let i = g.index(id)?;
+            let before = g.pending.len();
+            g.begin_activation(i);
+            Ok(g.pending.len() > before)
+        })?;
+        if flushed {
+            self.triggers(ctx)?;
+        }
+        Ok(())
     }
 
     /// Runs the trigger functions that actions queued, each on its own stream. Runs after
@@ -315,7 +332,15 @@ fn walk(api: &Api, ctx: &NativeCallContext, id: &str, path: Vec<Square>) -> Res<
         };
         behind.push(from);
         steps += 1;
-        if interrupted {
+        // A piece passing over one of its own side's models is seen (or sets off anything
+        // else) where it can stand: the triggers wait for the next square it may end on.
+        let may_stop_here = interrupted
+            && api.with(|g, _| {
+                let i = g.on_board(id)?;
+                let at = g.state.pieces[i].at.expect("on the board");
+                Ok(g.view.may_end(&g.state.pieces, i, at))
+            })?;
+        if interrupted && may_stop_here {
             triggered = true;
             // The walk's line is written when a trigger logs something (or the move ends).
             let was_hidden = api.with(|g, _| Ok(g.state.piece(id).is_some_and(|p| p.hidden.is_some())))?;
@@ -493,6 +518,7 @@ pub fn register(engine: &mut Engine, game: &SharedGame, run: &Arc<Mutex<RunState
     register_pieces(engine, &api);
     register_moves(engine, &api);
     register_counters(engine, &api);
+    verbs::register(engine, &api);
 }
 
 fn register_reads(engine: &mut Engine, api: &Api) {
@@ -1018,6 +1044,7 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
     engine.register_fn(
         "enter",
         move |ctx: NativeCallContext, _: GameRef, id: &str, at: Dynamic| -> Res<()> {
+            a.activate(&ctx, id)?;
             a.with(|g, _| {
                 let i = g.index(id)?;
                 if g.state.pieces[i].on_board() {
@@ -1044,25 +1071,29 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
         },
     );
     let a = api.clone();
-    engine.register_fn("leave", move |_: GameRef, id: &str, status: &str| {
-        a.with(|g, _| {
-            let i = g.on_board(id)?;
-            if [ON_BOARD, super::state::REMOVED, ""].contains(&status) {
-                return Err(format!("`{status}` cannot be the status of a piece leaving the board"));
-            }
-            let from = g.state.pieces[i].at.expect("on the board");
-            g.act(
-                "leave",
-                format!("{id} leaves the board from {from} ({status})"),
-                Some(id),
-                Action::Leave {
-                    id: id.into(),
-                    status: status.into(),
-                },
-            );
-            Ok(())
-        })
-    });
+    engine.register_fn(
+        "leave",
+        move |ctx: NativeCallContext, _: GameRef, id: &str, status: &str| {
+            a.activate(&ctx, id)?;
+            a.with(|g, _| {
+                let i = g.on_board(id)?;
+                if [ON_BOARD, super::state::REMOVED, ""].contains(&status) {
+                    return Err(format!("`{status}` cannot be the status of a piece leaving the board"));
+                }
+                let from = g.state.pieces[i].at.expect("on the board");
+                g.act(
+                    "leave",
+                    format!("{id} leaves the board from {from} ({status})"),
+                    Some(id),
+                    Action::Leave {
+                        id: id.into(),
+                        status: status.into(),
+                    },
+                );
+                Ok(())
+            })
+        },
+    );
     let a = api.clone();
     engine.register_fn(
         "damage",
@@ -1162,6 +1193,7 @@ fn register_moves(engine: &mut Engine, api: &Api) {
         engine.register_fn(
             name,
             move |ctx: NativeCallContext, _: GameRef, id: &str, other: &str, n: INT| -> Res<Map> {
+                a.activate(&ctx, id)?;
                 let path = a.with(|g, run| {
                     let i = g.on_board(id)?;
                     let j = g.on_board(other)?;
@@ -1186,6 +1218,7 @@ fn register_moves(engine: &mut Engine, api: &Api) {
     engine.register_fn(
         "move_to",
         move |ctx: NativeCallContext, _: GameRef, id: &str, to: Dynamic, n: INT| -> Res<Map> {
+            a.activate(&ctx, id)?;
             let path = a.with(|g, run| {
                 let i = g.on_board(id)?;
                 let targets = squares(g, &to)?;
@@ -1205,6 +1238,7 @@ fn register_moves(engine: &mut Engine, api: &Api) {
     engine.register_fn(
         "move_path",
         move |ctx: NativeCallContext, _: GameRef, id: &str, squares: Array| -> Res<Map> {
+            a.activate(&ctx, id)?;
             let path = a.with(|g, _| {
                 let i = g.on_board(id)?;
                 let path: Vec<Square> = squares.iter().map(|s| square(g, s)).collect::<Result<_, _>>()?;
