@@ -1038,10 +1038,11 @@ fn game_target() {
                 refused += 1;
                 return;
             }
-            let report = servitor::sim::run(&ruleset, &setup, &|| {}, &AtomicBool::new(false));
+            let report = servitor::sim::run(&ruleset, &setup, &|| {}, &AtomicBool::new(false))
+                .expect("one thread can be started");
             let _ = serde_json::to_string(&report).expect("a sim report is JSON");
             played += report.games;
-            refused += report.errors.len() as u64;
+            refused += report.outcomes.get("error").copied().unwrap_or(0);
             if resume {
                 let setup = servitor::game::Setup {
                     game: None,
