@@ -818,3 +818,28 @@ pub fn record(game: Game) -> GameRecord {
         events: game.events,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::encode;
+
+    #[test]
+    fn a_save_past_the_limit_is_refused_before_anything_is_written() {
+        let big = vec!["x".repeat(1 << 20); (crate::limits::MAX_SAVE_BYTES >> 20) as usize + 1];
+        let refused = encode(&big).unwrap_err();
+        assert!(refused.contains("`MAX_SAVE_BYTES`"), "{refused}");
+        // Compact: no indentation, whatever the nesting.
+        let deep = serde_json::json!({ "a": [[[[1, 2]]]] });
+        assert_eq!(encode(&deep).unwrap(), r#"{"a":[[[[1,2]]]]}"#);
+    }
+
+    #[test]
+    fn a_save_that_would_not_read_back_is_refused() {
+        let mut deep = serde_json::json!(0);
+        for _ in 0..200 {
+            deep = serde_json::json!([deep]);
+        }
+        let refused = encode(&deep).unwrap_err();
+        assert!(refused.contains("would not read back"), "{refused}");
+    }
+}
