@@ -38,10 +38,20 @@ pub struct SimArgs {
 pub fn run(args: SimArgs) -> Result<(), super::Failure> {
     let loaded = super::load(&args.package)?;
     let ruleset = Arc::new(loaded.ruleset);
-    let jobs = args.jobs.map_or_else(
-        || std::thread::available_parallelism().map_or(1, |n| n.get()),
-        |j| j as usize,
-    );
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = args.jobs.map_or(cores, |j| j as usize);
+    // Games use the processor only: threads past two a core gain nothing, and each holds a
+    // script stack (`script::STACK_BYTES`) that a limited address space may not have room for.
+    let most = cores.saturating_mul(2);
+    let jobs = if jobs > most {
+        super::eprint_safe(&format!(
+            "note: --jobs {jobs} is more than this machine's {cores} core{} can use: the games play on {most} threads\n",
+            if cores == 1 { "" } else { "s" }
+        ));
+        most
+    } else {
+        jobs
+    };
     let setup = SimSetup {
         game: args.game,
         mission: args.mission,

@@ -683,7 +683,7 @@ fn same_game(played: &Save, saved: &Save) -> Result<(), GameError> {
 /// is always one it can read; over the limit, the caller keeps the previous save.
 ///
 /// [`MAX_SAVE_BYTES`]: crate::limits::MAX_SAVE_BYTES
-pub fn encode<T: Serialize>(value: &T) -> Result<String, String> {
+pub fn encode<T: Serialize + serde::de::DeserializeOwned>(value: &T) -> Result<String, String> {
     use crate::limits::MAX_SAVE_BYTES;
     /// Stops the encoding as soon as it passes the limit: nothing past it is ever held.
     struct Bounded(Vec<u8>);
@@ -711,8 +711,8 @@ pub fn encode<T: Serialize>(value: &T) -> Result<String, String> {
         });
     }
     let text = String::from_utf8(out.0).map_err(|e| format!("the game cannot be saved: {e}"))?;
-    serde_json::from_str::<serde::de::IgnoredAny>(&text)
-        .map_err(|e| format!("the save would not read back ({e}): it was not written"))?;
+    // Read back as what it is (a JSON reader stops 128 levels deep, wherever the nesting is).
+    serde_json::from_str::<T>(&text).map_err(|e| format!("the save would not read back ({e}): it was not written"))?;
     Ok(text)
 }
 
