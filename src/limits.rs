@@ -13,9 +13,13 @@
 /// Largest file a package may have (a rules file or a script), in bytes; also the largest
 /// scenario file.
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
-/// Largest saved game (`game --resume`, `play --resume`), in bytes: its log is held to
-/// `MAX_GAME_LOG_BYTES` as compact JSON, and a save is indented.
+/// Largest saved game (`game --resume`, `play --resume`), in bytes, read or written: a save is
+/// compact JSON and its log is held to `MAX_GAME_LOG_BYTES`; a save that would be larger is
+/// not written (the previous one is kept), so every save servitor writes is one it can read.
 pub const MAX_SAVE_BYTES: u64 = 64 * 1024 * 1024;
+/// Longest command a `play` session reads (one line typed or piped, or one command of a
+/// save), in bytes: a longer one is refused before it is kept.
+pub const MAX_COMMAND_BYTES: u64 = 4096;
 /// All the files one load reads together (a package, its includes, scripts and bases).
 pub const MAX_PACKAGE_BYTES: u64 = 4 * 1024 * 1024;
 /// Deepest nesting of blocks `{ }` and lists `[ ]` in a rules file.
@@ -98,6 +102,15 @@ pub const MAX_GAME_WORK: u64 = 200_000_000;
 pub const MAX_GAME_LOG_BYTES: u64 = 16 * 1024 * 1024;
 /// Wall-clock time of all the script runs of one game together, in milliseconds.
 pub const MAX_GAME_MILLIS: u64 = 10_000;
+/// Deepest nesting of lists and maps in a value a game keeps (`set_var`, a piece's fields):
+/// a save holds it, and a save must read back (JSON readers stop at 128 levels).
+pub const MAX_VALUE_DEPTH: usize = 64;
+/// Different errors one `sim` keeps word for word (each with its count and the first few games
+/// it ended, with their seeds); further different ones are only counted, so a sim's memory
+/// does not grow with its games.
+pub const MAX_SIM_ERRORS: usize = 20;
+/// Games (with their seeds) a `sim` keeps as examples of each error.
+pub const MAX_SIM_ERROR_EXAMPLES: usize = 5;
 
 // --- diagnostics -------------------------------------------------------------------------
 

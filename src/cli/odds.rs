@@ -146,7 +146,7 @@ pub fn run(args: OddsArgs) -> Result<(), super::Failure> {
         }
         let computed = compute(ruleset, &subject, &args)?;
         if args.json {
-            super::emitln(&json_one(&subject, &computed).to_string());
+            super::emit_json(&json_one(&subject, &computed));
         } else {
             super::emit(&render_one(&computed));
         }
@@ -159,7 +159,7 @@ pub fn run(args: OddsArgs) -> Result<(), super::Failure> {
     let b = compute(&other.ruleset, &other_subject, &args).map_err(in_vs)?;
     let names = [ruleset.name().to_string(), other.ruleset.name().to_string()];
     if args.json {
-        super::emitln(&json_vs(&names, &a, &b).to_string());
+        super::emit_json(&json_vs(&names, &a, &b));
     } else {
         super::emit(&render_vs(&names, &a, &b));
     }

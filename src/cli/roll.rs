@@ -38,7 +38,7 @@ pub fn run(args: RollArgs) -> Result<(), super::Failure> {
     .map_err(|e| format!("error: {e}"))?;
     if args.json {
         let json = serde_json::json!({ "table": table.id, "seed": seed, "rolls": rolls });
-        super::emitln(&format!("{json}"));
+        super::emit_json(&json);
     } else {
         super::emitln(&format!("seed {seed}"));
         for roll in &rolls {

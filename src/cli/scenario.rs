@@ -91,7 +91,7 @@ pub fn run(args: ScenarioArgs) -> Result<(), super::Failure> {
                 .into());
             }
             if args.json {
-                super::emitln(&serde_json::to_string(&game.events).map_err(|e| e.to_string())?);
+                super::emit_json(&game.events);
             } else {
                 super::emit(&super::game::account(&game.events));
             }

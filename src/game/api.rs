@@ -180,7 +180,9 @@ fn squares(game: &Game, value: &Dynamic) -> Result<Vec<Square>, String> {
 }
 
 fn to_json(value: &Dynamic) -> Result<Json, String> {
-    rhai::serde::from_dynamic(value).map_err(|e| format!("cannot keep this value in the game: {e}"))
+    let json = rhai::serde::from_dynamic(value).map_err(|e| format!("cannot keep this value in the game: {e}"))?;
+    super::state::check_depth(&json)?;
+    Ok(json)
 }
 
 fn from_json(value: &Json) -> Dynamic {

@@ -57,6 +57,39 @@ pub fn footprint(at: Option<Square>, size: i32) -> Footprint {
         .collect()
 }
 
+/// A value a game keeps (a variable, a piece's field) nests lists and maps at most
+/// [`MAX_VALUE_DEPTH`] deep: a save holds it, and a save must read back.
+///
+/// [`MAX_VALUE_DEPTH`]: crate::limits::MAX_VALUE_DEPTH
+pub fn check_depth(value: &Json) -> Result<(), String> {
+    use crate::limits::MAX_VALUE_DEPTH;
+    // Level by level, without recursion: the value may be deeper than a stack allows.
+    let mut level: Vec<&Json> = vec![value];
+    let mut depth = 0;
+    while !level.is_empty() {
+        let next: Vec<&Json> = level
+            .iter()
+            .flat_map(|v| -> Box<dyn Iterator<Item = &Json>> {
+                match v {
+                    Json::Array(items) => Box::new(items.iter()),
+                    Json::Object(map) => Box::new(map.values()),
+                    _ => Box::new(std::iter::empty()),
+                }
+            })
+            .collect();
+        if level.iter().any(|v| v.is_array() || v.is_object()) {
+            depth += 1;
+            if depth > MAX_VALUE_DEPTH {
+                return Err(format!(
+                    "cannot keep this value in the game: its lists and maps nest more than {MAX_VALUE_DEPTH} deep (`MAX_VALUE_DEPTH`, see \"Limits\" in grammar/README.md)"
+                ));
+            }
+        }
+        level = next;
+    }
+    Ok(())
+}
+
 /// How a game ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
