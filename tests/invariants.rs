@@ -23,25 +23,19 @@ use servitor::value::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
-/// Violations today's code is known to make, by invariant, each with the issue item that
-/// will fix it. The test passes while these occur and fails on any other; it also fails when
-/// one of these no longer occurs, so that its entry is deleted as the fix lands.
-const KNOWN: &[(&str, &str)] = &[
+/// Violations today's code is known to make: the invariant, in at most what share of the
+/// games played (percent: a known bug that spreads is a new one), and the issue item that will
+/// fix it. The test passes while these occur within their share and fails on any other; it
+/// also fails when one of these no longer occurs, so that its entry is deleted as the fix
+/// lands.
+#[rustfmt::skip]
+const KNOWN: &[(&str, usize, &str)] = &[
     // Issue 20, items 1-4: being fixed now. Delete each entry as its fix lands.
-    (
-        "one-model-per-square",
-        "issue 20 item 1: a blip revealed on its own side's model",
-    ),
-    ("doors-from-front", "issue 20 item 2: doors opened from beside them"),
-    ("doors-never-diagonally", "issue 20 item 2: doors crossed diagonally"),
-    (
-        "placed-after-the-activation",
-        "issue 20 item 3: scanned while the entering model still moves",
-    ),
-    (
-        "card-effects-within-their-turn",
-        "issue 20 item 4: the re-roll card outlives its turn",
-    ),
+    ("one-model-per-square", 5, "issue 20 item 1: a blip revealed on its own side's model"),
+    ("doors-from-front", 100, "issue 20 item 2: doors opened from beside them"),
+    ("doors-never-diagonally", 100, "issue 20 item 2: doors crossed diagonally"),
+    ("placed-after-the-activation", 90, "issue 20 item 3: scanned while the entering model still moves"),
+    ("card-effects-within-their-turn", 20, "issue 20 item 4: the re-roll card outlives its turn"),
 ];
 
 /// One broken rule in one game.
@@ -725,7 +719,7 @@ fn every_bundled_mission_keeps_the_rules() {
     }
     let mut report = format!("{} games ({n} a mission):\n", jobs.len());
     for (invariant, (games, examples)) in &by {
-        let known = KNOWN.iter().find(|(k, _)| k == invariant).map(|(_, why)| *why);
+        let known = KNOWN.iter().find(|(k, _, _)| k == invariant).map(|(_, _, why)| *why);
         report.push_str(&format!(
             "\n{invariant}: in {games} games{}\n",
             known.map(|w| format!(" (known: {w})")).unwrap_or_default()
@@ -735,9 +729,23 @@ fn every_bundled_mission_keeps_the_rules() {
         }
     }
     eprintln!("{report}");
-    let new: Vec<&&str> = by.keys().filter(|k| !KNOWN.iter().any(|(n, _)| n == *k)).collect();
+    let new: Vec<String> = by
+        .iter()
+        .filter_map(|(k, (games, _))| match KNOWN.iter().find(|(n, _, _)| n == k) {
+            None => Some(k.to_string()),
+            Some((_, share, _)) if games * 100 > share * jobs.len() => Some(format!(
+                "{k} (in {games} of {} games, more than the {share}% known)",
+                jobs.len()
+            )),
+            Some(_) => None,
+        })
+        .collect();
     assert!(new.is_empty(), "rules broken: {new:?}\n{report}");
-    let gone: Vec<&str> = KNOWN.iter().map(|(k, _)| *k).filter(|k| !by.contains_key(k)).collect();
+    let gone: Vec<&str> = KNOWN
+        .iter()
+        .map(|(k, _, _)| *k)
+        .filter(|k| !by.contains_key(k))
+        .collect();
     assert!(
         gone.is_empty() || n < 100,
         "no game breaks {gone:?} any more: delete it from KNOWN in tests/invariants.rs\n{report}"
