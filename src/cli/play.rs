@@ -7,6 +7,7 @@
 use clap::{Args, ValueEnum};
 use servitor::board::render::{self, Overlay};
 use servitor::dice::rng::{DieAsk, Forced};
+use servitor::game::event::player_log;
 use servitor::game::session::{self, Entry, SESSION_FORMAT, SESSION_VERSION, Session};
 use servitor::game::{Event, Game, GameError, Host};
 use std::io::{BufRead, IsTerminal};
@@ -52,6 +53,10 @@ pub struct PlayArgs {
     /// Answer each command with one JSON line (for other front ends)
     #[arg(long)]
     json: bool,
+    /// Also show the engine's bookkeeping (variables, piece fields, pool counters); --json
+    /// always has everything the player may know
+    #[arg(long)]
+    verbose: bool,
 }
 
 /// Where lines come from: the terminal's line editor, or standard input.
@@ -137,6 +142,7 @@ struct Table {
     game: Game,
     save: Option<PathBuf>,
     json: bool,
+    verbose: bool,
     /// Set when input ended while a die was asked for.
     dice_ran_out: Arc<Mutex<bool>>,
     /// Saves written so far: one per command that changes the game, one at the start.
@@ -232,6 +238,7 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
             game,
             save,
             json: args.json,
+            verbose: args.verbose,
             dice_ran_out,
             writes: 0,
         },
@@ -259,7 +266,8 @@ fn play_loop(mut t: Table, input: &mut Input, words: &Arc<Mutex<Vec<String>>>, f
         } else {
             t.game.events.len().saturating_sub(30)
         };
-        super::emit(&instructions(&t.game.events[shown..], &t.session.side));
+        let seen = player_log(&t.game.events);
+        super::emit(&instructions(&seen[shown..], &t.session.side, t.verbose));
     } else {
         t.respond("start", true, 0, None);
     }
@@ -492,7 +500,10 @@ impl Table {
     }
 
     fn respond(&self, line: &str, ok: bool, from: usize, note: Option<String>) {
-        let events = &self.game.events[from.min(self.game.events.len())..];
+        // The player's view: never what the player may not know (face-down identities,
+        // secret pools, the order of decks).
+        let seen = player_log(&self.game.events);
+        let events = &seen[from.min(seen.len())..];
         if self.json {
             let json = serde_json::json!({
                 "command": line,
@@ -509,7 +520,7 @@ impl Table {
             super::emitln(&if ok { note } else { format!("refused: {note}") });
         }
         if ok {
-            super::emit(&instructions(events, &self.session.side));
+            super::emit(&instructions(events, &self.session.side, self.verbose));
         }
     }
 }
@@ -588,20 +599,17 @@ fn manual_dice(ran_out: Arc<Mutex<bool>>) -> Arc<Mutex<Forced>> {
 }
 
 /// The events since the last command, as instructions: the engine's own turns are numbered,
-/// one number per thing to do on the table.
-fn instructions(events: &[Event], human: &str) -> String {
+/// one number per thing to do on the table; its bookkeeping only when `verbose`.
+fn instructions(events: &[Event], human: &str, verbose: bool) -> String {
     let mut out = String::new();
     let mut n = 0;
-    for e in events {
+    for e in events.iter().filter(|e| verbose || !e.is_bookkeeping()) {
         match e.kind.as_str() {
             "phase" if e.turn == 0 => out.push_str("Setup\n"),
             "phase" => {
                 n = 0;
                 out.push_str(&format!("\nTurn {} · {} · {}\n", e.turn, e.side, e.phase));
             }
-            // A script's own bookkeeping (its variables, a piece's fields) is nothing to do on
-            // the table: kept in the log and the save, not shown here.
-            "var" | "set" => {}
             kind => {
                 let source = e.source.as_deref().map(|s| format!("  [{s}]")).unwrap_or_default();
                 // Counters and scores are notes beside the instructions, not steps of their own.
@@ -735,8 +743,9 @@ fn why(game: &Game, piece: Option<&str>) -> String {
     let Some(id) = piece else {
         return "say which piece: `why ork-2`\n".into();
     };
-    let lines: Vec<&Event> = game
-        .events
+    // The player's view of the log: a face-down piece's secrets stay secret here too.
+    let seen = player_log(&game.events);
+    let lines: Vec<&Event> = seen
         .iter()
         .filter(|e| e.piece.as_deref() == Some(id) || e.text.contains(id))
         .collect();

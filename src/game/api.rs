@@ -375,7 +375,31 @@ fn walk(api: &Api, ctx: &NativeCallContext, id: &str, path: Vec<Square>) -> Res<
 
 /// `n` life off piece `id`, `by` the piece that struck (or ""); at 0 it is eliminated.
 fn damage(api: &Api, ctx: &NativeCallContext, id: &str, n: INT, reason: &str, by: &str) -> Res<INT> {
+    damage_with(api, ctx, id, n, reason, by, None)
+}
+
+/// A script's map of structured fields for an event (`game.say(…, #{ … })`), as JSON.
+fn json_fields(fields: &Map) -> Result<indexmap::IndexMap<String, Json>, String> {
+    fields.iter().map(|(k, v)| Ok((k.to_string(), to_json(v)?))).collect()
+}
+
+/// [`damage`], with the structured fields a script attaches to the `damage` event (the
+/// striker `by` is its `attacker`).
+fn damage_with(
+    api: &Api,
+    ctx: &NativeCallContext,
+    id: &str,
+    n: INT,
+    reason: &str,
+    by: &str,
+    fields: Option<&Map>,
+) -> Res<INT> {
     let left = api.with(|g, _| {
+        let fields = fields.map(json_fields).transpose()?;
+        if let Some(f) = &fields {
+            // Checked before the action: a refused call changes nothing.
+            super::Event::default().attach(f.clone())?;
+        }
         let i = g.on_board(id)?;
         if n < 0 {
             return Err(format!("damage of {n}: give 0 or more"));
@@ -393,6 +417,14 @@ fn damage(api: &Api, ctx: &NativeCallContext, id: &str, n: INT, reason: &str, by
                 amount: n,
             },
         );
+        if let Some(e) = g.events.last_mut() {
+            if !by.is_empty() {
+                e.attacker = Some(by.to_string());
+            }
+            if let Some(fields) = fields {
+                e.attach(fields)?;
+            }
+        }
         if left <= 0 {
             g.eliminate(i, reason, by);
         }
@@ -420,7 +452,14 @@ fn new_pool(g: &mut Game, id: &str, entries: Map, secret: bool) -> Result<(), St
         format!("pool {id}: {} face down", plural(total as usize, "token"))
     } else {
         let list: Vec<String> = counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        format!("pool {id}: {}", list.join(", "))
+        format!(
+            "pool {id}: {}",
+            if list.is_empty() {
+                "none".into()
+            } else {
+                list.join(", ")
+            }
+        )
     };
     g.act(
         "pool",
@@ -635,6 +674,10 @@ fn register_reads(engine: &mut Engine, api: &Api) {
             g.say(text.to_string(), Some(source.to_string()));
             Ok(())
         })
+    });
+    let a = api.clone();
+    engine.register_fn("say", move |_: GameRef, text: &str, source: &str, fields: Map| {
+        a.with(|g, _| g.say_with(text.to_string(), Some(source.to_string()), json_fields(&fields)?))
     });
     let a = api.clone();
     engine.register_fn("use_stream", move |_: GameRef, name: &str| {
@@ -1112,6 +1155,13 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
     );
     let a = api.clone();
     engine.register_fn(
+        "damage",
+        move |ctx: NativeCallContext, _: GameRef, id: &str, n: INT, reason: &str, by: &str, fields: Map| -> Res<INT> {
+            damage_with(&a, &ctx, id, n, reason, by, Some(&fields))
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
         "remove",
         move |ctx: NativeCallContext, _: GameRef, id: &str, reason: &str| -> Res<()> {
             a.with(|g, _| {
@@ -1129,7 +1179,7 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
             let value = to_json(&value)?;
             g.act(
                 "set",
-                format!("{id}: {field} = {value}"),
+                format!("{id}: {field} = {}", crate::script::words_of_json(&value)),
                 Some(id),
                 Action::Set {
                     id: id.into(),
@@ -1269,7 +1319,7 @@ fn register_counters(engine: &mut Engine, api: &Api) {
             let value = to_json(&value)?;
             g.act(
                 "var",
-                format!("{name} = {value}"),
+                format!("{name} = {}", crate::script::words_of_json(&value)),
                 None,
                 Action::SetVar {
                     name: name.into(),
@@ -1441,7 +1491,7 @@ fn register_counters(engine: &mut Engine, api: &Api) {
                 .ok_or_else(|| format!("pool `{id}` has a count below zero"))?;
             let left = p[&entry] - 1;
             g.act(
-                "take",
+                "draw",
                 if g.state.secret_pools.contains(id) {
                     format!("a token drawn at random from {id} ({} left)", total - 1)
                 } else {

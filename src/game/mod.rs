@@ -167,11 +167,7 @@ impl Game {
             phase: self.state.phase.clone(),
             kind: kind.into(),
             text,
-            table: None,
-            result: None,
-            source: None,
-            piece: None,
-            action: None,
+            ..Event::default()
         }
     }
 
@@ -213,6 +209,22 @@ impl Game {
         self.events.push(e);
     }
 
+    /// [`Game::say`] with structured fields (`game.say(text, source, #{ … })`, see
+    /// [`Event::attach`]); a field of the wrong type refuses the whole line.
+    pub fn say_with(
+        &mut self,
+        text: String,
+        source: Option<String>,
+        fields: IndexMap<String, Json>,
+    ) -> Result<(), String> {
+        let mut e = self.event("decision", text);
+        e.source = source;
+        e.attach(fields)?;
+        self.flush_segment();
+        self.events.push(e);
+        Ok(())
+    }
+
     /// Turns the script run's steps (rolls, table rolls, notes) into log events, in order.
     pub fn absorb(&mut self, steps: Vec<Step>) {
         if steps.is_empty() {
@@ -226,7 +238,10 @@ impl Game {
                         Some(w) => format!("{roll} ({w})"),
                         None => roll.to_string(),
                     };
-                    self.event("roll", text)
+                    let mut e = self.event("roll", text);
+                    e.dice = roll.dice.iter().map(Into::into).collect();
+                    e.total = Some(roll.total);
+                    e
                 }
                 Step::Table(t) => {
                     let dice: Vec<String> = t.rolls.iter().map(|r| r.to_string()).collect();
@@ -249,6 +264,10 @@ impl Game {
                     );
                     e.table = Some(t.table.clone());
                     e.result = result;
+                    if let Some(last) = t.rolls.last() {
+                        e.dice = last.dice.iter().map(Into::into).collect();
+                        e.total = Some(last.total);
+                    }
                     e.source = t.outcome.as_ref().and_then(|o| o.source.clone()).or(t.source.clone());
                     e
                 }
