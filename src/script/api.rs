@@ -385,6 +385,7 @@ pub fn to_dynamic(value: &Value) -> Dynamic {
         Value::Flag(b) => Dynamic::from_bool(*b),
         Value::Text(t) | Value::Name(t) => Dynamic::from(ImmutableString::from(t.as_str())),
         Value::Dice(d) => Dynamic::from(ImmutableString::from(d.text.as_str())),
+        Value::Roll(r) => Dynamic::from(ImmutableString::from(r.text.as_str())),
         Value::List(items) => items.iter().map(to_dynamic).collect::<Array>().into(),
         Value::Map(m) => Dynamic::from_map(m.iter().map(|(k, v)| (k.as_str().into(), to_dynamic(v))).collect()),
     }

@@ -22,7 +22,7 @@ mod procedure;
 mod records;
 mod tables;
 
-pub use dice::dice_from_ast;
+pub use dice::{RollNames, dice_from_ast, roll_from_ast};
 
 /// Item kinds the engine itself understands; records add the kinds their schemas declare.
 const BUILTIN_KINDS: [&str; 9] = [
@@ -364,6 +364,47 @@ impl Lower<'_> {
         None
     }
 
+    /// Dice read die by die, or a plain dice expression read as its total; `fields` are a
+    /// record's own dice fields, which the roll may read (`kill any 6 in dice`).
+    fn roll_value(&mut self, value: &ast::Value, fields: Option<&IndexMap<String, DiceExpr>>) -> Option<Value> {
+        match &value.kind {
+            ValueKind::Roll(expr) => {
+                let names = RollNames { fields, chart: None };
+                match roll_from_ast(expr, &self.dice, &names) {
+                    Ok((roll, reads)) => Some(Value::Roll(RollText {
+                        text: roll.to_string(),
+                        roll,
+                        reads,
+                    })),
+                    Err(diagnostics) => {
+                        self.report.diagnostics.extend(diagnostics);
+                        None
+                    }
+                }
+            }
+            ValueKind::Expr(_) => {
+                let expr = self.dice(value)?;
+                let roll = crate::dice::Roll::Read(crate::dice::Reading::Total(expr));
+                Some(Value::Roll(RollText {
+                    text: roll.to_string(),
+                    roll,
+                    reads: None,
+                }))
+            }
+            _ => {
+                self.err(
+                    Diagnostic::error(
+                        value.span,
+                        format!("expected dice, found {}", value.describe()),
+                        "not dice",
+                    )
+                    .with_help("for example `2d6`, `highest of 3d6`, `any 6 in 2d6`"),
+                );
+                None
+            }
+        }
+    }
+
     /// Any value, typed by its own shape.
     fn untyped(&mut self, value: &ast::Value) -> Option<Value> {
         Some(match &value.kind {
@@ -389,6 +430,7 @@ impl Lower<'_> {
                 }
                 Value::Map(map)
             }
+            ValueKind::Roll(_) => return self.roll_value(value, None),
             ValueKind::Expr(expr) => match expr.terms.as_slice() {
                 [t] if !matches!(t.term, Term::Die { .. } | Term::Pool { .. }) => match &t.term {
                     Term::Number(n) => Value::Number(if t.negative { -n } else { *n }),
@@ -440,6 +482,17 @@ impl Lower<'_> {
                 Some("no" | "false") => Some(Value::Flag(false)),
                 _ => mismatch(self, "`yes` or `no`"),
             },
+            FieldType::Roll => self.roll_value(value, None),
+            FieldType::Dice if matches!(value.kind, ValueKind::Roll(_)) => {
+                mismatch(self, "a dice expression (a total)").or_else(|| {
+                    self.report.diagnostics.last_mut().map(|d| {
+                        d.help = Some(format!(
+                            "`{field}` is declared `dice` in the schema: declare it `roll` to read its dice die by die"
+                        ))
+                    });
+                    None
+                })
+            }
             FieldType::Dice => {
                 let expr = self.dice(value)?;
                 Some(Value::Dice(DiceText {

@@ -36,7 +36,7 @@ impl Lower<'_> {
             if words.len() != p.values.len() || words.is_empty() {
                 self.err(
                     Diagnostic::error(p.span, format!("field `{}` needs a type", p.key.text), "expected a type")
-                        .with_help("types: number, text, name, dice, flag, list <type>, or an item kind; add `optional` if it may be left out"),
+                        .with_help("types: number, text, name, dice, roll, flag, list <type>, or an item kind; add `optional` if it may be left out"),
                 );
                 continue;
             }
@@ -56,10 +56,10 @@ impl Lower<'_> {
                     .with_help(
                         did_you_mean(
                             type_words.first().copied().unwrap_or(""),
-                            ["number", "text", "name", "dice", "flag", "list"],
+                            ["number", "text", "name", "dice", "roll", "flag", "list"],
                         )
                         .unwrap_or_else(|| {
-                            "types: number, text, name, dice, flag, list <type>, or an item kind".into()
+                            "types: number, text, name, dice, roll, flag, list <type>, or an item kind".into()
                         }),
                     ),
                 );
@@ -186,6 +186,7 @@ pub(super) fn parse_type(words: &[&str]) -> Option<FieldType> {
         ["text"] => Some(FieldType::Text),
         ["name"] => Some(FieldType::Name),
         ["dice"] => Some(FieldType::Dice),
+        ["roll"] => Some(FieldType::Roll),
         ["flag"] => Some(FieldType::Flag),
         ["list", rest @ ..] if !rest.is_empty() => parse_type(rest).map(|t| FieldType::List(Box::new(t))),
         [kind] if *kind != "list" && *kind != "optional" => Some(FieldType::Ref(kind.to_string())),
