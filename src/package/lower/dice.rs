@@ -166,7 +166,7 @@ pub fn dice_from_ast(expr: &ast::Expr, dice: &IndexMap<String, Die>) -> Result<D
                     errors.push(
                         Diagnostic::error(t.span, format!("{count} dice in one expression"), "too many dice").with_help(
                             format!(
-                                "one dice expression rolls at most {MAX_DICE} dice (`MAX_DICE`, see \"Limits\" in grammar/README.md): roll several times instead"
+                                "one dice expression rolls at most {} dice (`MAX_DICE`, see \"Limits\" in grammar/README.md): roll several times instead", thousands(MAX_DICE)
                             ),
                         ),
                     );

@@ -352,11 +352,11 @@ impl Lower<'_> {
                     thousands(MAX_ODDS_TOTALS)
                 ),
             )),
-            Some((work, _)) if work > MAX_ODDS_WORK => self.err(refuse(
+            Some((work, _)) if work > MAX_DICE_WORK => self.err(refuse(
                 format!("the exact odds of `{dice}` take {} steps to compute", thousands(work)),
                 format!(
-                    "servitor computes the exact odds of every table, amount and follow-up count, at most {} steps each (`MAX_ODDS_WORK`: dice added one by one, each step one running total and one face; see \"Limits\" in grammar/README.md): use fewer dice or dice with fewer faces",
-                    thousands(MAX_ODDS_WORK)
+                    "servitor computes the exact odds of every table, amount and follow-up count, at most {} steps each (`MAX_DICE_WORK`: dice added one by one, each step one running total and one face; see \"Limits\" in grammar/README.md): use fewer dice or dice with fewer faces",
+                    thousands(MAX_DICE_WORK)
                 ),
             )),
             Some(_) => return Some(dice),
@@ -366,7 +366,11 @@ impl Lower<'_> {
 
     /// Dice read die by die, or a plain dice expression read as its total; `fields` are a
     /// record's own dice fields, which the roll may read (`kill any 6 in dice`).
-    fn roll_value(&mut self, value: &ast::Value, fields: Option<&IndexMap<String, DiceExpr>>) -> Option<Value> {
+    pub(super) fn roll_value(
+        &mut self,
+        value: &ast::Value,
+        fields: Option<&IndexMap<String, DiceExpr>>,
+    ) -> Option<Value> {
         match &value.kind {
             ValueKind::Roll(expr) => {
                 let names = RollNames { fields, chart: None };

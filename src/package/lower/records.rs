@@ -90,8 +90,12 @@ impl Lower<'_> {
         let what = format!("a {}", schema.kind);
         let props = self.props(&item.entries, &what, &known, &[], false);
         let mut fields = IndexMap::new();
+        // Rolls last: they may read the record's own dice fields (`kill any 6 in dice`).
+        let mut own_dice: IndexMap<String, crate::dice::DiceExpr> = IndexMap::new();
+        let mut rolls = Vec::new();
         for (name, def) in &schema.fields {
             match props.get(name) {
+                Some(p) if def.ty == FieldType::Roll && p.values.len() == 1 => rolls.push((name, &p.values[0])),
                 Some(p) => {
                     let value = match p.values.as_slice() {
                         [v] => self.typed(v, &def.ty, name),
@@ -117,6 +121,18 @@ impl Lower<'_> {
                 None => {}
             }
         }
+        for (name, value) in &fields {
+            if let Value::Dice(d) = value {
+                own_dice.insert(name.clone(), d.expr.clone());
+            }
+        }
+        for (name, v) in rolls {
+            if let Some(value) = self.roll_value(v, Some(&own_dice)) {
+                fields.insert(name.clone(), value);
+            }
+        }
+        // In the schema's order.
+        fields.sort_by_cached_key(|k, _| schema.fields.get_index_of(k).unwrap_or(usize::MAX));
         Some(Record {
             kind: schema.kind.clone(),
             id: item.id.text.clone(),
