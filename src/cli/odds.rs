@@ -42,8 +42,8 @@ pub struct OddsArgs {
     json: bool,
 }
 
-/// What the odds are of, as found in one package.
-enum Subject<'r> {
+/// What the odds are of (or what `roll` rolls), as found in one package.
+pub(super) enum Subject<'r> {
     Table(&'r Table),
     /// A dice total: `name` says where it came from (`const blips-per-scan`, `--dice`).
     Dice {
@@ -59,10 +59,10 @@ enum Subject<'r> {
 }
 
 /// One roll of a subject: its field, the roll, and the dice field it reads (`in dice`).
-struct Declared {
-    field: String,
-    roll: Roll,
-    reads: Option<String>,
+pub(super) struct Declared {
+    pub field: String,
+    pub roll: Roll,
+    pub reads: Option<String>,
 }
 
 /// One block of rows: a table's outcomes, or a total's values (`value` set).
@@ -202,7 +202,17 @@ fn distinct_names(names: [String; 2], written: [String; 2]) -> [String; 2] {
 
 /// Finds what `args` asks about in `ruleset`.
 fn subject_in<'r>(ruleset: &'r Ruleset, args: &OddsArgs) -> Result<Subject<'r>, String> {
-    if let Some(text) = &args.dice {
+    find_subject(ruleset, args.what.as_deref(), args.dice.as_deref())
+}
+
+/// A table, a constant, a record's dice and rolls (`kind.id`, `kind.id.field`), or dice given
+/// as text.
+pub(super) fn find_subject<'r>(
+    ruleset: &'r Ruleset,
+    what: Option<&str>,
+    dice: Option<&str>,
+) -> Result<Subject<'r>, String> {
+    if let Some(text) = dice {
         let roll = ruleset.parse_roll(text).map_err(|e| format!("error: {e}\n"))?;
         return match roll {
             Roll::Read(servitor::dice::Reading::Total(expr)) => dice_subject(String::new(), expr),
@@ -216,7 +226,7 @@ fn subject_in<'r>(ruleset: &'r Ruleset, args: &OddsArgs) -> Result<Subject<'r>, 
             }),
         };
     }
-    let Some(what) = &args.what else {
+    let Some(what) = what else {
         return Err(format!(
             "error: say what to count: a table, a constant that holds dice, kind.id for a record's dice, or --dice EXPR\n  {}\n",
             what_exists(ruleset)

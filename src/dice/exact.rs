@@ -1041,7 +1041,10 @@ impl Roll {
         match self {
             Roll::Read(_) => Ok(()),
             Roll::Opposed {
-                first, second, force, ..
+                first,
+                second,
+                force,
+                ties,
             } => {
                 if let Some(force) = force {
                     let (side, reading) = if force.by_second {
@@ -1061,6 +1064,22 @@ impl Roll {
                                 "the {side} side is made to re-roll its highest or lowest die: read it die by die (`highest of …`), not as a total"
                             ));
                         }
+                    }
+                }
+                if *ties == Ties::Reroll {
+                    // Rolling goes on while the sides tie: the rolls must be able to differ, and
+                    // the exact odds of a decided round (drawn after many ties) must be affordable.
+                    let work = self.odds_cost();
+                    if work > crate::limits::MAX_DICE_WORK {
+                        return Err(format!(
+                            "`ties reroll` draws a decided round from the exact odds after {MAX_TIE_ROUNDS} ties, and those would take about {} steps; servitor takes at most {} (`MAX_DICE_WORK`, see \"Limits\" in grammar/README.md): use `ties none`, `first` or `second`, or fewer dice",
+                            crate::diagnostic::thousands(work),
+                            crate::diagnostic::thousands(crate::limits::MAX_DICE_WORK)
+                        ));
+                    }
+                    let (joint, _) = self.joint_unchecked()?;
+                    if joint.keys().all(|(a, b)| a == b) {
+                        return Err("these two rolls always tie, so `ties reroll` would roll for ever: use `ties none`, `first` or `second`".into());
                     }
                 }
                 Ok(())
@@ -1145,7 +1164,7 @@ impl Roll {
                 }
             }
             Roll::Opposed { ties, .. } => {
-                let (joint, den) = self.joint()?;
+                let (joint, den) = self.joint_unchecked()?;
                 let mut first = BigUint::default();
                 let mut second = BigUint::default();
                 let mut tie = BigUint::default();
@@ -1183,8 +1202,8 @@ impl Roll {
     }
 
     /// An opposed roll's joint counts of (first, second) over one denominator, forced re-rolls
-    /// made (ties not yet re-rolled).
-    fn joint(&self) -> Result<(BTreeMap<(i64, i64), BigUint>, BigUint), String> {
+    /// made (ties not yet re-rolled). The caller has checked the roll.
+    fn joint_unchecked(&self) -> Result<(BTreeMap<(i64, i64), BigUint>, BigUint), String> {
         let Roll::Opposed {
             first,
             second,
@@ -1256,7 +1275,7 @@ pub(crate) fn draw_decided(roll: &Roll, rng: &mut Rng) -> (i64, i64) {
     let Roll::Opposed { ties, .. } = roll else {
         return (0, 0);
     };
-    let Ok((joint, _)) = roll.joint() else {
+    let Ok((joint, _)) = roll.joint_unchecked() else {
         return (0, 0);
     };
     let decided: Vec<(&(i64, i64), &BigUint)> = joint

@@ -898,3 +898,47 @@ impl fmt::Display for Rolled {
         }
     }
 }
+
+/// One of several rolls declared together (a record's rolls): its name, the roll, and the
+/// dice field it reads, if any.
+pub struct Declared<'a> {
+    pub name: &'a str,
+    pub roll: &'a Roll,
+    pub reads: Option<&'a str>,
+}
+
+/// Rolls declared together, rolled: the readings of one dice field see one roll of it (a
+/// storm bolter's kill and jam are read from the same two dice); the others are rolled each
+/// on its own, in order. Returns each roll's result, in the order given.
+pub fn roll_declared(rolls: &[Declared], rng: &mut Rng) -> Vec<(String, Rolled)> {
+    let mut shared: Vec<(&str, Vec<Lying>)> = Vec::new();
+    let mut out = Vec::new();
+    for d in rolls {
+        let rolled = match (d.reads, d.roll) {
+            (Some(field), Roll::Read(Reading::Pool(pr))) => {
+                if !shared.iter().any(|(f, _)| *f == field) {
+                    shared.push((field, roll_kinds(&pr.pool, rng)));
+                }
+                let lying = &shared.iter().find(|(f, _)| *f == field).expect("rolled above").1;
+                let shown: Vec<&Shown> = lying.iter().map(|l| &l.shown).collect();
+                let value = pr.finish(evaluate(&pr.read, &shown));
+                Rolled::Read {
+                    roll: d.roll.to_string(),
+                    reading: ReadingRoll::Pool(PoolRoll {
+                        read: pr.to_string(),
+                        dice: lying.iter().map(|l| l.die.clone()).collect(),
+                        rerolled: Vec::new(),
+                        failed_first: None,
+                        value,
+                        flag: pr.read.is_flag(),
+                    }),
+                    value,
+                    flag: pr.read.is_flag(),
+                }
+            }
+            _ => d.roll.roll(rng),
+        };
+        out.push((d.name.to_string(), rolled));
+    }
+    out
+}

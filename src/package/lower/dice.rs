@@ -236,6 +236,25 @@ pub fn roll_from_ast(
         reads: None,
     };
     let roll = cx.roll(expr);
+    // A record's dice field is read as it lies: one roll, seen by every reading of it.
+    if let (Some(field), Some(roll)) = (&cx.reads, &roll) {
+        let plain = match roll {
+            Roll::Read(Reading::Pool(p)) => p.pool.reroll.is_none() && expr_pool_terms(expr) == 1,
+            _ => false,
+        };
+        if !plain {
+            cx.errors.push(
+                Diagnostic::error(
+                    expr_span(expr),
+                    format!("field `{field}` is read here with more than itself"),
+                    "not a reading of the field alone",
+                )
+                .with_help(format!(
+                    "the readings of `{field}` see one roll of it, as it lies: read it alone (`any 6 in {field}`, `highest of {field}`), with no re-roll, other dice, `vs` or `then`; write the dice out (`any 6 in 2d6 reroll 1`) for a roll of its own"
+                )),
+            );
+        }
+    }
     match roll {
         Some(r) if cx.errors.is_empty() => Ok((r, cx.reads)),
         _ => Err(cx.errors),
@@ -628,6 +647,106 @@ impl RollLower<'_> {
             modifier = modifier.saturating_add(*m);
         }
         Some(PoolRead { pool, read, modifier })
+    }
+}
+
+/// A chart's cell: `chart` is a constant holding a list of numbers (`to-hit(4)`: the 4th) or a
+/// list of such lists (`to-wound(4, 5)`: row 4, column 5), counted from 1; a number `n` is the
+/// target `n+`, the name `none` a target no face meets.
+pub fn chart_cell(
+    consts: &IndexMap<String, ast::Value>,
+    chart: &ast::Name,
+    keys: &[i64],
+    span: Span,
+) -> Result<Test, Diagnostic> {
+    let Some(value) = consts.get(&chart.text) else {
+        let charts = consts
+            .iter()
+            .filter(|(_, v)| matches!(v.kind, ValueKind::List(_)))
+            .map(|(k, _)| k.as_str());
+        let help = did_you_mean(&chart.text, charts).unwrap_or_else(|| {
+            format!(
+                "declare it: `const {} = [ … ]` (a list of numbers, or of lists)",
+                chart.text
+            )
+        });
+        return Err(
+            Diagnostic::error(chart.span, format!("no chart `{}`", chart.text), "not a constant").with_help(help),
+        );
+    };
+    let mut at = value;
+    for (depth, key) in keys.iter().enumerate() {
+        let ValueKind::List(items) = &at.kind else {
+            return Err(Diagnostic::error(
+                span,
+                format!(
+                    "chart `{}` has {depth} dimension(s), read here with {}",
+                    chart.text,
+                    keys.len()
+                ),
+                "too many keys",
+            )
+            .with_note(value.span, "the chart"));
+        };
+        match usize::try_from(*key)
+            .ok()
+            .and_then(|k| k.checked_sub(1))
+            .and_then(|k| items.get(k))
+        {
+            Some(v) => at = v,
+            None => {
+                return Err(Diagnostic::error(
+                    span,
+                    format!(
+                        "chart `{}` has no entry {key} here (it counts from 1 to {})",
+                        chart.text,
+                        items.len()
+                    ),
+                    "off the chart",
+                )
+                .with_note(value.span, "the chart"));
+            }
+        }
+    }
+    if let Some(n) = at.as_number() {
+        return Ok(Test::AtLeast(n));
+    }
+    if at.as_name() == Some("none") {
+        return Ok(Test::Never);
+    }
+    Err(Diagnostic::error(
+        span,
+        format!(
+            "chart `{}` at {} holds {}, not a score to roll",
+            chart.text,
+            keys.iter().map(i64::to_string).collect::<Vec<_>>().join(", "),
+            at.describe()
+        ),
+        "not a score",
+    )
+    .with_note(at.span, "this entry")
+    .with_help("a chart's entries are numbers (`4`: a 4 or more) or `none` (no roll can), one list per row"))
+}
+
+/// How many dice terms the first pool of a roll has (a record's field must be read alone).
+fn expr_pool_terms(expr: &ast::RollExpr) -> usize {
+    match expr {
+        ast::RollExpr::Read(r) => r.pool.dice.len(),
+        _ => usize::MAX,
+    }
+}
+
+fn expr_span(expr: &ast::RollExpr) -> Span {
+    match expr {
+        ast::RollExpr::Read(r) => r.span,
+        ast::RollExpr::Opposed { first, second, .. } => {
+            let span = |s: &ast::Side| match s {
+                ast::Side::Read(r) => r.span,
+                ast::Side::Total(_, span) => *span,
+            };
+            span(first).to(span(second))
+        }
+        ast::RollExpr::Chain { first, stages } => stages.last().map_or(first.span, |s| first.span.to(s.span)),
     }
 }
 

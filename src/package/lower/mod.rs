@@ -52,6 +52,11 @@ pub fn lower(
         scripts_failed,
         dice: IndexMap::new(),
         broken_boards: BTreeSet::new(),
+        charts: merged
+            .consts
+            .iter()
+            .map(|(k, c)| (k.clone(), c.value.clone()))
+            .collect(),
     };
     let mut ruleset = Ruleset {
         packages,
@@ -177,6 +182,8 @@ struct Lower<'r> {
     dice: IndexMap<String, Die>,
     /// Boards that failed to load: missions naming them say nothing more.
     broken_boards: BTreeSet<String>,
+    /// Every constant as written, for the charts rolls read (`then to-wound(4, 5)`).
+    charts: IndexMap<String, ast::Value>,
 }
 
 /// The properties of one item, checked against the entries its kind allows.
@@ -373,7 +380,12 @@ impl Lower<'_> {
     ) -> Option<Value> {
         match &value.kind {
             ValueKind::Roll(expr) => {
-                let names = RollNames { fields, chart: None };
+                let charts = &self.charts;
+                let look = |chart: &ast::Name, keys: &[i64], span: Span| dice::chart_cell(charts, chart, keys, span);
+                let names = RollNames {
+                    fields,
+                    chart: Some(&look),
+                };
                 match roll_from_ast(expr, &self.dice, &names) {
                     Ok((roll, reads)) => Some(Value::Roll(RollText {
                         text: roll.to_string(),
