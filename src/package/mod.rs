@@ -481,7 +481,7 @@ pub(crate) fn entry_span(entry: &ast::Entry) -> Span {
     }
 }
 
-pub use lower::{RollNames, dice_from_ast, roll_from_ast};
+pub use lower::{RollNames, chart_cell_loaded, dice_from_ast, roll_from_ast};
 
 impl Ruleset {
     /// Reads a dice expression given as text, with this ruleset's custom dice.
@@ -505,7 +505,14 @@ impl Ruleset {
         use crate::syntax::ast::ValueKind;
         let value = syntax::parse_roll_text(text)?;
         let result = match &value.kind {
-            ValueKind::Roll(r) => roll_from_ast(r, &self.dice, &RollNames::default()).map(|(roll, _)| roll),
+            ValueKind::Roll(r) => {
+                let look = |chart: &ast::Name, keys: &[i64], span: Span| chart_cell_loaded(&self.consts, chart, keys, span);
+                let names = RollNames {
+                    fields: None,
+                    chart: Some(&look),
+                };
+                roll_from_ast(r, &self.dice, &names).map(|(roll, _)| roll)
+            }
             ValueKind::Expr(e) => {
                 dice_from_ast(e, &self.dice).map(|d| crate::dice::Roll::Read(crate::dice::Reading::Total(d)))
             }

@@ -728,6 +728,53 @@ pub fn chart_cell(
     .with_help("a chart's entries are numbers (`4`: a 4 or more) or `none` (no roll can), one list per row"))
 }
 
+/// [`chart_cell`] over the loaded constants (for dice given as text: scripts, the command line).
+pub fn chart_cell_loaded(
+    consts: &IndexMap<String, crate::ruleset::Const>,
+    chart: &ast::Name,
+    keys: &[i64],
+    span: Span,
+) -> Result<Test, Diagnostic> {
+    let Some(c) = consts.get(&chart.text) else {
+        let charts = consts
+            .iter()
+            .filter(|(_, c)| matches!(c.value, Value::List(_)))
+            .map(|(k, _)| k.as_str());
+        let help = did_you_mean(&chart.text, charts)
+            .unwrap_or_else(|| format!("declare it: `const {} = [ … ]` (a list of numbers, or of lists)", chart.text));
+        return Err(Diagnostic::error(chart.span, format!("no chart `{}`", chart.text), "not a constant").with_help(help));
+    };
+    let mut at = &c.value;
+    for key in keys {
+        let Value::List(items) = at else {
+            return Err(Diagnostic::error(
+                span,
+                format!("chart `{}` is read here with {} keys, more than it has", chart.text, keys.len()),
+                "too many keys",
+            ));
+        };
+        match usize::try_from(*key).ok().and_then(|k| k.checked_sub(1)).and_then(|k| items.get(k)) {
+            Some(v) => at = v,
+            None => {
+                return Err(Diagnostic::error(
+                    span,
+                    format!("chart `{}` has no entry {key} here (it counts from 1 to {})", chart.text, items.len()),
+                    "off the chart",
+                ));
+            }
+        }
+    }
+    match at {
+        Value::Number(n) => Ok(Test::AtLeast(*n)),
+        Value::Name(n) if n == "none" => Ok(Test::Never),
+        other => Err(Diagnostic::error(
+            span,
+            format!("chart `{}` holds {} there, not a score to roll", chart.text, other.show()),
+            "not a score",
+        )),
+    }
+}
+
 /// How many dice terms the first pool of a roll has (a record's field must be read alone).
 fn expr_pool_terms(expr: &ast::RollExpr) -> usize {
     match expr {

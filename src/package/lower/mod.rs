@@ -22,7 +22,7 @@ mod procedure;
 mod records;
 mod tables;
 
-pub use dice::{RollNames, dice_from_ast, roll_from_ast};
+pub use dice::{RollNames, chart_cell_loaded, dice_from_ast, roll_from_ast};
 
 /// Item kinds the engine itself understands; records add the kinds their schemas declare.
 const BUILTIN_KINDS: [&str; 9] = [
