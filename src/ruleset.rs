@@ -4,7 +4,7 @@
 use crate::dice::Face;
 use crate::source::{SourceMap, Span};
 use crate::tables::Table;
-pub use crate::value::{DiceText, Value};
+pub use crate::value::{DiceText, RollText, Value};
 use indexmap::IndexMap;
 use serde::Serialize;
 use std::sync::Arc;
@@ -58,6 +58,9 @@ pub enum FieldType {
     Text,
     Name,
     Dice,
+    /// Dice read die by die (`any 6 in 2d6`, `highest of 3d6 vs highest of d6`), or a plain
+    /// dice expression (read as its total).
+    Roll,
     Flag,
     List(Box<FieldType>),
     /// A reference to an item of this kind (`weapon`, `table`, …).
@@ -71,6 +74,7 @@ impl std::fmt::Display for FieldType {
             FieldType::Text => f.write_str("text"),
             FieldType::Name => f.write_str("name"),
             FieldType::Dice => f.write_str("dice"),
+            FieldType::Roll => f.write_str("roll"),
             FieldType::Flag => f.write_str("flag"),
             FieldType::List(t) => write!(f, "list {t}"),
             FieldType::Ref(k) => f.write_str(k),
