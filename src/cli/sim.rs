@@ -33,9 +33,25 @@ pub struct SimArgs {
     /// Print one JSON object instead of text
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    lab: super::lab::LabArgs,
 }
 
 pub fn run(args: SimArgs) -> Result<(), super::Failure> {
+    if args.lab.compares() {
+        let plain = super::lab::Plain {
+            package: &args.package,
+            mission: args.mission.clone(),
+            games: args.games,
+            seed: args.seed,
+            jobs: super::lab::jobs(args.jobs),
+            game: args.game.clone(),
+            options: args.options.clone(),
+            json: args.json,
+        };
+        return super::lab::run(plain, &args.lab);
+    }
+    args.lab.check_plain()?;
     let loaded = super::load(&args.package)?;
     let ruleset = Arc::new(loaded.ruleset);
     let jobs = args.jobs.map_or_else(
@@ -67,6 +83,9 @@ pub fn run(args: SimArgs) -> Result<(), super::Failure> {
     };
     let report = sim::run(&ruleset, &setup, &|| bar.inc(1), &stop);
     bar.finish_and_clear();
+    if let Some(path) = &args.lab.svg {
+        super::plot::single(&report, path)?;
+    }
     if args.json {
         super::emitln(&serde_json::to_string(&report).map_err(|e| e.to_string())?);
     } else {

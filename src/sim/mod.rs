@@ -3,6 +3,9 @@
 //! Game k's seed depends on the run's seed and k alone, and results are gathered in game
 //! order, so the report is the same for any number of threads (only `timing` differs).
 
+pub mod lab;
+pub mod stats;
+
 use crate::dice::rng::splitmix;
 use crate::game::{GameError, Host, Setup, host};
 use crate::ruleset::Ruleset;
@@ -84,6 +87,9 @@ pub struct SimReport {
     pub casualties: IndexMap<String, IndexMap<String, f64>>,
     pub errors: Vec<SimFailure>,
     pub timing: Timing,
+    /// Side → score → games that ended with it (what `--svg` draws).
+    #[serde(skip)]
+    pub score_counts: IndexMap<String, std::collections::BTreeMap<i64, u64>>,
 }
 
 /// Wilson score interval at 95 %.
@@ -275,7 +281,18 @@ fn aggregate(ruleset: &Ruleset, setup: &SimSetup, played: &[Played]) -> SimRepor
             games_per_second: 0.0,
             jobs: 0,
         },
+        score_counts: score_counts(played),
     }
+}
+
+fn score_counts(played: &[Played]) -> IndexMap<String, std::collections::BTreeMap<i64, u64>> {
+    let mut counts: IndexMap<String, std::collections::BTreeMap<i64, u64>> = IndexMap::new();
+    for g in played.iter().filter_map(|p| p.outcome.as_ref().ok()) {
+        for (side, points) in &g.scores {
+            *counts.entry(side.clone()).or_default().entry(*points).or_default() += 1;
+        }
+    }
+    counts
 }
 
 #[cfg(test)]
