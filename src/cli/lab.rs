@@ -107,12 +107,16 @@ pub fn run(plain: Plain, args: &LabArgs) -> Result<(), super::Failure> {
         return Err(super::usage("error: --records adds every pair to the JSON: add --json"));
     }
     if args.width.is_some() && !args.until_decided {
-        return Err(super::usage("error: --width says when --until-decided stops: add --until-decided"));
+        return Err(super::usage(
+            "error: --width says when --until-decided stops: add --until-decided",
+        ));
     }
     if let Some(w) = args.width
         && !(w.is_finite() && w > 0.0)
     {
-        return Err(super::usage(format!("error: --width must be a number above 0, not {w}")));
+        return Err(super::usage(format!(
+            "error: --width must be a number above 0, not {w}"
+        )));
     }
     let base = Arc::new(super::load(plain.package)?.ruleset);
     let variant = match &args.vs {
@@ -155,10 +159,7 @@ pub fn run(plain: Plain, args: &LabArgs) -> Result<(), super::Failure> {
         records: args.records,
     };
     // Each side's setup is checked once, so a wrong mission or option is one message.
-    for (ruleset, options, which) in [
-        (&base, &plain.options, "base"),
-        (&variant, &variant_options, "variant"),
-    ] {
+    for (ruleset, options, which) in [(&base, &plain.options, "base"), (&variant, &variant_options, "variant")] {
         let one = SimSetup {
             game: plain.game.clone(),
             mission: plain.mission.clone(),
@@ -167,7 +168,8 @@ pub fn run(plain: Plain, args: &LabArgs) -> Result<(), super::Failure> {
             jobs: 1,
             options: options.clone(),
         };
-        sim::check(ruleset, &one).map_err(|m| super::usage(format!("error: {m} (the {which}, {})", ruleset.name())))?;
+        sim::check(ruleset, &one)
+            .map_err(|m| super::usage(format!("error: in the {which}'s games ({}): {m}", ruleset.name())))?;
     }
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
@@ -241,10 +243,7 @@ pub fn text(r: &LabReport, names: &Names) -> String {
     out.push_str(&format!(
         "paired differences, variant − base ({level} intervals; * excludes 0)\n"
     ));
-    out.push_str(&format!(
-        "  {:<28} {:>9} {:>9}   difference\n",
-        "", "base", "variant"
-    ));
+    out.push_str(&format!("  {:<28} {:>9} {:>9}   difference\n", "", "base", "variant"));
     for m in &r.metrics {
         let parts: Vec<&str> = m.id.split(':').collect();
         let name = if parts.len() == 3 {

@@ -121,7 +121,13 @@ fn scores(area: &Area, title: &str, series: &[(&str, RGBColor, &BTreeMap<i64, u6
             b
         })
         .collect();
-    let top = binned.iter().flat_map(|b| b.values()).copied().max().unwrap_or(1).max(1);
+    let top = binned
+        .iter()
+        .flat_map(|b| b.values())
+        .copied()
+        .max()
+        .unwrap_or(1)
+        .max(1);
     let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 18))
         .margin(12)
@@ -186,7 +192,12 @@ pub fn compared(r: &LabReport, path: &Path) -> Result<(), super::Failure> {
         low: m.low.map(|x| x * scale),
         high: m.high.map(|x| x * scale),
     };
-    let rates: Vec<Row> = r.metrics.iter().filter(|m| m.kind == "rate").map(|m| row(m, 100.0)).collect();
+    let rates: Vec<Row> = r
+        .metrics
+        .iter()
+        .filter(|m| m.kind == "rate")
+        .map(|m| row(m, 100.0))
+        .collect();
     // Losses by kind are in the text and the JSON; the chart keeps to a side's total.
     let means: Vec<Row> = r
         .metrics
@@ -202,8 +213,19 @@ pub fn compared(r: &LabReport, path: &Path) -> Result<(), super::Failure> {
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let (top, rest) = root.split_vertically(heights[0]);
         let (middle, bottom) = rest.split_vertically(heights[1]);
-        let title = |what: &str| format!("{what}: {} − {} ({} games, {level} intervals)", r.variant, r.base, r.paired);
-        intervals(&top, &title("wins"), "difference in percentage points", &rates, Some(0.0))?;
+        let title = |what: &str| {
+            format!(
+                "{what}: {} − {} ({} games, {level} intervals)",
+                r.variant, r.base, r.paired
+            )
+        };
+        intervals(
+            &top,
+            &title("wins"),
+            "difference in percentage points",
+            &rates,
+            Some(0.0),
+        )?;
         intervals(&middle, &title("per game"), "difference per game", &means, Some(0.0))?;
         let empty = BTreeMap::new();
         for (k, side) in sides.iter().enumerate() {
@@ -251,7 +273,10 @@ pub fn single(r: &SimReport, path: &Path) -> Result<(), super::Failure> {
         let (top, bottom) = root.split_vertically(first);
         intervals(
             &top,
-            &format!("outcomes: {} · {} ({} games, 95 % intervals)", r.package, r.mission, r.games),
+            &format!(
+                "outcomes: {} · {} ({} games, 95 % intervals)",
+                r.package, r.mission, r.games
+            ),
             "share of games, per cent",
             &rates,
             None,

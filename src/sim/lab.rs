@@ -190,7 +190,11 @@ fn ended(game: &Game) -> Ended {
         .iter()
         .filter(|p| p.status == crate::game::state::REMOVED)
     {
-        *losses.entry(p.side.clone()).or_default().entry(p.kind.clone()).or_default() += 1;
+        *losses
+            .entry(p.side.clone())
+            .or_default()
+            .entry(p.kind.clone())
+            .or_default() += 1;
     }
     Ended {
         winner: summary.winner,
@@ -224,9 +228,12 @@ fn play_pair(hosts: &mut (Host, Host), setup: &LabSetup, index: u64) -> Pair {
     let variant = play(&mut hosts.1, setup, &setup.variant_options, seed);
     let (mut changed, mut divergence) = (false, None);
     if let (Ok(b), Ok(v)) = (&base, &variant) {
-        let at = b.events.iter().zip(&v.events).position(|(x, y)| x != y).or_else(|| {
-            (b.events.len() != v.events.len()).then_some(b.events.len().min(v.events.len()))
-        });
+        let at = b
+            .events
+            .iter()
+            .zip(&v.events)
+            .position(|(x, y)| x != y)
+            .or_else(|| (b.events.len() != v.events.len()).then_some(b.events.len().min(v.events.len())));
         if let Some(i) = at {
             let line = |events: &[crate::game::event::Event]| events.get(i).map(|e| e.text.clone());
             divergence = Some(Divergence {
@@ -652,14 +659,18 @@ fn verdict(deciding: Option<&Metric>, changed: &Changed, paired: u64, level: f64
         interval_words(m.kind, &i)
     );
     if i.excludes_zero() {
-        let what = match (m.kind, m.difference > 0.0) {
-            ("rate", true) => format!("{} more often", label(&m.id)),
-            ("rate", false) => format!("{} less often", label(&m.id)),
-            (_, true) => format!("{} higher", label(&m.id)),
-            (_, false) => format!("{} lower", label(&m.id)),
+        let (way, by) = if m.difference > 0.0 {
+            ("rise", m.difference)
+        } else {
+            ("fall", -m.difference)
         };
-        format!("the variant changes the game: {what}, {said}, at {percent}; {games}")
+        let by = difference(m.kind, by).trim_start_matches('+').to_string();
+        format!(
+            "the variant makes a difference: {} {way} by {by}{unit} {} at {percent}; {games}",
+            label(&m.id),
+            interval_words(m.kind, &i)
+        )
     } else {
-        format!("not shown at {percent}: {said} includes 0; {games}")
+        format!("no difference shown at {percent}: {said} includes 0; {games}")
     }
 }

@@ -166,8 +166,16 @@ pub fn tango(n12: u64, n21: u64, n: u64, z: f64) -> Interval {
         }
         (lo + hi) / 2.0
     };
-    let low = if score(-1.0) <= z { -1.0 } else { solve(-1.0, estimate, z) };
-    let high = if score(1.0) >= -z { 1.0 } else { solve(estimate, 1.0, -z) };
+    let low = if score(-1.0) <= z {
+        -1.0
+    } else {
+        solve(-1.0, estimate, z)
+    };
+    let high = if score(1.0) >= -z {
+        1.0
+    } else {
+        solve(estimate, 1.0, -z)
+    };
     Interval {
         difference: estimate,
         low: Some(low.max(-1.0)),
