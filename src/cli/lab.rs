@@ -227,17 +227,28 @@ pub fn text(r: &LabReport, names: &Names) -> String {
         out.push_str("stopped early: these are the games played before Ctrl-C\n");
     }
     if r.looks_planned > 1 {
+        let why = if r.decided {
+            format!("decided at look {} of at most {}", r.looks, r.looks_planned)
+        } else if r.looks < r.looks_planned && !r.stopped {
+            format!(
+                "narrower than --width at look {} of at most {}",
+                r.looks, r.looks_planned
+            )
+        } else {
+            format!("not decided after {} looks", r.looks)
+        };
         out.push_str(&format!(
-            "until decided: stopped at look {} of at most {} (100, 200, 400, … games); every interval is at {level}, so that {} looks together keep the 95 % guarantee\n",
-            r.looks, r.looks_planned, r.looks_planned
+            "until decided: {why} (looks at 100, 200, 400, … games, and the cap); every interval is at {level}, so that the {} looks together keep the 95 % guarantee\n",
+            r.looks_planned
         ));
     }
     out.push_str(&format!(
-        "changed: {} of {} games ({} – {} at {level}); the winner changed in {}\n",
+        "changed: {} of {} games ({} – {} at {level}); the result changed in {}, the winner in {}\n",
         r.changed.games,
         r.paired,
         lab::value("rate", r.changed.share.low),
         lab::value("rate", r.changed.share.high),
+        r.changed.result,
         r.changed.winner
     ));
     out.push_str(&format!(

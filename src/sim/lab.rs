@@ -133,6 +133,8 @@ pub struct Changed {
     pub games: u64,
     /// Their share with its Wilson interval (at the report's level).
     pub share: Rate,
+    /// Pairs whose result differs (winner, reason, scores, turns or losses), not only the log.
+    pub result: u64,
     /// Pairs whose winner differs.
     pub winner: u64,
     pub list: Vec<ChangedGame>,
@@ -503,6 +505,7 @@ fn report(
     let mut changed = Changed {
         games: 0,
         share: wilson(0, 0),
+        result: 0,
         winner: 0,
         list: Vec::new(),
     };
@@ -529,6 +532,7 @@ fn report(
             && p.changed
         {
             changed.games += 1;
+            changed.result += u64::from(b != v);
             changed.winner += u64::from(b.winner != v.winner);
             changed.list.push(ChangedGame {
                 game: p.game,
