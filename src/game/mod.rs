@@ -10,6 +10,7 @@ pub mod event;
 pub mod host;
 pub mod session;
 pub mod state;
+pub mod table;
 pub mod view;
 
 pub use event::Event;
