@@ -495,7 +495,7 @@ fn view(game: &Game, session: &Session) -> Json {
             if grid.is_solid(sq) {
                 solid.push(sq.to_string());
             } else if let Some(mark) = grid.mark(sq) {
-                marks.push(json!({ "at": sq.to_string(), "mark": mark }));
+                marks.push(json!({ "at": sq.to_string(), "mark": mark, "letter": servitor::board::render::mark_letter(mark).to_string() }));
             }
         }
     }
