@@ -255,7 +255,7 @@ function answered(line, r) {
 
 function refresh() {
   view = JSON.parse(comp.view());
-  $('where').textContent = `${view.mission_label || view.mission} · turn ${view.turn} · ${view.phase_side} · ${Object.entries(view.scores).map(([s, p]) => `${s} ${p}`).join(' · ')}`;
+  $('where').textContent = `Turn ${view.turn} · ${Object.entries(view.scores).map(([s, p]) => `${s} ${p}`).join(' · ')} · ${view.mission_label || view.mission}`;
   $('undo').disabled = !view.can_undo;
   $('redo').disabled = !view.can_redo;
   drawBoard();
@@ -308,7 +308,7 @@ function drawBoard() {
   const W = b.width * CELL, H = b.height * CELL;
   svg.setAttribute('viewBox', `${-left} ${-top} ${W + left + 4} ${H + top + 4}`);
   svg.dataset.width = W + left + 4;
-  if (svg.classList.contains('big')) svg.setAttribute('width', (W + left + 4) * 1.5);
+  if (svg.classList.contains('big')) svg.setAttribute('width', (W + left + 4) * 1.25);
   else svg.removeAttribute('width');
   const solid = new Set(b.solid);
   for (let x = 0; x < b.width; x++) {
@@ -651,6 +651,8 @@ async function main() {
     || (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
   setTheme(theme);
   wire();
+  // On a phone the squares start finger-sized (the board scrolls); Zoom shows it whole.
+  if (matchMedia('(max-width: 600px)').matches) $('board').classList.add('big');
   if ('serviceWorker' in navigator) {
     navigator.serviceWorker.register('sw.js').catch((e) => console.warn('no offline copy:', e));
   }
