@@ -11,6 +11,7 @@ pub mod host;
 pub mod session;
 pub mod state;
 pub mod verbs;
+pub mod table;
 pub mod view;
 
 pub use event::Event;

@@ -7,7 +7,15 @@ use rhai::module_resolvers::DummyModuleResolver;
 use rhai::{Dynamic, Engine, EvalAltResult};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+/// The clock of the deadlines: the system's; in a browser (`wasm32-unknown-unknown`, where
+/// `std::time::Instant::now` panics) the page's, through `web-time`. The only seam the
+/// browser build needs in the core: files and threads already fail there as errors.
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+pub use std::time::Instant;
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+pub use web_time::Instant;
 
 use crate::diagnostic::thousands;
 pub use crate::limits::{

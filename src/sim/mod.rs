@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use crate::script::Instant;
 
 /// What to simulate.
 #[derive(Debug, Clone)]
