@@ -52,6 +52,12 @@ pub type Footprint = smallvec::SmallVec<[Square; 4]>;
 /// The squares a `size × size` piece covers with its top-left square on `at`.
 pub fn footprint(at: Option<Square>, size: i32) -> Footprint {
     let Some(at) = at else { return Footprint::new() };
+    if size == 1 {
+        // Nearly every piece: no iterator chain for the hot loops (moves, sight) to pay for.
+        let mut one = Footprint::new();
+        one.push(at);
+        return one;
+    }
     (0..size)
         .flat_map(|dy| (0..size).map(move |dx| at.offset(dx, dy)))
         .collect()
