@@ -73,14 +73,16 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
         file.write_all(bytes)?;
         file.sync_all()?;
         drop(file);
-        std::fs::rename(&tmp, &target)?;
-        // The rename itself is on disk only once the folder is.
-        File::open(dir)?.sync_all()
+        std::fs::rename(&tmp, &target)
     })();
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    written.map_err(fail)
+    written.map_err(fail)?;
+    // The rename itself is on disk once the folder is. Past the rename the new save is in
+    // place, so a folder that cannot be synced (some file systems refuse) is not a failure.
+    let _ = File::open(dir).and_then(|d| d.sync_all());
+    Ok(())
 }
 
 /// A new file in `dir` that no one else has: `.servitor-PID-N.tmp`, created exclusively (an
