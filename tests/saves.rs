@@ -739,6 +739,7 @@ fn every_json_output_is_json_whatever_the_package_writes() {
         vec!["tables".into(), p.into(), "t".into()],
         vec!["roll".into(), p.into(), "t".into(), "--seed".into(), "1".into()],
         vec!["odds".into(), p.into(), "t".into()],
+        vec!["odds".into(), p.into(), "t".into(), "--vs".into(), p.into()],
         vec!["run".into(), p.into(), "say".into(), "--seed".into(), "1".into()],
         vec!["show".into(), p.into(), "--mission".into(), "m".into()],
         vec![
