@@ -1,5 +1,8 @@
 //! Exact odds against hand-computed fractions: `tests/odds/<package>.odds` lists, per table
-//! (and per availability / series flags), the complete distribution worked out by hand.
+//! (and per availability / series flags), the complete distribution worked out by hand; and
+//! per roll read die by die (`== kind.id.field` for a record's roll, `== --dice EXPR`), every
+//! value with its chance: numbers by value, `yes` / `no`, `first` / `second` / `tie` and
+//! `margin N` for an opposed roll, and `mean` (`margin mean`) when given.
 
 use servitor::tables::Availability;
 use servitor::tables::odds::table_odds;
@@ -9,6 +12,7 @@ mod common;
 
 struct Section {
     line: usize,
+    /// A table id, `kind.id.field`, or `--dice EXPR`.
     table: String,
     times: usize,
     avail: Availability,
@@ -23,6 +27,16 @@ fn parse(text: &str) -> Vec<Section> {
             continue;
         }
         if let Some(header) = line.strip_prefix("==") {
+            if header.trim_start().starts_with("--dice ") || header.contains('.') {
+                sections.push(Section {
+                    line: i + 1,
+                    table: header.trim().to_string(),
+                    times: 1,
+                    avail: Availability::default(),
+                    expected: BTreeMap::new(),
+                });
+                continue;
+            }
             let mut words = header.split_whitespace();
             let table = words.next().expect("a table id after ==").to_string();
             let mut section = Section {
@@ -77,6 +91,38 @@ fn odds_match_hand_computation() {
             .unwrap_or_else(|e| panic!("{}", e.render(false)))
             .ruleset;
         for section in parse(&std::fs::read_to_string(&path).unwrap()) {
+            if section.table.starts_with("--dice ") || section.table.contains('.') {
+                let actual = match roll_odds(&ruleset, &section.table) {
+                    Ok(a) => a,
+                    Err(e) => {
+                        failures.push(format!("{}:{}: {e}", path.display(), section.line));
+                        continue;
+                    }
+                };
+                let expected: BTreeMap<String, String> = section
+                    .expected
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.trim_end_matches("/1").to_string()))
+                    .collect();
+                // An opposed roll's margins, and a mean, are checked when the section lists them.
+                let mut actual = actual;
+                if !expected.keys().any(|k| k.starts_with("margin")) {
+                    actual.retain(|k, _| !k.starts_with("margin"));
+                }
+                if !expected.contains_key("mean") {
+                    actual.remove("mean");
+                }
+                if actual != expected {
+                    failures.push(format!(
+                        "{}:{}: {}:\n  expected {expected:?}\n  computed {actual:?}",
+                        path.display(),
+                        section.line,
+                        section.table
+                    ));
+                }
+                checked += 1;
+                continue;
+            }
             let Some(table) = ruleset.tables.get(&section.table) else {
                 failures.push(format!(
                     "{}:{}: no table {}",
@@ -131,6 +177,66 @@ fn odds_match_hand_computation() {
         failures.join("\n")
     );
     assert!(checked > 0);
+}
+
+/// A roll's exact odds by label: a number's values (and `mean`), `yes` / `no`, or
+/// `first` / `second` / `tie`, `margin N` and `margin mean`. Zero chances are left out.
+fn roll_odds(ruleset: &servitor::Ruleset, what: &str) -> Result<BTreeMap<String, String>, String> {
+    use num_rational::BigRational;
+    use servitor::dice::Odds;
+    use servitor::ruleset::Value;
+    let roll = match what.strip_prefix("--dice ") {
+        Some(text) => ruleset.parse_roll(text)?,
+        None => {
+            let parts: Vec<&str> = what.split('.').collect();
+            let [kind, id, field] = parts.as_slice() else {
+                return Err(format!("`{what}`: write kind.id.field"));
+            };
+            match ruleset.records.get(*kind).and_then(|r| r.get(*id)).and_then(|r| r.fields.get(*field)) {
+                Some(Value::Roll(r)) => r.roll.clone(),
+                other => return Err(format!("`{what}` is not a roll: {other:?}")),
+            }
+        }
+    };
+    assert!(
+        roll.odds_cost() <= servitor::limits::MAX_DICE_WORK,
+        "{what}: {}",
+        roll.odds_cost()
+    );
+    let mut out = BTreeMap::new();
+    let mut numbers = |prefix: &str, d: &servitor::dice::Distribution, out: &mut BTreeMap<String, String>| {
+        let mut mean = BigRational::from_integer(0.into());
+        for (v, p) in &d.weights {
+            out.insert(format!("{prefix}{v}"), p.to_string());
+            mean += p * BigRational::from_integer((*v).into());
+        }
+        out.insert(format!("{prefix}mean"), mean.to_string());
+    };
+    match roll.odds()? {
+        Odds::Number(d) => numbers("", &d, &mut out),
+        Odds::Flag(yes) => {
+            let no = BigRational::from_integer(1.into()) - &yes;
+            for (label, p) in [("yes", yes), ("no", no)] {
+                if p != BigRational::from_integer(0.into()) {
+                    out.insert(label.to_string(), p.to_string());
+                }
+            }
+        }
+        Odds::Opposed {
+            first,
+            second,
+            tie,
+            margin,
+        } => {
+            for (label, p) in [("first", first), ("second", second), ("tie", tie)] {
+                if p != BigRational::from_integer(0.into()) {
+                    out.insert(label.to_string(), p.to_string());
+                }
+            }
+            numbers("margin ", &margin, &mut out);
+        }
+    }
+    Ok(out)
 }
 
 #[test]

@@ -39,6 +39,10 @@ pub struct GameArgs {
     /// Draw the final board as SVG
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
+    /// Also show the engine's bookkeeping in the account (variables, piece fields, pool
+    /// counters); --json always has everything
+    #[arg(long)]
+    verbose: bool,
 }
 
 pub fn run(args: GameArgs) -> Result<(), super::Failure> {
@@ -101,11 +105,31 @@ pub fn run(args: GameArgs) -> Result<(), super::Failure> {
         )
         .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
     }
+    let board = ruleset
+        .missions
+        .get(&game.mission)
+        .map(|m| super::show::grid_json(&m.grid));
+    let (package, game_id, mission) = (ruleset.name().to_string(), game.def.id.clone(), game.mission.clone());
+    let options = game.options.clone();
     let record = host::record(game);
     if args.json {
-        super::emit_json(&record);
+        // The referee's log: every event with its structured fields, and the board as the
+        // mission lays it out (doors as they start), so that a program outside servitor can
+        // check each rule (grammar/README.md, "The event log").
+        let json = serde_json::json!({
+            "log_version": servitor::game::event::LOG_VERSION,
+            "package": package,
+            "game": game_id,
+            "mission": mission,
+            "seed": record.seed,
+            "options": options,
+            "board": board,
+            "result": record.result,
+            "events": servitor::game::event::annotate(&record.events),
+        });
+        super::emit_json(&json);
     } else {
-        super::emit(&account(&record.events));
+        super::emit(&account(&record.events, args.verbose));
         let r = &record.result;
         let scores: Vec<String> = r.scores.iter().map(|(s, p)| format!("{s} {p}")).collect();
         super::emitln(&format!(
@@ -141,10 +165,11 @@ fn failure_json(ruleset: &servitor::Ruleset, error: &GameError, seed: Option<u64
     }
 }
 
-/// The log as a player reads it: a heading per phase, one line per event, sources in brackets.
-pub fn account(events: &[Event]) -> String {
+/// The log as a player reads it: a heading per phase, one line per event, sources in brackets;
+/// the engine's bookkeeping only when `verbose`.
+pub fn account(events: &[Event], verbose: bool) -> String {
     let mut out = String::new();
-    for e in events {
+    for e in events.iter().filter(|e| verbose || !e.is_bookkeeping()) {
         match e.kind.as_str() {
             "phase" if e.turn == 0 => out.push_str("Setup\n"),
             "phase" => out.push_str(&format!("\nTurn {} · {} · {}\n", e.turn, e.side, e.phase)),

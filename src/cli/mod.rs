@@ -3,10 +3,12 @@
 mod check;
 mod describe;
 mod game;
+mod lab;
 mod los;
 mod odds;
 mod packages;
 mod play;
+mod plot;
 mod render;
 mod roll;
 mod run;

@@ -7,8 +7,10 @@
 use clap::{Args, ValueEnum};
 use servitor::board::render::{self, Overlay};
 use servitor::dice::rng::{DieAsk, Forced};
+use servitor::game::event::player_log;
 use servitor::game::session::{self, Entry, SESSION_FORMAT, SESSION_VERSION, Session};
-use servitor::game::{Event, Game, GameError, Host};
+use servitor::game::table;
+use servitor::game::{Game, GameError, Host};
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -52,6 +54,10 @@ pub struct PlayArgs {
     /// Answer each command with one JSON line (for other front ends)
     #[arg(long)]
     json: bool,
+    /// Also show the engine's bookkeeping (variables, piece fields, pool counters); --json
+    /// always has everything the player may know
+    #[arg(long)]
+    verbose: bool,
 }
 
 /// Where lines come from: the terminal's line editor, or standard input.
@@ -139,6 +145,7 @@ struct Table {
     game: Game,
     save: Option<PathBuf>,
     json: bool,
+    verbose: bool,
     /// Set when input ended while a die was asked for.
     dice_ran_out: Arc<Mutex<bool>>,
     /// Saves written so far: one per command that changes the game, one at the start.
@@ -234,6 +241,7 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
             game,
             save,
             json: args.json,
+            verbose: args.verbose,
             dice_ran_out,
             writes: 0,
         },
@@ -261,7 +269,8 @@ fn play_loop(mut t: Table, input: &mut Input, words: &Arc<Mutex<Vec<String>>>, f
         } else {
             t.game.events.len().saturating_sub(30)
         };
-        super::emit(&instructions(&t.game.events[shown..], &t.session.side));
+        let seen = player_log(&t.game.events);
+        super::emit(&table::instructions(&seen[shown..], &t.session.side, t.verbose));
     } else {
         t.respond("start", true, 0, None);
     }
@@ -269,7 +278,7 @@ fn play_loop(mut t: Table, input: &mut Input, words: &Arc<Mutex<Vec<String>>>, f
         *lock(words) = completions(&t.game);
         if t.game.state.over.is_some() {
             if !t.json {
-                super::emitln(&final_line(&t.game));
+                super::emitln(&table::final_line(&t.game));
             }
             return Ok(());
         }
@@ -302,7 +311,7 @@ impl Table {
         let first = parts.next().unwrap_or_default();
         let rest: Vec<&str> = parts.collect();
         match first {
-            "help" => self.say(&help(&self.game)),
+            "help" => self.say(&table::help(&self.game)),
             "board" => match board(&self.game, rest.first().copied(), &self.session.side) {
                 Ok(text) => self.say_painted(&text),
                 Err(why) => self.respond(
@@ -312,8 +321,8 @@ impl Table {
                     Some(format!("{why} — nothing changed")),
                 ),
             },
-            "status" => self.say(&status(&self.game)),
-            "why" => self.say(&why(&self.game, rest.first().copied())),
+            "status" => self.say(&table::status(&self.game)),
+            "why" => self.say(&table::why(&self.game, rest.first().copied())),
             "odds" => self.say(&odds(&self.game, rest.first().copied())),
             "undo" => self.undo()?,
             "redo" => self.redo()?,
@@ -494,7 +503,10 @@ impl Table {
     }
 
     fn respond(&self, line: &str, ok: bool, from: usize, note: Option<String>) {
-        let events = &self.game.events[from.min(self.game.events.len())..];
+        // The player's view: never what the player may not know (face-down identities,
+        // secret pools, the order of decks).
+        let seen = player_log(&self.game.events);
+        let events = &seen[from.min(seen.len())..];
         if self.json {
             let json = serde_json::json!({
                 "command": line,
@@ -511,7 +523,7 @@ impl Table {
             super::emitln(&if ok { note } else { format!("refused: {note}") });
         }
         if ok {
-            super::emit(&instructions(events, &self.session.side));
+            super::emit(&table::instructions(events, &self.session.side, self.verbose));
         }
     }
 }
@@ -589,57 +601,6 @@ fn manual_dice(ran_out: Arc<Mutex<bool>>) -> Arc<Mutex<Forced>> {
     }))
 }
 
-/// The events since the last command, as instructions: the engine's own turns are numbered,
-/// one number per thing to do on the table.
-fn instructions(events: &[Event], human: &str) -> String {
-    let mut out = String::new();
-    let mut n = 0;
-    for e in events {
-        match e.kind.as_str() {
-            "phase" if e.turn == 0 => out.push_str("Setup\n"),
-            "phase" => {
-                n = 0;
-                out.push_str(&format!("\nTurn {} · {} · {}\n", e.turn, e.side, e.phase));
-            }
-            // A script's own bookkeeping (its variables, a piece's fields) is nothing to do on
-            // the table: kept in the log and the save, not shown here.
-            "var" | "set" => {}
-            kind => {
-                let source = e.source.as_deref().map(|s| format!("  [{s}]")).unwrap_or_default();
-                // Counters and scores are notes beside the instructions, not steps of their own.
-                let numbered = e.side != human
-                    && !matches!(
-                        kind,
-                        "roll" | "table" | "decision" | "note" | "pool" | "take" | "give" | "score" | "collect"
-                    );
-                let mark = if numbered {
-                    n += 1;
-                    format!("{n:>3}. ")
-                } else {
-                    match kind {
-                        "decision" => "   → ".into(),
-                        "roll" | "table" => "   ⚄ ".into(),
-                        _ => "     ".into(),
-                    }
-                };
-                out.push_str(&format!("{mark}{}{source}\n", e.text));
-            }
-        }
-    }
-    out
-}
-
-fn final_line(game: &Game) -> String {
-    let r = servitor::game::host::summary(game);
-    let scores: Vec<String> = r.scores.iter().map(|(s, p)| format!("{s} {p}")).collect();
-    format!(
-        "\nThe game is over: {} ({}). Scores: {}.",
-        r.winner,
-        r.reason,
-        scores.join(", ")
-    )
-}
-
 fn completions(game: &Game) -> Vec<String> {
     let mut words: Vec<String> = ["end", "undo", "redo", "board", "status", "why", "odds", "help", "quit"]
         .iter()
@@ -652,24 +613,6 @@ fn completions(game: &Game) -> Vec<String> {
     }
     words.extend(game.ruleset.tables.keys().cloned());
     words
-}
-
-fn help(game: &Game) -> String {
-    let mut out = String::from("Your commands (this game's):\n");
-    for (name, c) in &game.def.commands {
-        out.push_str(&format!("  {name:<10} {}\n", c.help.as_deref().unwrap_or("")));
-    }
-    out.push_str(
-        "  end        end your turn: servitor plays the other side and says what to do\n\
-         At any time:\n\
-         \x20 board [FILE.svg]  the board now (and as SVG)\n\
-         \x20 status           turn, scores, pools and decks\n\
-         \x20 why PIECE        the reasons for that piece's last actions, e.g. `why ork-2`\n\
-         \x20 odds TABLE       the exact odds of one of this package's tables (`servitor tables` lists them)\n\
-         \x20 undo / redo      take back the last command (an engine turn it started too) / put it back\n\
-         \x20 quit             stop; the save keeps the game (`servitor play --resume FILE`)\n",
-    );
-    out
 }
 
 /// The board with one character per piece — digits for the player's pieces, small letters
@@ -700,59 +643,6 @@ fn board(game: &Game, svg: Option<&str>, human: &str) -> Result<String, String> 
         out.push_str(&format!("written to {path}\n"));
     }
     Ok(out)
-}
-
-fn status(game: &Game) -> String {
-    let s = &game.state;
-    let mut out = format!("turn {} · {} · {}\n", s.turn, s.side, s.phase);
-    for side in &game.def.sides {
-        let on: Vec<&str> = s
-            .pieces
-            .iter()
-            .filter(|p| &p.side == side && p.on_board())
-            .map(|p| p.id.as_str())
-            .collect();
-        out.push_str(&format!(
-            "{side}: {} points; on the board: {}\n",
-            s.scores.get(side).copied().unwrap_or(0),
-            if on.is_empty() { "none".into() } else { on.join(", ") }
-        ));
-    }
-    for (id, pool) in &s.pools {
-        if s.secret_pools.contains(id) {
-            out.push_str(&format!("pool {id}: {} face down\n", pool.values().sum::<i64>()));
-            continue;
-        }
-        let list: Vec<String> = pool.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        out.push_str(&format!("pool {id}: {}\n", list.join(", ")));
-    }
-    for (id, deck) in &s.decks {
-        let n = deck.len();
-        out.push_str(&format!("deck {id}: {n} card{} left\n", if n == 1 { "" } else { "s" }));
-    }
-    out
-}
-
-fn why(game: &Game, piece: Option<&str>) -> String {
-    let Some(id) = piece else {
-        return "say which piece: `why ork-2`\n".into();
-    };
-    let lines: Vec<&Event> = game
-        .events
-        .iter()
-        .filter(|e| e.piece.as_deref() == Some(id) || e.text.contains(id))
-        .collect();
-    if lines.is_empty() {
-        let ids = game.state.pieces.iter().map(|p| p.id.as_str());
-        let hint = servitor::diagnostic::did_you_mean(id, ids).unwrap_or_default();
-        return format!("nothing is known of `{id}` {hint}\n");
-    }
-    let mut out = String::new();
-    for e in lines.iter().rev().take(8).rev() {
-        let source = e.source.as_deref().map(|s| format!("  [{s}]")).unwrap_or_default();
-        out.push_str(&format!("turn {}: {}{source}\n", e.turn, e.text));
-    }
-    out
 }
 
 fn odds(game: &Game, table: Option<&str>) -> String {

@@ -93,7 +93,7 @@ pub fn run(args: ScenarioArgs) -> Result<(), super::Failure> {
             if args.json {
                 super::emit_json(&game.events);
             } else {
-                super::emit(&super::game::account(&game.events));
+                super::emit(&super::game::account(&game.events, true));
             }
             Ok(())
         }
@@ -103,7 +103,7 @@ pub fn run(args: ScenarioArgs) -> Result<(), super::Failure> {
         }
         Err(GameError::Script { diagnostic, events, .. }) => {
             // The log is made visible here: the report after it may be coloured.
-            let mut text = servitor::escape::terminal(&super::game::account(&events), false).into_owned();
+            let mut text = servitor::escape::terminal(&super::game::account(&events, true), false).into_owned();
             let report = servitor::diagnostic::Report {
                 diagnostics: vec![*diagnostic],
             };

@@ -123,7 +123,7 @@ pub fn run(args: ShowArgs) -> Result<(), super::Failure> {
 
 /// A grid as data: what the picture shows, square by square. Walls are listed between two
 /// squares of the grid (the outer edge is always a wall), not between two solid squares.
-fn grid_json(grid: &Grid) -> serde_json::Value {
+pub(super) fn grid_json(grid: &Grid) -> serde_json::Value {
     use servitor::board::Edge;
     let mut solid = Vec::new();
     let mut marks: indexmap::IndexMap<&str, Vec<Square>> = indexmap::IndexMap::new();

@@ -33,9 +33,25 @@ pub struct SimArgs {
     /// Print one JSON object instead of text
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    lab: super::lab::LabArgs,
 }
 
 pub fn run(args: SimArgs) -> Result<(), super::Failure> {
+    if args.lab.compares() {
+        let plain = super::lab::Plain {
+            package: &args.package,
+            mission: args.mission.clone(),
+            games: args.games,
+            seed: args.seed,
+            jobs: super::lab::jobs(args.jobs),
+            game: args.game.clone(),
+            options: args.options.clone(),
+            json: args.json,
+        };
+        return super::lab::run(plain, &args.lab);
+    }
+    args.lab.check_plain()?;
     let loaded = super::load(&args.package)?;
     let ruleset = Arc::new(loaded.ruleset);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -82,6 +98,9 @@ pub fn run(args: SimArgs) -> Result<(), super::Failure> {
             "note: only {} of the {jobs} threads asked for could be started; the games played on {}\n",
             report.timing.jobs, report.timing.jobs
         ));
+    }
+    if let Some(path) = &args.lab.svg {
+        super::plot::single(&report, path)?;
     }
     if args.json {
         super::emit_json(&report);

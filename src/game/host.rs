@@ -112,7 +112,7 @@ pub struct Host {
     game: SharedGame,
     run: Arc<Mutex<RunState>>,
     /// Mission → its grid with every door open (for distances).
-    open_grids: HashMap<String, Arc<OpenBoard>>,
+    open_grids: HashMap<(String, bool), Arc<OpenBoard>>,
 }
 
 impl Host {
@@ -196,12 +196,14 @@ impl Host {
         if m.grid.is_empty() {
             return Err(GameError::Usage(format!("mission `{mission}` has no map to play on")));
         }
+        let mut grid = m.grid.clone();
+        grid.set_straight_doorways(def.doors.straight);
         let open = self
             .open_grids
-            .entry(mission.to_string())
-            .or_insert_with(|| Arc::new(OpenBoard::new(&m.grid)))
+            .entry((mission.to_string(), def.doors.straight))
+            .or_insert_with(|| Arc::new(OpenBoard::new(&grid)))
             .clone();
-        let view = View::new(m.grid.clone(), open);
+        let view = View::new(grid, open, def.doors);
         self.budget.begin_game();
         Ok(Game::new(self.ruleset.clone(), def, mission, seed, options, view))
     }
@@ -259,6 +261,7 @@ impl Host {
         if !game.awaiting {
             return Err(GameError::Refused("it is not your turn".into()));
         }
+        game = self.finish_activations(game)?;
         game.awaiting = false;
         let (turn, index) = game.next;
         game.next = if index + 1 < game.def.phases.len() {
@@ -330,12 +333,29 @@ impl Host {
                 },
             );
             game = self.call(game, &phase.function, &phase.id)?;
+            game = self.finish_activations(game)?;
             game.next = if index + 1 < game.def.phases.len() {
                 (turn, index + 1)
             } else {
                 (turn + 1, 0)
             };
             budget -= 1;
+        }
+        Ok(game)
+    }
+
+    /// The phase is over: the triggers that waited for its last piece to finish acting
+    /// (`after-activation`) run now, each on its own stream.
+    fn finish_activations(&mut self, mut game: Game) -> Result<Game, GameError> {
+        game.end_activation();
+        let waiting: Vec<super::Pending> = game.pending.drain(..).collect();
+        let ruleset = self.ruleset.clone();
+        for p in waiting {
+            if game.state.over.is_some() {
+                break;
+            }
+            let args = vec![Dynamic::from(GameRef), Dynamic::from_map(p.event)];
+            game = self.call_args(&ruleset.program, game, &p.function, &p.stream, args, false)?;
         }
         Ok(game)
     }
@@ -449,6 +469,8 @@ impl Host {
                 },
             );
             game = self.call_in(&program, game, function, &phase)?;
+            // A call plays as a phase: what waits for its last piece to finish acting runs now.
+            game = self.finish_activations(game)?;
         }
         let misfits = std::mem::take(&mut lock(&forced).misfits);
         if !lock(&forced).values.is_empty() {

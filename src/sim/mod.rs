@@ -6,6 +6,9 @@
 //! are played a chunk at a time and each chunk added up before the next: what a sim holds
 //! does not grow with its games.
 
+pub mod lab;
+pub mod stats;
+
 use crate::dice::rng::splitmix;
 use crate::game::{GameError, Host, Setup, host};
 use crate::ruleset::Ruleset;
@@ -14,7 +17,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use crate::script::Instant;
 
 /// What to simulate.
 #[derive(Debug, Clone)]
@@ -104,6 +107,9 @@ pub struct SimReport {
     /// Games ended by an error other than those in `errors` (counted, not kept).
     pub other_errors: u64,
     pub timing: Timing,
+    /// Side → score → games that ended with it (what `--svg` draws).
+    #[serde(skip)]
+    pub score_counts: IndexMap<String, std::collections::BTreeMap<i64, u64>>,
 }
 
 /// Wilson score interval at 95 %.
@@ -291,6 +297,8 @@ struct Sum {
     errors: IndexMap<String, SimError>,
     other_errors: u64,
     finished: u64,
+    /// Side → score → games that ended with it (what `--svg` draws): scores are few.
+    score_counts: IndexMap<String, std::collections::BTreeMap<i64, u64>>,
 }
 
 impl Sum {
@@ -313,6 +321,7 @@ impl Sum {
             errors: IndexMap::new(),
             other_errors: 0,
             finished: 0,
+            score_counts: IndexMap::new(),
         }
     }
 
@@ -324,7 +333,8 @@ impl Sum {
                 self.finished += 1;
                 *self.outcomes.entry(g.winner).or_default() += 1;
                 for (side, points) in g.scores {
-                    *self.score_sums.entry(side).or_default() += i128::from(points);
+                    *self.score_sums.entry(side.clone()).or_default() += i128::from(points);
+                    *self.score_counts.entry(side).or_default().entry(points).or_default() += 1;
                 }
                 self.turns += u64::from(g.turns);
                 for (side, kind) in g.casualties {
@@ -392,6 +402,7 @@ impl Sum {
                 .collect(),
             errors: self.errors.into_values().collect(),
             other_errors: self.other_errors,
+            score_counts: self.score_counts,
             timing: Timing {
                 seconds: 0.0,
                 games_per_second: 0.0,
@@ -400,6 +411,7 @@ impl Sum {
         }
     }
 }
+
 
 #[cfg(test)]
 mod tests {
