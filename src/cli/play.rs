@@ -696,6 +696,7 @@ mod tests {
             game,
             save: Some(dir.path().join("s.json")),
             json: true,
+            verbose: false,
             dice_ran_out: Arc::new(Mutex::new(false)),
             writes: 0,
         };
