@@ -7,6 +7,7 @@
 //!   // dice: 3 5 1                      (forced dice, face positions from 1, in order)
 //!   // call: enemy_turn                 (functions to play, in order; repeatable)
 //!   // seed: 1                          (optional; used once the forced dice run out)
+//!   // set: name=value                  (a game option, as `--set` gives it; repeatable)
 //! and defines `fn scenario(game) { … }`, which places the pieces with the game API.
 
 use clap::Args;
@@ -38,6 +39,7 @@ pub fn read(path: &std::path::Path) -> Result<Header, super::Failure> {
         script: text.clone(),
         dice: Vec::new(),
         calls: Vec::new(),
+        options: Vec::new(),
     };
     for (n, line) in text.lines().enumerate() {
         let Some(rest) = line.trim().strip_prefix("//") else {
@@ -54,6 +56,12 @@ pub fn read(path: &std::path::Path) -> Result<Header, super::Failure> {
             "game" => sc.game = Some(value.to_string()),
             "seed" => sc.seed = value.parse().map_err(|_| bad("`seed:` takes a whole number"))?,
             "call" => sc.calls.extend(value.split_whitespace().map(str::to_string)),
+            "set" => {
+                let (name, v) = value
+                    .split_once('=')
+                    .ok_or_else(|| bad("`set:` takes name=value, e.g. `// set: marine-style=bold`"))?;
+                sc.options.push((name.trim().to_string(), v.trim().to_string()));
+            }
             "dice" => {
                 for word in value.split_whitespace() {
                     sc.dice.push(

@@ -339,8 +339,7 @@ fn walk(api: &Api, ctx: &NativeCallContext, id: &str, path: Vec<Square>) -> Res<
         let may_stop_here = interrupted
             && api.with(|g, _| {
                 let i = g.on_board(id)?;
-                let at = g.state.pieces[i].at.expect("on the board");
-                Ok(g.view.may_end(&g.state.pieces, i, at))
+                Ok(!g.state.shares_a_square(i))
             })?;
         if interrupted && may_stop_here {
             triggered = true;
@@ -489,7 +488,8 @@ fn step_back(g: &mut Game, id: &str, behind: &mut Vec<Square>) {
         return;
     };
     while let (Some(at), Some(&back)) = (g.state.pieces[i].at, behind.last()) {
-        if g.view.may_end(&g.state.pieces, i, at) || g.view.check_step(&g.state.pieces, i, at, back).is_err() {
+        let may_stop = g.view.may_end(&g.state.pieces, i, at) && !g.state.shares_a_square(i);
+        if may_stop || g.view.check_step(&g.state.pieces, i, at, back).is_err() {
             break;
         }
         behind.pop();

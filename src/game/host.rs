@@ -45,6 +45,8 @@ pub struct Scenario {
     pub dice: Vec<u64>,
     /// Functions to play after the layout, in order.
     pub calls: Vec<String>,
+    /// The game's options (`// set: name=value`), checked as `--set` is.
+    pub options: Vec<(String, String)>,
 }
 
 /// Why a game could not be played.
@@ -428,7 +430,7 @@ impl Host {
     /// plays as its phase). Returns the game and the forced dice that did not fit a die.
     pub fn scenario(&mut self, sc: &Scenario) -> Result<(Game, Vec<(u64, u64)>), GameError> {
         let def = self.game_def(sc.game.as_deref())?.clone();
-        let options = options(&self.ruleset, &def, &[])?;
+        let options = options(&self.ruleset, &def, &sc.options)?;
         let mut game = self.make_game(def, &sc.mission, sc.seed, options)?;
         let forced = Arc::new(Mutex::new(crate::dice::rng::Forced {
             values: sc.dice.iter().copied().collect(),

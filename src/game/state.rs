@@ -124,6 +124,17 @@ pub struct GameState {
 }
 
 impl GameState {
+    /// Whether piece `i` stands on a square another piece on the board covers (a walker
+    /// passing over one of its own side's models). The board's occupancy keeps one piece per
+    /// square, the walker's while it passes, so this asks the pieces themselves.
+    pub fn shares_a_square(&self, i: usize) -> bool {
+        let mine = self.pieces[i].squares();
+        self.pieces
+            .iter()
+            .enumerate()
+            .any(|(j, p)| j != i && p.on_board() && p.squares().iter().any(|s| mine.contains(s)))
+    }
+
     pub fn index_of(&self, id: &str) -> Option<usize> {
         self.pieces.iter().position(|p| p.id == id)
     }

@@ -343,8 +343,10 @@ fn availability(table: &crate::tables::Table, ctx: &Map) -> Res<Availability> {
         }
     };
     for key in ctx.keys() {
-        if key != "unavailable" && key != "available" {
-            return fail(format!("unknown roll option `{key}`: use `unavailable` or `available`"));
+        if !["unavailable", "available", "who"].contains(&key.as_str()) {
+            return fail(format!(
+                "unknown roll option `{key}`: use `unavailable`, `available` or `who` (whose roll it is, for the log)"
+            ));
         }
     }
     Ok(Availability {
@@ -366,10 +368,16 @@ fn roll_table(
         return fail(format!("roll_table_times: {times} rolls; give 1 to 1000"));
     }
     let avail = availability(table, ctx)?;
+    // `who`: whose roll it is, said in the log line ("Alien movement for ork-2: …").
+    let who = ctx.get("who").filter(|v| !v.is_unit()).map(|v| v.to_string());
     let mut st = lock(state);
     let rolls = roll_series(&ruleset.tables, table, times as usize, &avail, &mut st.rng)?;
     for r in &rolls {
-        push(&mut st, budget, Step::Table(Box::new(r.clone())))?;
+        let mut step = r.clone();
+        if let Some(who) = &who {
+            step.title = format!("{} for {who}", step.title);
+        }
+        push(&mut st, budget, Step::Table(Box::new(step)))?;
     }
     Ok(rolls)
 }
