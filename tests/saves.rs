@@ -504,6 +504,9 @@ fn a_game_that_keeps_big_values_writes_saves_that_resume() {
     }
 }
 
+/// A change made to a save by hand.
+type Tamper = Box<dyn Fn(&mut serde_json::Value)>;
+
 // ----- 7. a game's save is the game its mission, seed and options play ---------------------
 
 /// `next`, options, `mission`, `seed` and `streams` of a game's save were trusted: each now
@@ -530,7 +533,7 @@ fn a_game_save_is_checked_against_the_game_it_says_it_is() {
     assert_code(&out, 0, "the save");
     let base: serde_json::Value = serde_json::from_slice(&std::fs::read(&save).unwrap()).unwrap();
     let first_stream = base["streams"].as_object().unwrap().keys().next().unwrap().clone();
-    let cases: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>)> = vec![
+    let cases: Vec<(&str, Tamper)> = vec![
         ("next", Box::new(|v| v["next"] = serde_json::json!([40, 1]))),
         (
             "an option's value the command line refuses",
@@ -601,7 +604,7 @@ fn a_sessions_dice_are_checked_against_the_dice_it_rolls() {
         .enumerate()
         .find(|(_, e)| e["dice"].as_array().is_some_and(|d| !d.is_empty()))
         .expect("a command that rolled");
-    let cases: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>)> = vec![
+    let cases: Vec<(&str, Tamper)> = vec![
         ("a 7 on a d6", Box::new(move |v| v["entries"][n]["dice"][0] = 7.into())),
         ("a 0", Box::new(move |v| v["entries"][n]["dice"][0] = 0.into())),
         (
@@ -736,6 +739,7 @@ fn every_json_output_is_json_whatever_the_package_writes() {
         vec!["tables".into(), p.into(), "t".into()],
         vec!["roll".into(), p.into(), "t".into(), "--seed".into(), "1".into()],
         vec!["odds".into(), p.into(), "t".into()],
+        vec!["odds".into(), p.into(), "t".into(), "--vs".into(), p.into()],
         vec!["run".into(), p.into(), "say".into(), "--seed".into(), "1".into()],
         vec!["show".into(), p.into(), "--mission".into(), "m".into()],
         vec![
@@ -939,11 +943,7 @@ fn a_sim_plays_on_fewer_threads_when_the_system_cannot_start_them() {
     }
     let out = finish(c.spawn().unwrap(), "");
     assert_code(&out, 0, "sim --jobs 256 in 1 GiB");
-    assert!(
-        out.stderr.contains("note: --jobs 256"),
-        "{}",
-        out.stderr
-    );
+    assert!(out.stderr.contains("note: --jobs 256"), "{}", out.stderr);
     assert!(out.stdout.contains("8 games"), "{}", out.stdout);
 }
 

@@ -90,14 +90,13 @@ fn read_stdin_line() -> Option<Result<String, String>> {
     let mut stdin = std::io::stdin().lock();
     let mut line = Vec::new();
     let mut dropped = 0u64;
-    loop {
-        let Ok(buf) = stdin.fill_buf() else { break };
+    // Nothing read at all (the end of input, or an error reading it) ends the input.
+    let mut read = false;
+    while let Ok(buf) = stdin.fill_buf() {
         if buf.is_empty() {
-            if line.is_empty() && dropped == 0 {
-                return None;
-            }
             break;
         }
+        read = true;
         let end = buf.iter().position(|&b| b == b'\n');
         let take = end.unwrap_or(buf.len());
         let room = (MAX_COMMAND_BYTES as usize + 2).saturating_sub(line.len());
@@ -107,6 +106,9 @@ fn read_stdin_line() -> Option<Result<String, String>> {
         if end.is_some() {
             break;
         }
+    }
+    if !read {
+        return None;
     }
     if line.last() == Some(&b'\r') {
         line.pop();

@@ -13,7 +13,8 @@
 //! - **One session at a time** ([`lock`]): `FILE.lock` beside the save, locked (`flock`) for
 //!   as long as a session runs; a second session on the same save is refused. The kernel drops
 //!   the lock when the process ends however it ends, so a killed session never blocks the
-//!   next one; the lock file is removed when the session ends normally.
+//!   next one. The lock file is removed when the session that made it ends normally; one found
+//!   there (left by a killed session, or a file of the player's) is used as it is and left.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -72,14 +73,16 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
         file.write_all(bytes)?;
         file.sync_all()?;
         drop(file);
-        std::fs::rename(&tmp, &target)?;
-        // The rename itself is on disk only once the folder is.
-        File::open(dir)?.sync_all()
+        std::fs::rename(&tmp, &target)
     })();
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    written.map_err(fail)
+    written.map_err(fail)?;
+    // The rename itself is on disk once the folder is. Past the rename the new save is in
+    // place, so a folder that cannot be synced (some file systems refuse) is not a failure.
+    let _ = File::open(dir).and_then(|d| d.sync_all());
+    Ok(())
 }
 
 /// A new file in `dir` that no one else has: `.servitor-PID-N.tmp`, created exclusively (an
@@ -105,13 +108,18 @@ fn temporary(dir: &Path) -> std::io::Result<(PathBuf, File)> {
 pub struct Lock {
     path: PathBuf,
     _file: File,
+    /// This process made the lock file (and so removes it): a file of that name it found is
+    /// left where it was (one a killed session left, or the player's own).
+    made: bool,
 }
 
 impl Drop for Lock {
     fn drop(&mut self) {
         // Removed while still locked: a session that opened it meanwhile finds, once it has
         // the lock, that the name leads elsewhere, and starts again (see `lock`).
-        let _ = std::fs::remove_file(&self.path);
+        if self.made {
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 }
 
@@ -126,13 +134,14 @@ pub fn lock(path: &Path) -> Result<Lock, String> {
     // A few rounds at most: another session may remove the lock file between our open and
     // our lock, and then we lock a file no one else will see.
     for _ in 0..100 {
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&lock_path)
-            .map_err(fail)?;
+        // Never truncated or written: a file of that name keeps what it holds.
+        let (file, made) = match OpenOptions::new().write(true).create_new(true).open(&lock_path) {
+            Ok(file) => (file, true),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                (OpenOptions::new().read(true).open(&lock_path).map_err(fail)?, false)
+            }
+            Err(e) => return Err(fail(e)),
+        };
         if !try_lock(&file).map_err(fail)? {
             return Err(format!(
                 "error: {} is in use by another servitor session (it holds {}): end that session first; two sessions on one save would overwrite each other's commands",
@@ -144,6 +153,7 @@ pub fn lock(path: &Path) -> Result<Lock, String> {
             return Ok(Lock {
                 path: lock_path,
                 _file: file,
+                made,
             });
         }
     }
@@ -236,6 +246,9 @@ mod tests {
         assert!(refused.contains("in use by another servitor session"), "{refused}");
         drop(held);
         assert!(!dir.path().join("s.json.lock").exists());
-        assert!(lock(&save).is_ok());
+        // A file of that name already there is locked as it is, never changed or removed.
+        std::fs::write(dir.path().join("s.json.lock"), "mine").unwrap();
+        drop(lock(&save).unwrap());
+        assert_eq!(std::fs::read_to_string(dir.path().join("s.json.lock")).unwrap(), "mine");
     }
 }
