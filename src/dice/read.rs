@@ -942,3 +942,48 @@ pub fn roll_declared(rolls: &[Declared], rng: &mut Rng) -> Vec<(String, Rolled)>
     }
     out
 }
+
+/// What a roll came to, in a word or a number: `yes`, `no`, `3`, `first wins by 2`, `a tie`.
+pub fn value_words(rolled: &Rolled) -> String {
+    match rolled {
+        Rolled::Read { flag: true, value, .. } => if *value != 0 { "yes" } else { "no" }.into(),
+        Rolled::Opposed { winner, margin, .. } => match winner {
+            Winner::Tie => "a tie".into(),
+            w => format!("{} wins by {}", w.word(), margin.unsigned_abs()),
+        },
+        other => other.value().to_string(),
+    }
+}
+
+/// Rolls declared together and rolled ([`roll_declared`]), in words, one line each: the
+/// readings of one dice field on one line with its dice (`dice 2d6: 3, 5 → kill no, jam no`),
+/// every other roll as `field: …`.
+pub fn describe_declared(declared: &[Declared], rolled: &[(String, Rolled)]) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut shown: Vec<&str> = Vec::new();
+    for (d, (field, result)) in declared.iter().zip(rolled) {
+        match (d.reads, d.roll, result) {
+            (Some(f), Roll::Read(Reading::Pool(pr)), Rolled::Read { reading, .. }) => {
+                if shown.contains(&f) {
+                    continue;
+                }
+                shown.push(f);
+                let readings: Vec<String> = declared
+                    .iter()
+                    .zip(rolled)
+                    .filter(|(d, _)| d.reads == Some(f))
+                    .map(|(d, (_, r))| format!("{} {}", d.name, value_words(r)))
+                    .collect();
+                lines.push(format!(
+                    "{f} {}: {} → {}",
+                    pr.pool,
+                    dice_words(reading.dice()),
+                    readings.join(", ")
+                ));
+            }
+            _ if field.is_empty() => lines.push(result.to_string()),
+            _ => lines.push(format!("{field}: {result}")),
+        }
+    }
+    lines
+}
