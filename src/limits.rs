@@ -48,6 +48,14 @@ pub const MAX_DICE_WORK: u64 = 20_000_000;
 /// question that fits takes 0.5 s in a release build and 1.1 s in a debug build.
 pub const MAX_ODDS_WORK: u64 = 2_000_000;
 
+/// Rolls a table's `reroll` policy shows one by one before the roll is drawn straight from the
+/// exact odds of the totals that give a usable row (the same answer as rolling on for ever,
+/// which `odds` computes; only the rolls shown are bounded).
+pub const MAX_REROLLS_SHOWN: usize = 100;
+/// Rounds of an opposed roll's `ties reroll` rolled one by one before the deciding round is
+/// drawn from its exact odds (as above: the answer is the same, the rounds shown are bounded).
+pub const MAX_TIE_ROUNDS: usize = 100;
+
 /// How deep follow-up rolls (`then`) may lead: a table, then another, … this many tables.
 pub const MAX_FOLLOW_UP_DEPTH: usize = 16;
 /// Table rolls one roll may cause, its follow-ups (`then … times …`) included, at most; and

@@ -174,31 +174,37 @@ pub struct PoolRead {
     pub modifier: i64,
 }
 
-impl fmt::Display for PoolRead {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pool = &self.pool;
-        match &self.read {
-            Read::Sum => write!(f, "{pool}")?,
+impl PoolRead {
+    /// The reading as written with `pool` for its dice: `any 6 in dice` for a record's field.
+    pub fn text_with_pool(&self, pool: &str) -> String {
+        let body = match &self.read {
+            Read::Sum => pool.to_string(),
             Read::Keep { highest, n } => {
                 let word = if *highest { "highest" } else { "lowest" };
                 if *n == 1 {
-                    write!(f, "{word} of {pool}")?
+                    format!("{word} of {pool}")
                 } else {
-                    write!(f, "{word} {n} of {pool}")?
+                    format!("{word} {n} of {pool}")
                 }
             }
-            Read::Count(t) => write!(f, "count {t} in {pool}")?,
-            Read::Any(t) => write!(f, "any {t} in {pool}")?,
-            Read::All(t) => write!(f, "all {t} in {pool}")?,
-            Read::Same(2) => write!(f, "double in {pool}")?,
-            Read::Same(3) => write!(f, "triple in {pool}")?,
-            Read::Same(n) => write!(f, "same {n} in {pool}")?,
-        }
+            Read::Count(t) => format!("count {t} in {pool}"),
+            Read::Any(t) => format!("any {t} in {pool}"),
+            Read::All(t) => format!("all {t} in {pool}"),
+            Read::Same(2) => format!("double in {pool}"),
+            Read::Same(3) => format!("triple in {pool}"),
+            Read::Same(n) => format!("same {n} in {pool}"),
+        };
         match self.modifier {
-            0 => Ok(()),
-            m if m < 0 => write!(f, " - {}", m.unsigned_abs()),
-            m => write!(f, " + {m}"),
+            0 => body,
+            m if m < 0 => format!("{body} - {}", m.unsigned_abs()),
+            m => format!("{body} + {m}"),
         }
+    }
+}
+
+impl fmt::Display for PoolRead {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text_with_pool(&self.pool.to_string()))
     }
 }
 
@@ -479,10 +485,7 @@ pub enum Rolled {
     },
 }
 
-/// Rounds of `ties reroll` rolled one by one before the result is drawn from the exact odds of
-/// a decided round (which a round of ties cannot change): the answer is the same, only the
-/// number of dice shown is bounded.
-pub const MAX_TIE_ROUNDS: usize = 100;
+pub use crate::limits::MAX_TIE_ROUNDS;
 
 impl Rolled {
     /// The result: the number read, 1 / 0 for yes / no, the margin of an opposed roll.

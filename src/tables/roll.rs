@@ -10,10 +10,8 @@ use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 
 /// Rolls shown one by one before a reroll is drawn straight from the exact odds of the totals
-/// that give a usable row (renormalised): the same answer as rolling on for ever, which `odds`
-/// computes, only the number of rolls shown is bounded. Reached only when usable rows are all
-/// but impossible to roll.
-pub const REROLLS_SHOWN: usize = 100;
+/// that give a usable row (renormalised): reached only when usable rows are all but impossible.
+use crate::limits::MAX_REROLLS_SHOWN as REROLLS_SHOWN;
 
 /// Everything that happened in one roll on a table, for display, logs and scripts.
 #[derive(Debug, Clone, Serialize)]
