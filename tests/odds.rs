@@ -678,3 +678,40 @@ fn floats_are_the_fractions_correctly_rounded() {
         }
     }
 }
+
+/// A script's `read_roll` and `read_record` roll through the same definitions as `roll`: with
+/// the same seed they show the same dice and the same readings.
+#[test]
+fn scripts_read_rolls_as_roll_does() {
+    let pairs = [
+        (
+            "servitor run tests/fixtures/odds-script contest --seed 3",
+            "servitor roll tests/fixtures/odds-script --dice 'highest of 3d6 vs highest of d6' --seed 3",
+        ),
+        (
+            "servitor run tests/fixtures/odds-script shots --seed 4",
+            "servitor roll tests/fixtures/odds-script gun.twin --seed 4 --times 3",
+        ),
+        (
+            "servitor run tests/fixtures/odds-script volley --seed 2",
+            "servitor roll tests/fixtures/odds-script volley --seed 2",
+        ),
+    ];
+    for (run, roll) in pairs {
+        let run_out = transcript(&[run]);
+        let roll_out = transcript(&[roll]);
+        // Every dice line `roll` prints is a step of the run (after its `gun twin: ` prefix).
+        for line in roll_out.lines().filter(|l| l.starts_with("  ")) {
+            let line = line.trim();
+            assert!(
+                run_out
+                    .lines()
+                    .any(|l| l.trim_start_matches("• ").trim_start_matches("gun twin: ") == line),
+                "{run} lacks `{line}`:\n{run_out}"
+            );
+        }
+    }
+    insta::assert_snapshot!(transcript(
+        &pairs.iter().flat_map(|(a, b)| [*a, *b]).collect::<Vec<_>>()
+    ));
+}
