@@ -688,16 +688,20 @@ pub fn chart_cell(
     let mut at = value;
     for (depth, key) in keys.iter().enumerate() {
         let ValueKind::List(items) = &at.kind else {
+            let what = if depth == 0 {
+                "is not a list".to_string()
+            } else {
+                format!("has {depth} key{}", if depth == 1 { "" } else { "s" })
+            };
             return Err(Diagnostic::error(
                 span,
-                format!(
-                    "chart `{}` has {depth} dimension(s), read here with {}",
-                    chart.text,
-                    keys.len()
-                ),
+                format!("chart `{}` {what}, read here with {}", chart.text, keys.len()),
                 "too many keys",
             )
-            .with_note(value.span, "the chart"));
+            .with_note(value.span, "the chart")
+            .with_help(
+                "a chart is a list of numbers (`const to-hit = [6, 5, 4]`: one key) or a list of such lists (two keys)",
+            ));
         };
         match usize::try_from(*key)
             .ok()
