@@ -60,9 +60,9 @@ impl Value {
             Value::Text(t) => format!("{t:?}"),
             Value::Name(n) => n.clone(),
             Value::Dice(d) => d.text.clone(),
-            Value::Roll(r) => match &r.reads {
-                Some(field) => format!("{} (reads `{field}`)", r.text),
-                None => r.text.clone(),
+            Value::Roll(r) => match (&r.reads, &r.roll) {
+                (Some(field), Roll::Read(crate::dice::Reading::Pool(p))) => p.text_with_pool(field),
+                _ => r.text.clone(),
             },
             Value::List(items) => format!("[{}]", items.iter().map(Value::show).collect::<Vec<_>>().join(", ")),
             Value::Map(m) => {

@@ -441,13 +441,12 @@ fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Comp
             let single = name.is_empty() || (rolls.len() == 1 && rolls[0].field.is_empty());
             for d in rolls {
                 let odds = d.roll.odds().map_err(|e| format!("error: {e}\n"))?;
-                let reads = d
-                    .reads
-                    .as_ref()
-                    .map(|f| format!(" (one roll of `{f}`)"))
-                    .unwrap_or_default();
                 if !single {
-                    lines.push(format!("{}: {}{reads}", d.field, d.roll));
+                    let text = match (&d.reads, &d.roll) {
+                        (Some(f), Roll::Read(servitor::dice::Reading::Pool(p))) => p.text_with_pool(f),
+                        _ => d.roll.to_string(),
+                    };
+                    lines.push(format!("{}: {text}", d.field));
                 }
                 let mut entry = serde_json::json!({ "roll": d.roll.to_string() });
                 if !d.field.is_empty() {
@@ -477,16 +476,17 @@ fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Comp
                 sections.extend(made);
             }
             // Readings of one field are read from one roll of it.
-            let mut shared: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+            let mut shared: BTreeMap<&str, (String, Vec<&str>)> = BTreeMap::new();
             for d in rolls {
-                if let Some(f) = &d.reads {
-                    shared.entry(f.as_str()).or_default().push(&d.field);
+                if let (Some(f), Roll::Read(servitor::dice::Reading::Pool(p))) = (&d.reads, &d.roll) {
+                    let entry = shared
+                        .entry(f.as_str())
+                        .or_insert_with(|| (p.pool.to_string(), Vec::new()));
+                    entry.1.push(&d.field);
                 }
             }
-            for (field, readers) in shared {
-                if readers.len() > 1 {
-                    lines.push(format!("{} read the same roll of `{field}`", and_list(&readers)));
-                }
+            for (field, (dice, readers)) in shared {
+                lines.push(format!("`{field}` is {dice}, rolled once for {}", and_list(&readers)));
             }
             let title = if name.is_empty() {
                 format!("dice {}", rolls.first().map(|d| d.roll.to_string()).unwrap_or_default())

@@ -110,13 +110,12 @@ pub fn run(args: RollArgs) -> Result<(), super::Failure> {
         if !name.is_empty() {
             out.push_str(&format!("{name}\n"));
         }
-        for one in &rolls {
-            for (field, rolled) in one {
-                if field.is_empty() {
-                    out.push_str(&format!("  {rolled}\n"));
-                } else {
-                    out.push_str(&format!("  {field}: {rolled}\n"));
-                }
+        for (round, one) in rolls.iter().enumerate() {
+            if times > 1 {
+                out.push_str(&format!("roll {} of {times}\n", round + 1));
+            }
+            for line in read::describe_declared(&together, one) {
+                out.push_str(&format!("  {line}\n"));
             }
         }
         super::emit(&out);

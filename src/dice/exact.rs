@@ -280,7 +280,6 @@ pub(crate) struct SumPlan {
     pub work: u64,
     /// Totals kept in an array over the lattice, or in a map of the totals reached.
     pub dense: bool,
-    lattice: u64,
 }
 
 pub(crate) fn sum_plan(dice: &[SumDie]) -> SumPlan {
@@ -298,6 +297,8 @@ pub(crate) fn sum_plan(dice: &[SumDie]) -> SumPlan {
     let mut work: u64 = 0;
     let mut kinds: Vec<u64> = vec![1; dice.len()];
     let mut bound = 1u64;
+    // Each step adds a count that grows with the denominator: a step costs a word of it.
+    let mut bits: f64 = 0.0;
     for (k, d) in dice.iter().enumerate() {
         let width = d
             .faces
@@ -306,7 +307,9 @@ pub(crate) fn sum_plan(dice: &[SumDie]) -> SumPlan {
             .abs_diff(d.faces.first().map_or(0, |f| f.0))
             / step;
         for m in 1..=u64::from(d.count) {
-            work = work.saturating_add(bound.saturating_mul(d.faces.len() as u64));
+            let words = 1 + (bits / 64.0) as u64;
+            work = work.saturating_add(bound.saturating_mul(d.faces.len() as u64).saturating_mul(words));
+            bits += (d.total.max(1) as f64).log2();
             spread = spread.saturating_add(width);
             kinds[k] = multisets(m, d.faces.len() as u64);
             let product = kinds.iter().fold(1u64, |a, b| a.saturating_mul(*b));
@@ -321,63 +324,73 @@ pub(crate) fn sum_plan(dice: &[SumDie]) -> SumPlan {
         totals: bound,
         work,
         dense,
-        lattice,
     }
 }
 
 /// Each total's count over Π total^count.
 pub(crate) fn sum_counts(dice: &[SumDie]) -> (BTreeMap<i64, BigUint>, BigUint) {
+    // Whole numbers of 128 bits while the denominator fits (20d6 does), big ones after.
+    match sum_counts_in::<u128>(dice) {
+        Some((m, d)) => to_big(m, d),
+        None => sum_counts_in::<BigUint>(dice).unwrap_or_else(|| (BTreeMap::new(), BigUint::one())),
+    }
+}
+
+fn sum_counts_in<T: Weight>(dice: &[SumDie]) -> Option<(BTreeMap<i64, T>, T)> {
     let plan = sum_plan(dice);
-    let mut denominator = BigUint::one();
+    let mut denominator = T::from_u64(1);
+    for d in dice {
+        denominator = denominator.mul(&pow(d.total, d.count)?)?;
+    }
     let step = plan.step as i64;
     let mut out = BTreeMap::new();
     if plan.dense {
-        let mut counts: Vec<BigUint> = vec![BigUint::one()];
+        let mut counts: Vec<T> = vec![T::from_u64(1)];
         for d in dice {
             let min = d.faces.first().map_or(0, |f| f.0);
-            let offsets: Vec<(usize, u64)> = d
+            let offsets: Vec<(usize, T)> = d
                 .faces
                 .iter()
-                .map(|(v, w)| ((v.abs_diff(min) / plan.step) as usize, *w))
+                .map(|(v, w)| ((v.abs_diff(min) / plan.step) as usize, T::from_u64(*w)))
                 .collect();
             let width = offsets.last().map_or(0, |o| o.0);
             for _ in 0..d.count {
-                let mut next = vec![BigUint::default(); counts.len() + width];
+                let mut next = vec![T::zero(); counts.len() + width];
                 for (i, c) in counts.iter().enumerate() {
-                    if Zero::is_zero(c) {
+                    if c.is_zero() {
                         continue;
                     }
                     for (o, w) in &offsets {
-                        next[i + o] += c * *w;
+                        next[i + o].add(&c.mul(w)?)?;
                     }
                 }
                 counts = next;
-                denominator *= d.total;
             }
         }
         for (i, c) in counts.into_iter().enumerate() {
-            if !Zero::is_zero(&c) {
+            if !c.is_zero() {
                 out.insert(plan.lo.saturating_add(step.saturating_mul(i as i64)), c);
             }
         }
     } else {
-        let mut counts: HashMap<i64, BigUint> = HashMap::from([(0, BigUint::one())]);
+        let mut counts: HashMap<i64, T> = HashMap::from([(0, T::from_u64(1))]);
         for d in dice {
+            let faces: Vec<(i64, T)> = d.faces.iter().map(|(v, w)| (*v, T::from_u64(*w))).collect();
             for _ in 0..d.count {
-                let mut next: HashMap<i64, BigUint> = HashMap::with_capacity(counts.len() * 2);
+                let mut next: HashMap<i64, T> = HashMap::with_capacity(counts.len() * 2);
                 for (t, c) in &counts {
-                    for (v, w) in &d.faces {
-                        *next.entry(t.saturating_add(*v)).or_default() += c * *w;
+                    for (v, w) in &faces {
+                        next.entry(t.saturating_add(*v))
+                            .or_insert_with(T::zero)
+                            .add(&c.mul(w)?)?;
                     }
                 }
                 counts = next;
-                denominator *= d.total;
             }
         }
         out.extend(counts);
     }
-    let _ = plan.lattice;
-    (out, denominator)
+    Some((out, denominator))
 }
 
 impl DiceExpr {
@@ -934,9 +947,31 @@ impl PoolRead {
                 faces.saturating_mul(radix).saturating_mul(radix).saturating_mul(sums)
             }
             (_, Read::Count(_) | Read::Any(_) | Read::All(_)) => {
-                n.saturating_add(1).saturating_mul(n.saturating_add(1))
+                // Each kind's binomial, convolved onto the counts of the kinds before it.
+                let mut before: u64 = 0;
+                let mut steps: u64 = 0;
+                for k in &a.kinds {
+                    let nk = u64::from(k.n);
+                    steps = steps
+                        .saturating_add((nk + 1).saturating_mul(before + 1))
+                        .saturating_add(nk.saturating_mul(3));
+                    before += nk;
+                }
+                steps
             }
             (_, Read::Same(_)) => faces.saturating_mul(radix).saturating_mul(radix),
+        };
+        // Counts beyond 128 bits are big numbers: a step costs a word of the denominator.
+        let bits: f64 = a
+            .kinds
+            .iter()
+            .map(|k| f64::from(k.n) * (k.total.max(1) as f64).log2())
+            .sum();
+        let words = if bits < 120.0 { 1 } else { 1 + (bits / 64.0) as u64 };
+        let per_pool = match (&self.pool.reroll, &self.read) {
+            (_, Read::Sum) => per_pool,
+            (_, Read::Keep { n: keep, .. }) if u64::from(*keep) >= n => per_pool,
+            _ => per_pool.saturating_mul(words),
         };
         per_pool.saturating_add(n).saturating_add(faces)
     }
@@ -1696,7 +1731,7 @@ mod tests {
             ties: Ties::Reroll,
             force: None,
         };
-        assert!(never.odds().unwrap_err().contains("always ties"));
+        assert!(never.odds().unwrap_err().contains("always tie"));
     }
 
     fn chain_agrees(roll: &Roll) {

@@ -105,6 +105,7 @@ impl DieKind {
                     value,
                     face: None,
                     raw: vec![d6],
+                    negative: false,
                 };
                 (rolled, Shown::number(value))
             }
@@ -116,6 +117,7 @@ impl DieKind {
                     value: tens * 10 + units,
                     face: None,
                     raw: vec![tens, units],
+                    negative: false,
                 };
                 (rolled, Shown::number(tens * 10 + units))
             }
@@ -132,6 +134,7 @@ impl DieKind {
                     value: face.value.unwrap_or(0),
                     face: shown,
                     raw: Vec::new(),
+                    negative: false,
                 };
                 let read = Shown {
                     value: face.value,
@@ -198,6 +201,9 @@ pub struct RolledDie {
     /// The physical dice behind a `d3` (one d6) or a `d66` (two d6).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub raw: Vec<i64>,
+    /// Taken away from the total (`-d6+7`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub negative: bool,
 }
 
 impl RolledDie {
@@ -207,6 +213,7 @@ impl RolledDie {
             value,
             face: None,
             raw: Vec::new(),
+            negative: false,
         }
     }
 }
@@ -224,8 +231,19 @@ impl fmt::Display for DiceRoll {
     /// `2d6: 3 + 5 = 8`, `d66: 3,5 → 35`, `d3: 5 → 3`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: ", self.expr)?;
-        let faces: Vec<String> = self.dice.iter().map(describe_die).collect();
-        f.write_str(&faces.join(" + "))?;
+        if self.dice.is_empty() && self.modifier == 0 {
+            // A total drawn from the exact odds, with no dice to show.
+            return write!(f, "{} (drawn)", self.total);
+        }
+        for (i, d) in self.dice.iter().enumerate() {
+            match (i, d.negative) {
+                (0, true) => f.write_str("-")?,
+                (0, false) => {}
+                (_, true) => f.write_str(" - ")?,
+                (_, false) => f.write_str(" + ")?,
+            }
+            f.write_str(&describe_die(d))?;
+        }
         if self.modifier != 0 {
             let sign = if self.modifier < 0 { '-' } else { '+' };
             write!(f, " {sign} {}", self.modifier.abs())?;
@@ -234,6 +252,13 @@ impl fmt::Display for DiceRoll {
             write!(f, " = {}", self.total)?;
         }
         Ok(())
+    }
+}
+
+impl fmt::Display for RolledDie {
+    /// The face shown (`5`, `hit`, `[3,5→35]`), without its sign.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&describe_die(self))
     }
 }
 
@@ -290,8 +315,9 @@ impl DiceExpr {
                 }
                 Part::Dice { count, kind } => {
                     for _ in 0..*count {
-                        let die = kind.roll(rng);
+                        let mut die = kind.roll(rng);
                         total = sign.saturating_mul(die.value).saturating_add(total);
+                        die.negative = *negative;
                         dice.push(die);
                     }
                 }

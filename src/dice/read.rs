@@ -174,31 +174,37 @@ pub struct PoolRead {
     pub modifier: i64,
 }
 
-impl fmt::Display for PoolRead {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pool = &self.pool;
-        match &self.read {
-            Read::Sum => write!(f, "{pool}")?,
+impl PoolRead {
+    /// The reading as written with `pool` for its dice: `any 6 in dice` for a record's field.
+    pub fn text_with_pool(&self, pool: &str) -> String {
+        let body = match &self.read {
+            Read::Sum => pool.to_string(),
             Read::Keep { highest, n } => {
                 let word = if *highest { "highest" } else { "lowest" };
                 if *n == 1 {
-                    write!(f, "{word} of {pool}")?
+                    format!("{word} of {pool}")
                 } else {
-                    write!(f, "{word} {n} of {pool}")?
+                    format!("{word} {n} of {pool}")
                 }
             }
-            Read::Count(t) => write!(f, "count {t} in {pool}")?,
-            Read::Any(t) => write!(f, "any {t} in {pool}")?,
-            Read::All(t) => write!(f, "all {t} in {pool}")?,
-            Read::Same(2) => write!(f, "double in {pool}")?,
-            Read::Same(3) => write!(f, "triple in {pool}")?,
-            Read::Same(n) => write!(f, "same {n} in {pool}")?,
-        }
+            Read::Count(t) => format!("count {t} in {pool}"),
+            Read::Any(t) => format!("any {t} in {pool}"),
+            Read::All(t) => format!("all {t} in {pool}"),
+            Read::Same(2) => format!("double in {pool}"),
+            Read::Same(3) => format!("triple in {pool}"),
+            Read::Same(n) => format!("same {n} in {pool}"),
+        };
         match self.modifier {
-            0 => Ok(()),
-            m if m < 0 => write!(f, " - {}", m.unsigned_abs()),
-            m => write!(f, " + {m}"),
+            0 => body,
+            m if m < 0 => format!("{body} - {}", m.unsigned_abs()),
+            m => format!("{body} + {m}"),
         }
+    }
+}
+
+impl fmt::Display for PoolRead {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text_with_pool(&self.pool.to_string()))
     }
 }
 
@@ -479,10 +485,7 @@ pub enum Rolled {
     },
 }
 
-/// Rounds of `ties reroll` rolled one by one before the result is drawn from the exact odds of
-/// a decided round (which a round of ties cannot change): the answer is the same, only the
-/// number of dice shown is bounded.
-pub const MAX_TIE_ROUNDS: usize = 100;
+pub use crate::limits::MAX_TIE_ROUNDS;
 
 impl Rolled {
     /// The result: the number read, 1 / 0 for yes / no, the margin of an opposed roll.
@@ -941,4 +944,49 @@ pub fn roll_declared(rolls: &[Declared], rng: &mut Rng) -> Vec<(String, Rolled)>
         out.push((d.name.to_string(), rolled));
     }
     out
+}
+
+/// What a roll came to, in a word or a number: `yes`, `no`, `3`, `first wins by 2`, `a tie`.
+pub fn value_words(rolled: &Rolled) -> String {
+    match rolled {
+        Rolled::Read { flag: true, value, .. } => if *value != 0 { "yes" } else { "no" }.into(),
+        Rolled::Opposed { winner, margin, .. } => match winner {
+            Winner::Tie => "a tie".into(),
+            w => format!("{} wins by {}", w.word(), margin.unsigned_abs()),
+        },
+        other => other.value().to_string(),
+    }
+}
+
+/// Rolls declared together and rolled ([`roll_declared`]), in words, one line each: the
+/// readings of one dice field on one line with its dice (`dice 2d6: 3, 5 → kill no, jam no`),
+/// every other roll as `field: …`.
+pub fn describe_declared(declared: &[Declared], rolled: &[(String, Rolled)]) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut shown: Vec<&str> = Vec::new();
+    for (d, (field, result)) in declared.iter().zip(rolled) {
+        match (d.reads, d.roll, result) {
+            (Some(f), Roll::Read(Reading::Pool(pr)), Rolled::Read { reading, .. }) => {
+                if shown.contains(&f) {
+                    continue;
+                }
+                shown.push(f);
+                let readings: Vec<String> = declared
+                    .iter()
+                    .zip(rolled)
+                    .filter(|(d, _)| d.reads == Some(f))
+                    .map(|(d, (_, r))| format!("{} {}", d.name, value_words(r)))
+                    .collect();
+                lines.push(format!(
+                    "{f} {}: {} → {}",
+                    pr.pool,
+                    dice_words(reading.dice()),
+                    readings.join(", ")
+                ));
+            }
+            _ if field.is_empty() => lines.push(result.to_string()),
+            _ => lines.push(format!("{field}: {result}")),
+        }
+    }
+    lines
 }

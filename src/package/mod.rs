@@ -506,7 +506,8 @@ impl Ruleset {
         let value = syntax::parse_roll_text(text)?;
         let result = match &value.kind {
             ValueKind::Roll(r) => {
-                let look = |chart: &ast::Name, keys: &[i64], span: Span| chart_cell_loaded(&self.consts, chart, keys, span);
+                let look =
+                    |chart: &ast::Name, keys: &[i64], span: Span| chart_cell_loaded(&self.consts, chart, keys, span);
                 let names = RollNames {
                     fields: None,
                     chart: Some(&look),

@@ -101,17 +101,19 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
         }
         let mut st = lock(&s);
         let rolled = read::roll_declared(&declared, &mut st.rng);
-        let mut map = Map::new();
-        let mut shown = Map::new();
-        for (d, (field, result)) in declared.iter().zip(&rolled) {
+        for line in read::describe_declared(&declared, &rolled) {
             push(
                 &mut st,
                 &b,
                 Step::Note {
-                    text: format!("{kind} {id}, {field}: {result}"),
+                    text: format!("{kind} {id}: {line}"),
                     source: record.source.clone(),
                 },
             )?;
+        }
+        let mut map = Map::new();
+        let mut shown = Map::new();
+        for (d, (field, result)) in declared.iter().zip(&rolled) {
             map.insert(field.as_str().into(), reading_value(result));
             if let (Some(f), Rolled::Read { reading, .. }) = (d.reads, result) {
                 shown.insert(f.into(), faces(reading.dice()).into());
@@ -218,6 +220,7 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
                 value,
                 face: None,
                 raw: Vec::new(),
+                negative: false,
             }],
             modifier: 0,
             total: value,

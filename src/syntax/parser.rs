@@ -242,11 +242,20 @@ fn pest_error(file: FileId, text: &str, base: usize, error: pest::error::Error<R
     };
     let (message, help) = match &error.variant {
         ErrorVariant::ParsingError { positives, .. } => {
+            // After a plain dice expression (where `+` or `-` may come), the words that would
+            // turn it into a roll read die by die are possible too, but name nothing the
+            // author was writing: they are left out.
+            let after_expr = positives.contains(&Rule::op);
+            let positives: Vec<Rule> = positives
+                .iter()
+                .copied()
+                .filter(|r| !(after_expr && matches!(r, Rule::vs_kw | Rule::reroll_kw)))
+                .collect();
             let mut words: Vec<&str> = positives.iter().map(describe).collect();
             words.sort();
             words.dedup();
             let expected = join_or(&words);
-            let help = hint(&found, positives);
+            let help = hint(&found, &positives);
             (format!("expected {expected}, found {found}"), help)
         }
         ErrorVariant::CustomError { message } => (message.clone(), None),

@@ -308,7 +308,13 @@ impl RollLower<'_> {
                         }
                     },
                 };
-                let force_span = force.as_ref().map(|f| f.span);
+                let whole = expr_span(&ast::RollExpr::Opposed {
+                    first: first.clone(),
+                    second: second.clone(),
+                    ties: None,
+                    force: None,
+                });
+                let check_span = force.as_ref().map_or(whole, |f| f.span);
                 let force = force.as_ref().map(|f| Force {
                     by_second: f.by_second,
                     highest: f.highest,
@@ -319,8 +325,13 @@ impl RollLower<'_> {
                     ties,
                     force,
                 };
-                if let (Err(why), Some(span)) = (roll.check(), force_span) {
-                    self.err(Diagnostic::error(span, why, "cannot force this re-roll"));
+                if let Err(why) = roll.check() {
+                    let label = if force.is_some() {
+                        "cannot force this re-roll"
+                    } else {
+                        "no answer"
+                    };
+                    self.err(Diagnostic::error(check_span, why, label));
                     return None;
                 }
                 Some(roll)
@@ -677,16 +688,20 @@ pub fn chart_cell(
     let mut at = value;
     for (depth, key) in keys.iter().enumerate() {
         let ValueKind::List(items) = &at.kind else {
+            let what = if depth == 0 {
+                "is not a list".to_string()
+            } else {
+                format!("has {depth} key{}", if depth == 1 { "" } else { "s" })
+            };
             return Err(Diagnostic::error(
                 span,
-                format!(
-                    "chart `{}` has {depth} dimension(s), read here with {}",
-                    chart.text,
-                    keys.len()
-                ),
+                format!("chart `{}` {what}, read here with {}", chart.text, keys.len()),
                 "too many keys",
             )
-            .with_note(value.span, "the chart"));
+            .with_note(value.span, "the chart")
+            .with_help(
+                "a chart is a list of numbers (`const to-hit = [6, 5, 4]`: one key) or a list of such lists (two keys)",
+            ));
         };
         match usize::try_from(*key)
             .ok()
@@ -740,25 +755,43 @@ pub fn chart_cell_loaded(
             .iter()
             .filter(|(_, c)| matches!(c.value, Value::List(_)))
             .map(|(k, _)| k.as_str());
-        let help = did_you_mean(&chart.text, charts)
-            .unwrap_or_else(|| format!("declare it: `const {} = [ … ]` (a list of numbers, or of lists)", chart.text));
-        return Err(Diagnostic::error(chart.span, format!("no chart `{}`", chart.text), "not a constant").with_help(help));
+        let help = did_you_mean(&chart.text, charts).unwrap_or_else(|| {
+            format!(
+                "declare it: `const {} = [ … ]` (a list of numbers, or of lists)",
+                chart.text
+            )
+        });
+        return Err(
+            Diagnostic::error(chart.span, format!("no chart `{}`", chart.text), "not a constant").with_help(help),
+        );
     };
     let mut at = &c.value;
     for key in keys {
         let Value::List(items) = at else {
             return Err(Diagnostic::error(
                 span,
-                format!("chart `{}` is read here with {} keys, more than it has", chart.text, keys.len()),
+                format!(
+                    "chart `{}` is read here with {} keys, more than it has",
+                    chart.text,
+                    keys.len()
+                ),
                 "too many keys",
             ));
         };
-        match usize::try_from(*key).ok().and_then(|k| k.checked_sub(1)).and_then(|k| items.get(k)) {
+        match usize::try_from(*key)
+            .ok()
+            .and_then(|k| k.checked_sub(1))
+            .and_then(|k| items.get(k))
+        {
             Some(v) => at = v,
             None => {
                 return Err(Diagnostic::error(
                     span,
-                    format!("chart `{}` has no entry {key} here (it counts from 1 to {})", chart.text, items.len()),
+                    format!(
+                        "chart `{}` has no entry {key} here (it counts from 1 to {})",
+                        chart.text,
+                        items.len()
+                    ),
                     "off the chart",
                 ));
             }
@@ -769,7 +802,11 @@ pub fn chart_cell_loaded(
         Value::Name(n) if n == "none" => Ok(Test::Never),
         other => Err(Diagnostic::error(
             span,
-            format!("chart `{}` holds {} there, not a score to roll", chart.text, other.show()),
+            format!(
+                "chart `{}` holds {} there, not a score to roll",
+                chart.text,
+                other.show()
+            ),
             "not a score",
         )),
     }

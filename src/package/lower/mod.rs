@@ -500,14 +500,20 @@ impl Lower<'_> {
             },
             FieldType::Roll => self.roll_value(value, None),
             FieldType::Dice if matches!(value.kind, ValueKind::Roll(_)) => {
-                mismatch(self, "a dice expression (a total)").or_else(|| {
-                    self.report.diagnostics.last_mut().map(|d| {
-                        d.help = Some(format!(
-                            "`{field}` is declared `dice` in the schema: declare it `roll` to read its dice die by die"
-                        ))
-                    });
-                    None
-                })
+                self.err(
+                    Diagnostic::error(
+                        value.span,
+                        format!(
+                            "`{field}` expects a dice expression (a total), found {}",
+                            value.describe()
+                        ),
+                        "wrong type",
+                    )
+                    .with_help(format!(
+                        "`{field}` is declared `dice` in the schema: declare it `roll` to read its dice die by die"
+                    )),
+                );
+                None
             }
             FieldType::Dice => {
                 let expr = self.dice(value)?;
