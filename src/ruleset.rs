@@ -282,6 +282,8 @@ pub struct Ruleset {
     /// the same name, so a variant can redefine a base's helper.
     pub program: rhai::AST,
     pub sources: SourceMap,
+    /// What each variant's `override`s changed, in the order written.
+    pub overrides: Vec<Overridden>,
 }
 
 impl Ruleset {
@@ -378,4 +380,20 @@ pub struct Script {
     pub ast: rhai::AST,
     /// Script functions: name and number of parameters.
     pub functions: Vec<(String, usize)>,
+    /// The package of the chain that holds it (an index into `Ruleset::packages`).
+    pub package: usize,
+}
+
+/// One thing a package's `override` changed: a constant, or one entry of an item. `check`
+/// warns on an override that nothing reads.
+#[derive(Debug, Clone)]
+pub struct Overridden {
+    /// The item's kind (`unit`, `table`, …), or `const`.
+    pub kind: String,
+    pub id: String,
+    /// The entry changed (`move`); `None` for a constant.
+    pub entry: Option<String>,
+    /// The override's name of what it changes.
+    pub span: Span,
+    pub package: String,
 }

@@ -267,7 +267,11 @@ impl Loader {
                             ),
                         );
                     }
-                    scripts.push(s)
+                    // The bases are in `packages` already; this package comes next.
+                    scripts.push(Script {
+                        package: packages.len(),
+                        ..s
+                    })
                 }
                 Err(d) => {
                     self.scripts_failed = true;

@@ -81,7 +81,12 @@ fn compile_with(engine: &rhai::Engine, file: FileId, sources: &SourceMap) -> Res
                 .iter_functions()
                 .map(|f| (f.name.to_string(), f.params.len()))
                 .collect();
-            Ok(Script { file, ast, functions })
+            Ok(Script {
+                file,
+                ast,
+                functions,
+                package: 0,
+            })
         }
         Err(error) => {
             let span = span_at(sources, file, error.position());

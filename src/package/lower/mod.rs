@@ -76,6 +76,7 @@ pub fn lower(
             .fold(rhai::AST::empty(), |program, s| program.merge(&s.ast)),
         scripts,
         sources: SourceMap::default(),
+        overrides: merged.overrides.clone(),
     };
     let items: Vec<&MergedItem> = merged.items.values().collect();
     for item in items.iter().filter(|i| i.kind.text == "die") {
