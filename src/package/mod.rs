@@ -485,6 +485,7 @@ pub(crate) fn entry_span(entry: &ast::Entry) -> Span {
     }
 }
 
+pub use bundled::{files as bundled_files, packages as bundled_packages};
 pub use lower::dice_from_ast;
 
 impl Ruleset {
