@@ -391,7 +391,8 @@ pub struct Overridden {
     /// The item's kind (`unit`, `table`, …), or `const`.
     pub kind: String,
     pub id: String,
-    /// The entry changed (`move`); `None` for a constant.
+    /// The entry changed (`move`, or `rows` for a table's rows painted over); `None` for a
+    /// constant.
     pub entry: Option<String>,
     /// The override's name of what it changes.
     pub span: Span,

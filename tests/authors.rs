@@ -177,3 +177,64 @@ fn the_hooks_table_names_functions_the_scripts_define() {
     }
     assert!(checked >= 8, "only {checked} hooks checked");
 }
+
+/// `servitor --help` names the places a bare package name is looked up in the order the
+/// README gives them.
+#[test]
+fn the_help_gives_the_readme_lookup_order() {
+    let places = ["`./NAME`", "`$SERVITOR_RULESETS`", "`./rulesets/NAME`", "bundled"];
+    let readme = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let paragraph = readme
+        .split("or a bare NAME, looked up in this order:")
+        .nth(1)
+        .expect("the README's lookup order")
+        .split("the first found is loaded")
+        .next()
+        .unwrap();
+    let (help, _, code) = servitor(&["--help"]);
+    assert_eq!(code, 0);
+    let help = help
+        .split("looked up in this order:")
+        .nth(1)
+        .expect("the help's lookup order");
+    let order = |text: &str| -> Vec<usize> {
+        places
+            .iter()
+            .map(|p| {
+                text.find(p.trim_matches('`'))
+                    .unwrap_or_else(|| panic!("{p} missing from:\n{text}"))
+            })
+            .collect()
+    };
+    for (name, text) in [("README", paragraph), ("--help", help)] {
+        let at = order(text);
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{name} gives another order: {text}");
+    }
+}
+
+/// `tables` shows where a variant changed an overridden record or table, beside where the
+/// base wrote it, in text and JSON.
+#[test]
+fn tables_shows_where_a_variant_changed_an_item() {
+    let (stdout, stderr, code) = servitor(&["tables", "examples/variants/alien-stat-fix", "ork"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("  written at rulesets/space-crusade/provisional.rules:"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  changed at examples/variants/alien-stat-fix/package.rules:20:21 (move)"),
+        "{stdout}"
+    );
+    let (stdout, _, _) = servitor(&["tables", "examples/variants/harder-reinforcements", "reinforcements"]);
+    assert!(
+        stdout.contains("  changed at examples/variants/harder-reinforcements/package.rules:28:3 (source, rows)"),
+        "{stdout}"
+    );
+    let (stdout, _, _) = servitor(&["tables", "examples/variants/alien-stat-fix", "ork", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        v["items"][0]["changed_at"],
+        serde_json::json!(["examples/variants/alien-stat-fix/package.rules:20:21"])
+    );
+}

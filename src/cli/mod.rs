@@ -30,7 +30,7 @@ use std::process::ExitCode;
     about = "Runs the enemy in solo play of sci-fi miniatures games."
 )]
 #[command(
-    after_help = "A <PACKAGE> is a path (a folder or a .rules file), or a bare NAME: ./NAME, then each folder of $SERVITOR_RULESETS, then the rulesets bundled with servitor (`servitor packages` lists them)."
+    after_help = "A <PACKAGE> is a path (a folder or a .rules file, written with a / or starting with .), or a bare NAME, looked up in this order: ./NAME in the current folder, NAME in each folder of $SERVITOR_RULESETS, ./rulesets/NAME (in a checkout), then the rulesets bundled with servitor; the first found is loaded (`servitor packages` lists them all)."
 )]
 struct Cli {
     #[command(subcommand)]

@@ -138,6 +138,13 @@ impl Merged {
                     override_property(&mut base.entries, prop)
                 }
                 Entry::Row(row) => {
+                    self.overrides.push(crate::ruleset::Overridden {
+                        kind: def.kind.text.clone(),
+                        id: def.id.text.clone(),
+                        entry: Some("rows".into()),
+                        span: row.span,
+                        package: package.to_string(),
+                    });
                     // Painted over: no longer a removal's gap.
                     base.removed
                         .retain(|(lo, hi, _)| !(row.key.lo <= *lo && *hi <= row.key.hi));
