@@ -131,7 +131,9 @@ fn roll_once(
     let mut notes = Vec::new();
     let mut resolution = Resolution::NothingLeft;
     for _ in 0..MAX_REROLLS {
+        let before = rng.rolling_table(Some(&table.id));
         let roll = table.dice.roll(rng);
+        rng.restore_table(before);
         let Some(row) = table.row_for(roll.total) else {
             // The checker proves every total has a row; a table that escaped it yields nothing.
             notes.push(format!("no row for {}", roll.total));
