@@ -553,43 +553,118 @@ fn failure(ruleset: &servitor::Ruleset, e: GameError) -> String {
     }
 }
 
-/// Dice asked of the player: "roll 1 red die (faces 0 0 0 1 2 3):"; a face the die has, or
-/// `auto` to let servitor roll that one.
+/// What `help` at a dice prompt says.
+const DICE_HELP: &str = "type the face the die shows (for a die by faces, as listed: `0`, `hit`); several at once, \
+one per die in the order asked, separated by spaces (`2 1`); `auto` lets servitor roll this die, `auto roll` the \
+rest of this roll, `auto all` every die left of this command; `help` shows this again\n";
+
+/// Which dice servitor rolls by itself for the rest of a command.
+#[derive(Clone, PartialEq)]
+enum Auto {
+    Ask,
+    /// Up to the last die of the roll (its expression and count).
+    Roll(Option<String>, usize),
+    Command,
+}
+
+/// The line that says what a die is for: the roll it belongs to, its place in it, the table
+/// rolled on and the purpose of the game's stream (the phase or trigger rolling it).
+fn die_for(die: &DieAsk) -> Option<String> {
+    let roll = die.roll.as_ref()?;
+    let mut line = roll.clone();
+    if let Some(t) = &die.table {
+        line.push_str(&format!(" on table {t}"));
+    }
+    if die.count > 1 {
+        line.push_str(&format!(", die {} of {}", die.index, die.count));
+    }
+    if let Some(p) = &die.purpose {
+        // Streams are named after a phase id, or `on-<event>` for a trigger.
+        match p.strip_prefix("on-") {
+            Some(event) => line.push_str(&format!(" — rolled for the {event} trigger")),
+            None => line.push_str(&format!(" — rolled for {p}")),
+        }
+    }
+    Some(line)
+}
+
+/// Dice asked of the player: a line saying what the die is for, then "roll 1 red die (faces
+/// 0 0 0 1 2 3), or auto:"; a face the die has (several, for the next dice too), `auto`
+/// (this die), `auto roll`, `auto all`, or `help`.
 fn manual_dice(ran_out: Arc<Mutex<bool>>) -> Arc<Mutex<Forced>> {
+    let mut pending: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+    let mut auto = Auto::Ask;
     let ask = move |die: &DieAsk| -> Option<u64> {
+        match &auto {
+            Auto::Command => return None,
+            Auto::Roll(roll, count) if *roll == die.roll && die.index > 1 && die.index <= *count => return None,
+            Auto::Roll(..) => auto = Auto::Ask,
+            Auto::Ask => {}
+        }
+        let plain = die
+            .die
+            .strip_prefix('d')
+            .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()));
+        let what = if plain {
+            format!("a {}", die.die)
+        } else {
+            format!("1 {} die", die.die)
+        };
+        if let Some(line) = die_for(die) {
+            super::eprint_safe(&servitor::escape::visible(&format!("  {line}\n")));
+        }
         loop {
-            let plain = die
-                .die
-                .strip_prefix('d')
-                .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()));
-            let what = if plain {
-                format!("a {}", die.die)
-            } else {
-                format!("1 {} die", die.die)
-            };
-            let prompt = format!("roll {what} (faces {}), or auto: ", die.faces.join(" "));
+            let prompt = format!("roll {what} (faces {}), help, or auto: ", die.faces.join(" "));
             super::eprint_safe(&servitor::escape::visible(&prompt));
-            // The player may take their time: the script that asked does not run meanwhile.
-            let Some(answer) = servitor::script::outside_the_deadline(read_stdin_line) else {
-                *ran_out.lock().unwrap_or_else(|p| p.into_inner()) = true;
-                return None;
-            };
-            let answer = match answer {
-                Ok(answer) => answer,
-                Err(why) => {
-                    super::eprint_safe(&format!("{why}\n"));
-                    continue;
+            let answer = match pending.pop_front() {
+                Some(face) => {
+                    super::eprint_safe(&servitor::escape::visible(&format!("{face} (typed before)\n")));
+                    face
+                }
+                None => {
+                    // The player may take their time: the script that asked does not run meanwhile.
+                    let Some(line) = servitor::script::outside_the_deadline(read_stdin_line) else {
+                        *ran_out.lock().unwrap_or_else(|p| p.into_inner()) = true;
+                        return None;
+                    };
+                    let line = match line {
+                        Ok(line) => line,
+                        Err(why) => {
+                            super::eprint_safe(&format!("{why}\n"));
+                            continue;
+                        }
+                    };
+                    let mut words = line
+                        .split([' ', ',', '\t'])
+                        .filter(|w| !w.is_empty())
+                        .map(str::to_string);
+                    let Some(first) = words.next() else { continue };
+                    match (first.as_str(), words.clone().next().as_deref()) {
+                        ("auto", None) => return None,
+                        ("auto", Some("roll")) => {
+                            auto = Auto::Roll(die.roll.clone(), die.count);
+                            return None;
+                        }
+                        ("auto", Some("all")) => {
+                            auto = Auto::Command;
+                            return None;
+                        }
+                        ("help", None) => {
+                            super::eprint_safe(DICE_HELP);
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    pending.extend(words);
+                    first
                 }
             };
-            let answer = answer.trim();
-            if answer == "auto" {
-                return None;
-            }
-            if let Some(position) = die.faces.iter().position(|f| f == answer) {
+            if let Some(position) = die.faces.iter().position(|f| *f == answer) {
                 return Some(position as u64 + 1);
             }
+            pending.clear();
             super::eprint_safe(&servitor::escape::visible(&format!(
-                "{what} has no face `{answer}`: its faces are {}\n",
+                "{what} has no face `{answer}`: its faces are {} (type `help` for what else a die takes)\n",
                 die.faces.join(" ")
             )));
         }

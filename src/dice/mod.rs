@@ -125,6 +125,7 @@ impl DieKind {
                 let describe = || crate::dice::rng::DieAsk {
                     die: die.clone(),
                     faces: faces.iter().map(|f| f.to_string()).collect(),
+                    ..Default::default()
                 };
                 let face = &faces[rng.die_asking(faces.len() as u64, &describe) as usize];
                 // A named face shows its number too: `arrow(0)`, but plain `hit`.
@@ -301,6 +302,21 @@ impl DiceExpr {
     }
 
     pub fn roll(&self, rng: &mut Rng) -> DiceRoll {
+        let physical: usize = self
+            .parts
+            .iter()
+            .map(|(_, p)| match p {
+                Part::Dice { count, kind } => *count as usize * if matches!(kind, DieKind::Tens) { 2 } else { 1 },
+                Part::Modifier(_) => 0,
+            })
+            .sum();
+        rng.rolling(Some((&self.text, physical)));
+        let rolled = self.roll_dice(rng);
+        rng.rolling(None);
+        rolled
+    }
+
+    fn roll_dice(&self, rng: &mut Rng) -> DiceRoll {
         let mut dice = Vec::new();
         let mut modifier = 0;
         let mut total = 0;

@@ -149,7 +149,11 @@ fn roll_once(
                 None => break,
             }
         } else {
-            table.dice.roll(rng)
+            // The dice layer says which table a die is for (a player asked for it knows why).
+            let before = rng.rolling_table(Some(&table.id));
+            let roll = table.dice.roll(rng);
+            rng.restore_table(before);
+            roll
         };
         let Some(row) = table.row_for(roll.total) else {
             // The checker proves every total has a row; a table that escaped it yields nothing.
