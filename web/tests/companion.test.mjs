@@ -156,6 +156,13 @@ test('load, start, three turns by taps, undo, reload and resume, offline, export
   let v = await view(page);
   assert.equal(v.turn, 4);
   assert.equal(v.commands_played, 6);
+  // The page holds only the player's view: face-down pieces keep what they hide to the
+  // engine (no identity, no life), and no answer carries the log's actions.
+  const faceDown = v.pieces.filter((p) => p.face_down);
+  assert.ok(faceDown.length > 0, 'some blips are on the board');
+  for (const p of faceDown) assert.ok(!('life' in p) && !('fields' in p) && !('hidden' in p), JSON.stringify(p));
+  const said = await page.evaluate(() => window.__servitor.seen.join('\n') + window.__servitor.view());
+  assert.ok(said.includes('blip') && !/"hidden"|"action"|"cards"/.test(said), 'no secrets in what the engine said');
   await shot(page, 'phone-turn-4');
   // Tapping a piece says why it did what it did.
   await press(page.locator('#board [data-piece="marine-1"]'));
