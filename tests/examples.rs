@@ -861,8 +861,11 @@ fn web_serve(report: &mut Report, found: &Found, args: &[&str]) {
         .and_then(|(_, url)| url.trim().trim_end_matches('/').parse::<std::net::SocketAddr>().ok())
         .ok_or_else(|| format!("it printed {first:?}, not its address"))
         .and_then(|addr| {
-            let mut stream = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(5)).map_err(|e| e.to_string())?;
-            stream.set_read_timeout(Some(Duration::from_secs(5))).map_err(|e| e.to_string())?;
+            let mut stream =
+                std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(5)).map_err(|e| e.to_string())?;
+            stream
+                .set_read_timeout(Some(Duration::from_secs(5)))
+                .map_err(|e| e.to_string())?;
             stream
                 .write_all(b"GET / HTTP/1.0\r\nHost: localhost\r\n\r\n")
                 .map_err(|e| e.to_string())?;

@@ -55,7 +55,16 @@ async function browser(kind = PHONE) {
   });
   const page = context.pages()[0] || await context.newPage();
   page.on('pageerror', (e) => { throw e; });
+  if (kind.hasTouch) touch.add(page);
   return { context, page };
+}
+
+const touch = new WeakSet();
+
+/// A tap on a phone, a click on a desktop.
+async function press(locator) {
+  if (touch.has(locator.page())) await locator.tap();
+  else await locator.click();
 }
 
 async function ready(page) {
@@ -77,8 +86,8 @@ async function answerDice(page, faces, counter) {
     const n = await buttons.count();
     const pick = faces[counter.n++ % faces.length] % n;
     if (counter.n === 3 && counter.shot) await shot(page, counter.shot);
-    if (counter.n % 7 === 0) await page.locator('#dice-auto').tap();
-    else await buttons.nth(pick).tap();
+    if (counter.n % 7 === 0) await press(page.locator('#dice-auto'));
+    else await press(buttons.nth(pick));
   }
 }
 
@@ -93,13 +102,13 @@ async function settle(page, counter) {
 }
 
 async function tapCommand(page, word, taps, counter) {
-  await page.locator(`#command-words button[data-word="${word}"]`).tap();
+  await press(page.locator(`#command-words button[data-word="${word}"]`));
   for (const t of taps) {
-    if (/^\d+,\d+$/.test(t)) await page.locator(`#board [data-sq="${t}"]`).tap();
-    else if (await page.locator(`#board [data-piece="${t}"]`).count()) await page.locator(`#board [data-piece="${t}"]`).tap();
-    else await page.locator('#suggest button', { hasText: new RegExp(`^${t}$`) }).tap();
+    if (/^\d+,\d+$/.test(t)) await press(page.locator(`#board [data-sq="${t}"]`));
+    else if (await page.locator(`#board [data-piece="${t}"]`).count()) await press(page.locator(`#board [data-piece="${t}"]`));
+    else await press(page.locator('#suggest button', { hasText: new RegExp(`^${t}$`) }));
   }
-  if (word !== 'end') await page.locator('#send').tap();
+  if (word !== 'end') await press(page.locator('#send'));
   await settle(page, counter);
 }
 
@@ -107,7 +116,7 @@ async function newGame(page, { mission = 'reactor-strike', seed, manual = false 
   await page.locator('#mission').selectOption(mission);
   await page.locator(`input[name=dice][value=${manual ? 'manual' : 'auto'}]`).check();
   await page.locator('#seed').fill(String(seed));
-  await page.locator('#start-button').tap();
+  await press(page.locator('#start-button'));
 }
 
 function cli(args, input) {
@@ -137,7 +146,7 @@ test('load, start, three turns by taps, undo, reload and resume, offline, export
   await shot(page, 'phone-alien-turn');
   const cards = page.locator('.step.numbered');
   assert.ok(await cards.count() > 0, 'the Alien turn has numbered instructions');
-  await cards.first().tap();
+  await press(cards.first());
   assert.equal(await page.locator('.step.numbered.done').count(), 1, 'a card ticks off');
   await tapCommand(page, 'move', ['marine-1', '7,2', '7,3'], counter);
   assert.match(await page.locator('#cards').innerText(), /marine-1 moves 2 squares/);
@@ -147,14 +156,21 @@ test('load, start, three turns by taps, undo, reload and resume, offline, export
   let v = await view(page);
   assert.equal(v.turn, 4);
   assert.equal(v.commands_played, 6);
+  // The page holds only the player's view: face-down pieces keep what they hide to the
+  // engine (no identity, no life), and no answer carries the log's actions.
+  const faceDown = v.pieces.filter((p) => p.face_down);
+  assert.ok(faceDown.length > 0, 'some blips are on the board');
+  for (const p of faceDown) assert.ok(!('life' in p) && !('fields' in p) && !('hidden' in p), JSON.stringify(p));
+  const said = await page.evaluate(() => window.__servitor.seen.join('\n') + window.__servitor.view());
+  assert.ok(said.includes('blip') && !/"hidden"|"action"|"cards"/.test(said), 'no secrets in what the engine said');
   await shot(page, 'phone-turn-4');
   // Tapping a piece says why it did what it did.
-  await page.locator('#board [data-piece="marine-1"]').tap();
+  await press(page.locator('#board [data-piece="marine-1"]'));
   await page.waitForSelector('#why:not([hidden])');
   assert.match(await page.locator('#why-text').innerText(), /marine-1/);
-  await page.locator('#why-close').tap();
+  await press(page.locator('#why-close'));
   // Undo takes back the last command (the Alien's third turn with it); redo is offered.
-  await page.locator('#undo').tap();
+  await press(page.locator('#undo'));
   await settle(page, counter);
   v = await view(page);
   assert.equal(v.commands_played, 5);
@@ -184,8 +200,8 @@ test('load, start, three turns by taps, undo, reload and resume, offline, export
   // same way, byte for byte.
   const dir = mkdtempSync(join(tmpdir(), 'servitor-export-'));
   const [download] = await Promise.all([page.waitForEvent('download'), (async () => {
-    await page.locator('#menu-button').tap();
-    await page.locator('#export').tap();
+    await press(page.locator('#menu-button'));
+    await press(page.locator('#export'));
   })()]);
   const file = join(dir, 'page.json');
   await download.saveAs(file);
@@ -198,7 +214,7 @@ test('load, start, three turns by taps, undo, reload and resume, offline, export
     'the CLI and the page give the same save');
   // And back: the CLI plays on, the page imports its save and goes on from there.
   cli(['space-crusade-solo', '--resume', file], 'move marine-2 6,2\nend\n');
-  await page.locator('#menu-button').tap();
+  await press(page.locator('#menu-button'));
   await page.locator('#import').setInputFiles(file);
   await page.waitForFunction(() => JSON.parse(window.__servitor.comp.save()).entries.length === 10);
   assert.equal(await page.evaluate(() => window.__servitor.comp.save()), readFileSync(file, 'utf8'));
@@ -223,8 +239,14 @@ async function wholeMission(kind, manual, name) {
   for (; turns < 60; turns++) {
     const v = await view(page);
     if (v.over) break;
+    // Each planned step while it still can be played: a Marine killed is not moved.
     const step = plan[turns];
-    if (step) await tapCommand(page, ...step, counter);
+    const piece = step && v.pieces.find((p) => p.id === step[1][0]);
+    const free = (sq) => !v.pieces.some((p) => p.at === sq && p.status === 'board');
+    const playable = step && piece && (step[0] === 'enter'
+      ? piece.status === 'off' && free(step[1][1])
+      : piece.status === 'board' && free(step[1][1]));
+    if (playable) await tapCommand(page, ...step, counter);
     if ((await view(page)).over) break;
     await tapCommand(page, 'end', [], counter);
     if (turns === 1) await shot(page, `${name}-alien-turn`);
@@ -268,7 +290,7 @@ test('dark theme on a desktop and a phone', async () => {
     await newGame(page, { seed: 5 });
     await tapCommand(page, 'enter', ['marine-1', '7,1'], { n: 0 });
     await tapCommand(page, 'end', [], { n: 0 });
-    await page.locator('#board [data-piece="marine-1"]').tap();
+    await press(page.locator('#board [data-piece="marine-1"]'));
     await shot(page, name);
     await context.close();
   }

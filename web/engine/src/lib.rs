@@ -51,14 +51,15 @@ pub fn catalog() -> String {
                     .options
                     .iter()
                     .map(|(name, o)| {
-                        let choices: Vec<String> = o
-                            .of
-                            .iter()
-                            .flat_map(|c| match c {
-                                servitor::ruleset::ArgChoice::Values(values) => values.iter().map(|v| v.show()).collect(),
-                                _ => Vec::new(),
-                            })
-                            .collect();
+                        let choices: Vec<String> =
+                            o.of.iter()
+                                .flat_map(|c| match c {
+                                    servitor::ruleset::ArgChoice::Values(values) => {
+                                        values.iter().map(|v| v.show()).collect()
+                                    }
+                                    _ => Vec::new(),
+                                })
+                                .collect();
                         json!({ "name": name, "default": o.default.show(), "help": o.help, "choices": choices })
                     })
                     .collect();
@@ -129,12 +130,7 @@ impl Companion {
     /// Loads a bundled package (by name) for play.
     #[wasm_bindgen(constructor)]
     pub fn new(package: &str) -> Result<Companion, JsError> {
-        let loaded = servitor::load(package).map_err(|e| JsError::new(&e.render(false)))?;
-        Ok(Companion {
-            host: Host::new(&Arc::new(loaded.ruleset)),
-            session: None,
-            game: None,
-        })
+        Companion::load(package).map_err(|e| JsError::new(&e))
     }
 
     /// Starts a game (`NewGame` as JSON) and answers as [`Companion::send`] does. With manual
@@ -199,7 +195,11 @@ fn game_error_text(e: GameError, host: &Host) -> String {
 }
 
 /// The dice of one run: replayed ones, the player's answers then a request, or the seed's.
-fn forced_for(manual: bool, replay: Option<&[u64]>, answers: Vec<Option<u64>>) -> (Arc<Mutex<Forced>>, Arc<Mutex<Asked>>) {
+fn forced_for(
+    manual: bool,
+    replay: Option<&[u64]>,
+    answers: Vec<Option<u64>>,
+) -> (Arc<Mutex<Forced>>, Arc<Mutex<Asked>>) {
     let asked = Arc::new(Mutex::new(Asked {
         answers,
         ..Asked::default()
@@ -245,6 +245,16 @@ fn need_json(line: &str, asked: &Asked) -> Option<Json> {
 }
 
 impl Companion {
+    /// [`Companion::new`] with its error as text.
+    pub fn load(package: &str) -> Result<Companion, String> {
+        let loaded = servitor::load(package).map_err(|e| e.render(false))?;
+        Ok(Companion {
+            host: Host::new(&Arc::new(loaded.ruleset)),
+            session: None,
+            game: None,
+        })
+    }
+
     fn try_begin(&mut self, setup: &str, answers: &str) -> Result<Json, String> {
         let new: NewGame = serde_json::from_str(setup).map_err(|e| format!("not a new game: {e}"))?;
         let answers = parse_answers(answers)?;
@@ -563,7 +573,11 @@ fn view(game: &Game, session: &Session) -> Json {
             }
         })
         .collect();
-    let decks: Vec<Json> = s.decks.iter().map(|(id, d)| json!({ "id": id, "left": d.len() })).collect();
+    let decks: Vec<Json> = s
+        .decks
+        .iter()
+        .map(|(id, d)| json!({ "id": id, "left": d.len() }))
+        .collect();
     let commands: Vec<Json> = game
         .def
         .commands
@@ -596,4 +610,140 @@ fn view(game: &Game, session: &Session) -> Json {
         "can_undo": !session.entries.is_empty(),
         "can_redo": !session.redo.is_empty(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    //! The page's engine natively: the same answers the browser gets (web/tests drives the
+    //! browser build itself).
+
+    use super::{Companion, catalog};
+    use serde_json::{Value as Json, json};
+
+    fn parse(text: &str) -> Json {
+        serde_json::from_str(text).unwrap()
+    }
+
+    /// The first bundled package with a game, and its first mission: the engine names none.
+    fn playable() -> (String, String) {
+        let list = parse(&catalog());
+        let p = &list.as_array().unwrap()[0];
+        (
+            p["package"].as_str().unwrap().to_string(),
+            p["missions"][0]["id"].as_str().unwrap().to_string(),
+        )
+    }
+
+    fn begin(manual: bool) -> (Companion, Json) {
+        let (package, mission) = playable();
+        let mut c = Companion::load(&package).unwrap();
+        let setup = json!({ "mission": mission, "seed": "18446744073709551615", "manual_dice": manual }).to_string();
+        let mut answers: Vec<Option<u64>> = Vec::new();
+        loop {
+            let r = parse(&c.begin(&setup, &serde_json::to_string(&answers).unwrap()));
+            if r.get("need").is_some() {
+                answers.push(Some(1));
+                continue;
+            }
+            assert_eq!(r["ok"], json!(true), "{r}");
+            return (c, r);
+        }
+    }
+
+    /// Sends a line, answering each die asked with its first face.
+    fn send(c: &mut Companion, line: &str) -> (Json, usize) {
+        let mut answers: Vec<Option<u64>> = Vec::new();
+        loop {
+            let r = parse(&c.send(line, &serde_json::to_string(&answers).unwrap()));
+            if let Some(need) = r.get("need") {
+                assert_eq!(need["given"], json!(answers.len()));
+                assert!(!need["faces"].as_array().unwrap().is_empty());
+                // Every other die left to the engine, as `auto` at the terminal.
+                answers.push((answers.len() % 2 == 0).then_some(1));
+                continue;
+            }
+            return (r, answers.len());
+        }
+    }
+
+    #[test]
+    fn a_session_saves_as_the_cli_does_and_replays_to_the_same_game() {
+        for manual in [false, true] {
+            let (mut c, start) = begin(manual);
+            assert!(!start["lines"].as_array().unwrap().is_empty());
+            let mut asked = 0;
+            for _ in 0..3 {
+                let (r, n) = send(&mut c, "end");
+                assert_eq!(r["ok"], json!(true), "{r}");
+                asked += n;
+            }
+            assert_eq!(manual, asked > 0, "manual dice are asked for, automatic ones never");
+            let save = c.save();
+            let session: servitor::game::session::Session = serde_json::from_str(&save).unwrap();
+            assert_eq!(session.seed, u64::MAX);
+            assert_eq!(session.entries.len(), 3);
+            assert_eq!(save, serde_json::to_string_pretty(&session).unwrap());
+            // Resumed elsewhere, the save gives the same game and the same save.
+            let mut again = Companion::load(&session.package).unwrap();
+            assert_eq!(parse(&again.resume(&save))["ok"], json!(true));
+            assert_eq!(again.view(), c.view());
+            assert_eq!(again.save(), save);
+            // Undo, redo: the same save again; a refused line changes nothing.
+            assert_eq!(send(&mut again, "undo").0["ok"], json!(true));
+            assert_ne!(again.save(), save);
+            assert_eq!(send(&mut again, "redo").0["ok"], json!(true));
+            assert_eq!(again.save(), save);
+            let (refused, _) = send(&mut again, "no-such-command x");
+            assert_eq!(refused["ok"], json!(false));
+            assert_eq!(again.save(), save);
+        }
+    }
+
+    #[test]
+    fn the_view_and_the_answers_hold_nothing_the_player_may_not_know() {
+        let (mut c, start) = begin(false);
+        let mut said = start.to_string();
+        for _ in 0..3 {
+            said.push_str(&send(&mut c, "end").0.to_string());
+        }
+        let view = parse(&c.view());
+        said.push_str(&view.to_string());
+        for secret in ["\"hidden\"", "\"action\"", "\"cards\"", "\"entries\":{"] {
+            assert!(!said.contains(secret), "{secret} in what the page is given");
+        }
+        for p in view["pieces"].as_array().unwrap() {
+            if p["face_down"] == json!(true) {
+                assert!(p.get("life").is_none() && p.get("fields").is_none(), "{p}");
+            }
+        }
+    }
+
+    #[test]
+    fn bad_input_is_refused_in_words() {
+        let (package, mission) = playable();
+        let mut c = Companion::load(&package).unwrap();
+        assert!(Companion::load("no-such-package").is_err());
+        for (what, answer) in [
+            ("send", c.send("end", "[]")),
+            ("resume", c.resume("not json")),
+            ("resume", c.resume(r#"{"format":"other","version":9,"package":"x","mission":"m","seed":1,"side":"s","manual_dice":false,"entries":[]}"#)),
+            ("begin", c.begin("{}", "")),
+            ("begin", c.begin(&json!({ "mission": mission, "seed": "-1" }).to_string(), "")),
+            ("begin", c.begin(&json!({ "mission": "no-such-mission", "seed": "1" }).to_string(), "")),
+            ("begin", c.begin(&json!({ "mission": mission, "seed": "1", "side": "nobody" }).to_string(), "")),
+        ] {
+            let r = parse(&answer);
+            assert_eq!(r["ok"], json!(false), "{what}: {r}");
+            assert!(!r["note"].as_str().unwrap().is_empty(), "{what}: {r}");
+        }
+        let (mut c, _) = begin(false);
+        assert_eq!(parse(&c.send("end", "not a list"))["ok"], json!(false));
+        assert_eq!(parse(&c.send("", "[]"))["ok"], json!(false));
+        assert_eq!(parse(&c.send("odds no-such-table", "[]"))["ok"], json!(false));
+        let odds = parse(&c.send("odds", "[]"));
+        let table = odds["tables"][0].as_str().unwrap().to_string();
+        let rows = parse(&c.send(&format!("odds {table}"), "[]"));
+        let total: f64 = rows["rows"].as_array().unwrap().iter().map(|r| r["p"].as_f64().unwrap()).sum();
+        assert!((total - 1.0).abs() < 1e-9, "{rows}");
+    }
 }
