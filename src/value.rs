@@ -17,7 +17,7 @@ pub enum Value {
     /// A dice expression, kept as its text (`2d6+4`); `Ruleset::dice_of` parses it.
     Dice(DiceText),
     /// Dice read die by die (`any 6 in 2d6`), kept as its text and the roll.
-    Roll(RollText),
+    Roll(Box<RollText>),
     List(Vec<Value>),
     Map(IndexMap<String, Value>),
 }

@@ -209,7 +209,7 @@ fn roll_odds(ruleset: &servitor::Ruleset, what: &str) -> Result<BTreeMap<String,
         roll.odds_cost()
     );
     let mut out = BTreeMap::new();
-    let mut numbers = |prefix: &str, d: &servitor::dice::Distribution, out: &mut BTreeMap<String, String>| {
+    let numbers = |prefix: &str, d: &servitor::dice::Distribution, out: &mut BTreeMap<String, String>| {
         let mut mean = BigRational::from_integer(0.into());
         for (v, p) in &d.weights {
             out.insert(format!("{prefix}{v}"), p.to_string());

@@ -615,7 +615,16 @@ fn no_match_weight<T: Weight>(a: &Alphabet, n: u32) -> Option<T> {
 
 /// Calls `visit` with every multiset the pool can show — each kind's count on each face — and
 /// its weight (multinomial × Π weight^count).
-fn each_multiset<T: Weight>(a: &Alphabet, visit: &mut dyn FnMut(&[Vec<u32>], &T) -> Option<()>) -> Option<()> {
+/// A visitor of multisets: each kind's counts on the alphabet, and their weight.
+type MultisetVisit<'v, T> = dyn FnMut(&[Vec<u32>], &T) -> Option<()> + 'v;
+
+/// A visitor of a multiset's reading, its weight, and its readings after a re-roll.
+type RerolledVisit<'v, T> = dyn FnMut(i64, &T, Option<Vec<(i64, u64)>>) -> Option<()> + 'v;
+
+/// An opposed roll's counts of each (first, second), over their denominator.
+type Joint = (BTreeMap<(i64, i64), BigUint>, BigUint);
+
+fn each_multiset<T: Weight>(a: &Alphabet, visit: &mut MultisetVisit<T>) -> Option<()> {
     // Each kind's multisets on its own, then every combination of them.
     let mut per_kind: Vec<Vec<(Vec<u32>, T)>> = Vec::new();
     for (j, kind) in a.kinds.iter().enumerate() {
@@ -752,7 +761,7 @@ fn multiset_rerolled<T: Weight>(
     a: &Alphabet,
     read: &Read,
     reroll: &Reroll,
-    visit: &mut dyn FnMut(i64, &T, Option<Vec<(i64, u64)>>) -> Option<()>,
+    visit: &mut RerolledVisit<T>,
 ) -> Option<()> {
     let l = totals_lcm(a);
     each_multiset::<T>(a, &mut |sets, w| {
@@ -1238,7 +1247,7 @@ impl Roll {
 
     /// An opposed roll's joint counts of (first, second) over one denominator, forced re-rolls
     /// made (ties not yet re-rolled). The caller has checked the roll.
-    fn joint_unchecked(&self) -> Result<(BTreeMap<(i64, i64), BigUint>, BigUint), String> {
+    fn joint_unchecked(&self) -> Result<Joint, String> {
         let Roll::Opposed {
             first,
             second,

@@ -47,7 +47,6 @@ fn quotient(n: &BigUint, d: &BigUint) -> f64 {
         return f64::INFINITY;
     }
     // Below the normal range the mantissa has fewer bits: drop the ones a subnormal cannot hold.
-    let mut q = q;
     if exponent < -1022 {
         let drop = (-1022 - exponent) as u64;
         if drop >= 55 {

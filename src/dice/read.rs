@@ -565,7 +565,11 @@ fn reroll_pick(reroll: &Reroll, dice: &[Lying]) -> Option<usize> {
 }
 
 /// Rolls a pool, applies its re-roll rule, reads it.
-fn roll_pool(pr: &PoolRead, rng: &mut Rng) -> (Vec<Lying>, Vec<(usize, RolledDie)>, Option<Vec<RolledDie>>, i64) {
+/// A pool as it lies after its re-roll rule: its dice, the dice rolled again (where, and
+/// their faces before), the first roll when it failed and was rolled again, and the reading.
+type PoolLies = (Vec<Lying>, Vec<(usize, RolledDie)>, Option<Vec<RolledDie>>, i64);
+
+fn roll_pool(pr: &PoolRead, rng: &mut Rng) -> PoolLies {
     let pool = &pr.pool;
     let mut dice = roll_kinds(pool, rng);
     let mut rerolled = Vec::new();
@@ -585,12 +589,11 @@ fn roll_pool(pr: &PoolRead, rng: &mut Rng) -> (Vec<Lying>, Vec<(usize, RolledDie
                 }
             }
         }
-        Some(Reroll::Failed) => {
-            if read_now(&dice) == 0 {
-                failed_first = Some(dice.iter().map(|d| d.die.clone()).collect());
-                dice = roll_kinds(pool, rng);
-            }
+        Some(Reroll::Failed) if read_now(&dice) == 0 => {
+            failed_first = Some(dice.iter().map(|d| d.die.clone()).collect());
+            dice = roll_kinds(pool, rng);
         }
+        Some(Reroll::Failed) => {}
         Some(r) => {
             if let Some(i) = reroll_pick(r, &dice) {
                 let (die, shown) = pool.dice[dice[i].kind].1.roll_shown(rng);

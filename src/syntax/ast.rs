@@ -119,7 +119,7 @@ pub enum ValueKind {
     Block(Block),
     Expr(Expr),
     /// Dice read die by die: `highest of 3d6`, `any 6 in 2d6`, `… vs …`, chains.
-    Roll(RollExpr),
+    Roll(Box<RollExpr>),
 }
 
 /// Terms joined by `+` / `-`: a dice expression, a number, a name or a tagged value.
@@ -159,7 +159,7 @@ pub enum Term {
 /// Dice read die by die, as written (see `dice::read` for what each form means).
 #[derive(Debug, Clone)]
 pub enum RollExpr {
-    Read(ReadExpr),
+    Read(Box<ReadExpr>),
     Opposed {
         first: Side,
         second: Side,
@@ -168,7 +168,7 @@ pub enum RollExpr {
         force: Option<ForceExpr>,
     },
     Chain {
-        first: ReadExpr,
+        first: Box<ReadExpr>,
         stages: Vec<StageExpr>,
     },
 }
@@ -176,7 +176,7 @@ pub enum RollExpr {
 /// One side of `… vs …`: a reading, or a plain dice total.
 #[derive(Debug, Clone)]
 pub enum Side {
-    Read(ReadExpr),
+    Read(Box<ReadExpr>),
     Total(Expr, Span),
 }
 

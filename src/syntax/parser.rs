@@ -461,7 +461,7 @@ impl Reader {
             Rule::text => ValueKind::Text(self.text(pair).text),
             Rule::list => ValueKind::List(inner(pair).map(|p| self.value(p)).collect::<Res<_>>()?),
             Rule::block => ValueKind::Block(self.block(pair)?),
-            Rule::roll => ValueKind::Roll(self.roll(pair)?),
+            Rule::roll => ValueKind::Roll(Box::new(self.roll(pair)?)),
             _ => ValueKind::Expr(self.expr(pair)?),
         };
         Ok(Value { kind, span })
@@ -472,7 +472,7 @@ impl Reader {
         Ok(match form.as_rule() {
             Rule::chain => {
                 let mut parts = inner(form);
-                let first = self.read(parts.next().expect("a chain starts with a count"), Vec::new())?;
+                let first = Box::new(self.read(parts.next().expect("a chain starts with a count"), Vec::new())?);
                 let stages = parts.map(|s| self.stage(s)).collect::<Res<Vec<_>>>()?;
                 RollExpr::Chain { first, stages }
             }
@@ -506,7 +506,7 @@ impl Reader {
                     force,
                 }
             }
-            _ => RollExpr::Read(self.reading(form)?),
+            _ => RollExpr::Read(Box::new(self.reading(form)?)),
         })
     }
 
@@ -514,7 +514,7 @@ impl Reader {
         let part = inner(pair).next().expect("a side holds a reading or an expression");
         let span = self.span(&part);
         Ok(match part.as_rule() {
-            Rule::reading => Side::Read(self.reading(part)?),
+            Rule::reading => Side::Read(Box::new(self.reading(part)?)),
             _ => Side::Total(self.expr(part)?, span),
         })
     }

@@ -214,12 +214,15 @@ pub(super) fn custom(dice: &IndexMap<String, Die>, count: u32, id: &str, span: S
     }
 }
 
+/// Reads a chart's cell: its name, its keys, where the roll reads it.
+pub type ChartLookup<'a> = dyn Fn(&ast::Name, &[i64], Span) -> Result<Test, Diagnostic> + 'a;
+
 /// What a roll read die by die may refer to besides the package's dice: a record's own dice
 /// fields (`kill any 6 in dice`) and the package's charts (`then to-wound(4, 5)`).
 #[derive(Default)]
 pub struct RollNames<'a> {
     pub fields: Option<&'a IndexMap<String, DiceExpr>>,
-    pub chart: Option<&'a dyn Fn(&ast::Name, &[i64], Span) -> Result<Test, Diagnostic>>,
+    pub chart: Option<&'a ChartLookup<'a>>,
 }
 
 /// Builds a roll read die by die from its syntax; the second value is the record's own dice

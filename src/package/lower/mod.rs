@@ -388,11 +388,11 @@ impl Lower<'_> {
                     chart: Some(&look),
                 };
                 match roll_from_ast(expr, &self.dice, &names) {
-                    Ok((roll, reads)) => Some(Value::Roll(RollText {
+                    Ok((roll, reads)) => Some(Value::Roll(Box::new(RollText {
                         text: roll.to_string(),
                         roll,
                         reads,
-                    })),
+                    }))),
                     Err(diagnostics) => {
                         self.report.diagnostics.extend(diagnostics);
                         None
@@ -402,11 +402,11 @@ impl Lower<'_> {
             ValueKind::Expr(_) => {
                 let expr = self.dice(value)?;
                 let roll = crate::dice::Roll::Read(crate::dice::Reading::Total(expr));
-                Some(Value::Roll(RollText {
+                Some(Value::Roll(Box::new(RollText {
                     text: roll.to_string(),
                     roll,
                     reads: None,
-                }))
+                })))
             }
             _ => {
                 self.err(
