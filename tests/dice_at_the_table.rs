@@ -26,10 +26,11 @@ fn every_die_says_what_it_is_for_and_takes_several_faces_auto_and_help() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the binary runs");
-    // The scan's 2d6+4: `help`, then both dice and the first blip's row on one line; `x` is no
-    // face; `auto roll` rolls that d12 (a roll of one die); 5 answers the next; `auto all`
-    // rolls every other die of the command.
-    let input = "enter commander 6,1\nhelp\n3 2 7\nx\nauto roll\n5\nauto all\nquit\n";
+    // The Commander boards section 1; the section is scanned once he has finished acting, as
+    // the next model boards. The scan's 2d6+4: `help`, then both dice and the first blip's row
+    // on one line; `x` is no face; `auto roll` rolls that d12 (a roll of one die); 5 answers
+    // the next; `auto all` rolls every other die of the command.
+    let input = "enter commander 6,1\nenter marine-1 7,1\nhelp\n3 2 7\nx\nauto roll\n5\nauto all\nquit\n";
     child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

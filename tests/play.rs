@@ -186,6 +186,8 @@ fn a_player_who_takes_time_to_roll_does_not_run_the_script_out_of_time() {
     });
     answers.recv().unwrap(); // the start
     writeln!(stdin, "enter commander 6,1").unwrap();
+    answers.recv().unwrap(); // aboard: section 1 is scanned once he has finished acting,
+    writeln!(stdin, "enter marine-1 7,1").unwrap(); // as the next model boards
     let mut rolled = 0;
     let reply = loop {
         if let Ok(line) = answers.try_recv() {

@@ -10,8 +10,8 @@ pub mod event;
 pub mod host;
 pub mod session;
 pub mod state;
-pub mod verbs;
 pub mod table;
+pub mod verbs;
 pub mod view;
 
 pub use event::Event;

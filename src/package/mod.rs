@@ -485,8 +485,8 @@ pub(crate) fn entry_span(entry: &ast::Entry) -> Span {
     }
 }
 
-pub use lower::{RollNames, chart_cell_loaded, dice_from_ast, roll_from_ast};
 pub use bundled::{files as bundled_files, packages as bundled_packages};
+pub use lower::{RollNames, chart_cell_loaded, dice_from_ast, roll_from_ast};
 
 impl Ruleset {
     /// Reads a dice expression given as text, with this ruleset's custom dice.

@@ -412,7 +412,6 @@ impl Sum {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

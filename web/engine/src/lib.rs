@@ -19,8 +19,8 @@
 use serde::Deserialize;
 use serde_json::{Value as Json, json};
 use servitor::dice::rng::{DieAsk, Forced};
-use servitor::game::session::{self, Entry, SESSION_FORMAT, SESSION_VERSION, Session};
 use servitor::game::event::player_log;
+use servitor::game::session::{self, Entry, SESSION_FORMAT, SESSION_VERSION, Session};
 use servitor::game::{Game, GameError, Host, table};
 use std::sync::{Arc, Mutex};
 use wasm_bindgen::prelude::*;
@@ -743,7 +743,12 @@ mod tests {
         let odds = parse(&c.send("odds", "[]"));
         let table = odds["tables"][0].as_str().unwrap().to_string();
         let rows = parse(&c.send(&format!("odds {table}"), "[]"));
-        let total: f64 = rows["rows"].as_array().unwrap().iter().map(|r| r["p"].as_f64().unwrap()).sum();
+        let total: f64 = rows["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["p"].as_f64().unwrap())
+            .sum();
         assert!((total - 1.0).abs() < 1e-9, "{rows}");
     }
 }
