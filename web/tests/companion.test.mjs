@@ -135,7 +135,7 @@ test('load, start, three turns by taps, undo, reload and resume, offline, export
   // Every playable game of the bundle is offered; the engine names none of them.
   const offered = await page.locator('#package option').allTextContents();
   assert.ok(offered.length >= 1, `${offered}`);
-  await newGame(page, { seed: 21 });
+  await newGame(page, { seed: 1 });
   await page.waitForSelector('#play:not([hidden])');
   const counter = { n: 0 };
   // Turn 1: a Marine boards at a claw airlock; turn 2: it walks two squares; turn 3: another

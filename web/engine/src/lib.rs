@@ -167,7 +167,7 @@ impl Companion {
     pub fn save(&self) -> String {
         self.session
             .as_ref()
-            .and_then(|s| serde_json::to_string_pretty(s).ok())
+            .and_then(|s| servitor::game::host::encode(s).ok())
             .unwrap_or_default()
     }
 
