@@ -287,7 +287,7 @@ test('dark theme on a desktop and a phone', async () => {
     await page.evaluate(() => localStorage.setItem('servitor.theme', 'dark'));
     await page.reload();
     await ready(page);
-    await newGame(page, { seed: 5 });
+    await newGame(page, { seed: 1 });
     await tapCommand(page, 'enter', ['marine-1', '7,1'], { n: 0 });
     await tapCommand(page, 'end', [], { n: 0 });
     await press(page.locator('#board [data-piece="marine-1"]'));
