@@ -1808,7 +1808,7 @@ mod tests {
         assert_eq!(mean.to_string(), "10/9");
     }
 
-    /// Storm bolter: a kill on any 6 of 2d6 is 1 − (5/6)² = 11/36; a double is 6/36 = 1/6.
+    /// A hit on any 6 of 2d6 is 1 − (5/6)² = 11/36; a double is 6/36 = 1/6.
     #[test]
     fn any_six_and_doubles_on_two_dice() {
         let two = pool(vec![(2, d(6))], None);

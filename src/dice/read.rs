@@ -914,7 +914,7 @@ pub struct Declared<'a> {
 }
 
 /// Rolls declared together, rolled: the readings of one dice field see one roll of it (a
-/// storm bolter's kill and jam are read from the same two dice); the others are rolled each
+/// gun's "kill" and "jam" are read from the same two dice); the others are rolled each
 /// on its own, in order. Returns each roll's result, in the order given.
 pub fn roll_declared(rolls: &[Declared], rng: &mut Rng) -> Vec<(String, Rolled)> {
     let mut shared: Vec<(&str, Vec<Lying>)> = Vec::new();
