@@ -229,3 +229,33 @@ fn the_referees_log_is_structured_and_versioned() {
     }
     insta::assert_snapshot!(text);
 }
+
+/// A script says whose roll it is (`roll_dice(dice, #{ piece, why })`) and attaches its own
+/// fields to a decision (`game.say(text, source, #{ … })`): both land in the referee's log.
+#[test]
+fn a_script_says_whose_roll_it_is_and_what_it_decided() {
+    let out = ok(&[
+        "game",
+        "tests/games/broken-rules",
+        "--mission",
+        "yard",
+        "--seed",
+        "1",
+        "--json",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let events = json["events"].as_array().unwrap();
+    let roll = events.iter().find(|e| e["kind"] == "roll").expect("a roll");
+    assert_eq!(roll["piece"], "thief-1", "{roll}");
+    assert!(
+        roll["text"].as_str().unwrap().ends_with("(thief-1, to throw)"),
+        "{roll}"
+    );
+    let throw = events
+        .iter()
+        .find(|e| e["text"].as_str().unwrap().starts_with("thief-1 throws"))
+        .unwrap();
+    assert_eq!(throw["attacker"], "thief-1", "{throw}");
+    assert_eq!(throw["target"], "guard-1", "{throw}");
+    assert_eq!(throw["fields"]["points"], roll["total"], "{throw}");
+}
