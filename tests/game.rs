@@ -189,3 +189,73 @@ fn usage_errors_name_what_exists() {
     assert_eq!(code, 2, "a usage error exits 2");
     assert!(err.contains("did you mean `style`"), "{err}");
 }
+
+/// The referee's log (`game --json`, grammar/README.md "The event log"): versioned, with the
+/// board once and each event's structured fields, one short game pinned whole.
+#[test]
+fn the_referees_log_is_structured_and_versioned() {
+    let out = ok(&["game", SKIRMISH, "--mission", "hall-fight", "--seed", "3", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["log_version"], 1);
+    for e in json["events"].as_array().unwrap() {
+        match e["kind"].as_str().unwrap() {
+            "move" => assert!(
+                e["from"].is_string() && e["to"].is_string() && e["path"].is_array(),
+                "{e}"
+            ),
+            "roll" => assert!(e["dice"].is_array() && e["total"].is_i64(), "{e}"),
+            "damage" => assert!(e["target"].is_string() && e["damage"].is_i64(), "{e}"),
+            "place" | "enter" | "reveal" => assert!(e["at"].is_string(), "{e}"),
+            _ => {}
+        }
+    }
+    // One line for each event, so that a change to one shows as one line.
+    let mut text = String::new();
+    for key in [
+        "log_version",
+        "package",
+        "game",
+        "mission",
+        "seed",
+        "options",
+        "board",
+        "result",
+    ] {
+        text.push_str(&format!("{key}: {}\n", json[key]));
+    }
+    text.push_str("events:\n");
+    for e in json["events"].as_array().unwrap() {
+        text.push_str(&format!("  {e}\n"));
+    }
+    insta::assert_snapshot!(text);
+}
+
+/// A script says whose roll it is (`roll_dice(dice, #{ piece, why })`) and attaches its own
+/// fields to a decision (`game.say(text, source, #{ … })`): both land in the referee's log.
+#[test]
+fn a_script_says_whose_roll_it_is_and_what_it_decided() {
+    let out = ok(&[
+        "game",
+        "tests/games/broken-rules",
+        "--mission",
+        "yard",
+        "--seed",
+        "1",
+        "--json",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let events = json["events"].as_array().unwrap();
+    let roll = events.iter().find(|e| e["kind"] == "roll").expect("a roll");
+    assert_eq!(roll["piece"], "thief-1", "{roll}");
+    assert!(
+        roll["text"].as_str().unwrap().ends_with("(thief-1, to throw)"),
+        "{roll}"
+    );
+    let throw = events
+        .iter()
+        .find(|e| e["text"].as_str().unwrap().starts_with("thief-1 throws"))
+        .unwrap();
+    assert_eq!(throw["attacker"], "thief-1", "{throw}");
+    assert_eq!(throw["target"], "guard-1", "{throw}");
+    assert_eq!(throw["fields"]["points"], roll["total"], "{throw}");
+}

@@ -265,7 +265,7 @@ fn a_whole_session_at_the_table_never_shows_the_player_a_secret() {
         "status",
     ];
     let mut input: String = commands.iter().map(|c| format!("{c}\n")).collect();
-    for n in 0..40 {
+    for n in 0..60 {
         input.push_str(&format!("end\nwhy blip-{}\nstatus\n", n % 12 + 1));
     }
     let (stdout, stderr, code) = play(

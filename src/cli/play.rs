@@ -510,6 +510,7 @@ impl Table {
         if self.json {
             let json = serde_json::json!({
                 "command": line,
+                "log_version": servitor::game::event::LOG_VERSION,
                 "ok": ok,
                 "note": note,
                 "events": events,

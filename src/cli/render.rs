@@ -109,8 +109,8 @@ pub fn run_output(ruleset: &Ruleset, output: &RunOutput) -> String {
     }
     for step in &output.steps {
         match step {
-            Step::Roll { roll, why } => {
-                let why = why.as_deref().map(|w| format!(" ({w})")).unwrap_or_default();
+            Step::Roll { roll, why, piece } => {
+                let why = roll_why(why.as_deref(), piece.as_deref());
                 let _ = writeln!(out, "• roll {roll}{why}");
             }
             Step::Table(roll) => {
@@ -313,5 +313,15 @@ fn short(v: &Value) -> String {
         format!("{}…", s.chars().take(39).collect::<String>())
     } else {
         s
+    }
+}
+
+/// What a roll is for, as the log says it after the dice: ` (ork-2, to hit)`.
+pub fn roll_why(why: Option<&str>, piece: Option<&str>) -> String {
+    let parts: Vec<&str> = [piece, why].into_iter().flatten().collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(", "))
     }
 }

@@ -315,10 +315,12 @@ impl PlayerView {
     }
 }
 
-/// The player's view of a whole log (see [`PlayerView`]).
+/// The player's view of a whole log: the referee's view ([`annotate`]: nothing it derives is
+/// secret — where pieces stand, what a reveal showed) with every secret put out of sight
+/// ([`PlayerView`]).
 pub fn player_log(events: &[Event]) -> Vec<Event> {
     let mut view = PlayerView::default();
-    events.iter().map(|e| view.see(e)).collect()
+    annotate(events).iter().map(|e| view.see(e)).collect()
 }
 
 #[cfg(test)]
@@ -408,10 +410,14 @@ mod tests {
                 },
             ),
         ];
-        let player = serde_json::to_string(&player_log(&log)).unwrap();
+        let seen = player_log(&log);
+        // Until the reveal, nothing secret shows; the reveal shows what it revealed.
+        let player = serde_json::to_string(&seen[..6]).unwrap();
         for secret in ["wolf", "bear", "storm", "calm", "fangs", "claws"] {
             assert!(!player.contains(secret), "`{secret}` shows in {player}");
         }
+        assert_eq!(seen[6].revealed.as_deref(), Some("wolf"));
+        assert_eq!(seen[5].to, Some(Square::new(4, 3)), "where things happen is no secret");
         assert!(player.contains(r#""entries":{"?":3}"#), "{player}");
         assert!(player.contains(r#""cards":["?","?"]"#), "{player}");
         let referee = annotate(&log);

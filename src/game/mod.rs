@@ -234,12 +234,14 @@ impl Game {
         self.flush_segment();
         for step in steps {
             let e = match step {
-                Step::Roll { roll, why } => {
-                    let text = match why {
-                        Some(w) => format!("{roll} ({w})"),
-                        None => roll.to_string(),
+                Step::Roll { roll, why, piece } => {
+                    let about: Vec<&str> = [piece.as_deref(), why.as_deref()].into_iter().flatten().collect();
+                    let text = match about.is_empty() {
+                        false => format!("{roll} ({})", about.join(", ")),
+                        true => roll.to_string(),
                     };
                     let mut e = self.event("roll", text);
+                    e.piece = piece;
                     e.dice = roll.dice.iter().map(Into::into).collect();
                     e.total = Some(roll.total);
                     e

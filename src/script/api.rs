@@ -42,6 +42,25 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
     engine.register_fn("roll_dice", move |text: &str| -> Res<Map> {
         Ok(dice_map(&roll(&r, &s, &b, text)?))
     });
+    let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
+    engine.register_fn("roll_dice", move |text: &str, about: Map| -> Res<Map> {
+        let text_of = |key: &str| -> Res<Option<String>> {
+            match about.get(key) {
+                None => Ok(None),
+                Some(v) if v.is_string() => Ok(Some(v.to_string())),
+                Some(v) => fail(format!(
+                    "roll_dice: `{key}` is a text (a piece's id, a reason), not {v}"
+                )),
+            }
+        };
+        if let Some(key) = about.keys().find(|k| !["piece", "why"].contains(&k.as_str())) {
+            return fail(format!(
+                "roll_dice: no `{key}` for a roll; say whose roll it is and why: #{{ piece: id, why: \"to hit\" }}"
+            ));
+        }
+        let (piece, why) = (text_of("piece")?, text_of("why")?);
+        Ok(dice_map(&roll_about(&r, &s, &b, text, piece, why)?))
+    });
 
     // Dice read die by die, through the same definition `odds` computes: a roll given as
     // text, or a record's rolls (the readings of one dice field see one roll of it).
@@ -225,7 +244,15 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
             modifier: 0,
             total: value,
         };
-        push(&mut st, &b, Step::Roll { roll, why: None })?;
+        push(
+            &mut st,
+            &b,
+            Step::Roll {
+                roll,
+                why: None,
+                piece: None,
+            },
+        )?;
         Ok(value)
     });
     // An array is copied into a call and walked: charged by its length (a loop of shuffles of
@@ -277,6 +304,18 @@ pub(super) fn push(st: &mut RunState, budget: &Budget, step: Step) -> Res<()> {
 }
 
 fn roll(ruleset: &Ruleset, state: &Shared, budget: &Budget, text: &str) -> Res<DiceRoll> {
+    roll_about(ruleset, state, budget, text, None, None)
+}
+
+/// Rolls dice for a piece (`piece`), for a reason (`why`): both go into the log.
+fn roll_about(
+    ruleset: &Ruleset,
+    state: &Shared,
+    budget: &Budget,
+    text: &str,
+    piece: Option<String>,
+    why: Option<String>,
+) -> Res<DiceRoll> {
     let mut st = lock(state);
     let expr = match st.dice_cache.get(text) {
         Some(e) => e.clone(),
@@ -292,7 +331,8 @@ fn roll(ruleset: &Ruleset, state: &Shared, budget: &Budget, text: &str) -> Res<D
         budget,
         Step::Roll {
             roll: roll.clone(),
-            why: None,
+            why,
+            piece,
         },
     )?;
     Ok(roll)

@@ -22,6 +22,9 @@ pub enum Step {
         roll: DiceRoll,
         #[serde(skip_serializing_if = "Option::is_none")]
         why: Option<String>,
+        /// The piece the roll is for (`roll_dice(dice, #{ piece })`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        piece: Option<String>,
     },
     /// A roll on a table, with its row, result and follow-ups.
     Table(Box<TableRoll>),
@@ -47,8 +50,11 @@ impl Step {
     pub fn log_bytes(&self) -> usize {
         match self {
             Step::Note { text, source } => 8 + text.len() + source.as_ref().map_or(0, String::len),
-            Step::Roll { roll, why } => {
-                16 + roll.expr.len() + 12 * roll.dice.len() + why.as_ref().map_or(0, String::len)
+            Step::Roll { roll, why, piece } => {
+                16 + roll.expr.len()
+                    + 12 * roll.dice.len()
+                    + why.as_ref().map_or(0, String::len)
+                    + piece.as_ref().map_or(0, String::len)
             }
             Step::Table(roll) => serde_json::to_vec(roll).map_or(0, |v| v.len()),
         }
