@@ -23,17 +23,19 @@ enum DiceMode {
 
 #[derive(Args)]
 pub struct PlayArgs {
-    /// Package folder or bare name
-    package: String,
+    /// Package folder or bare name (with --resume, the save knows it)
+    #[arg(required_unless_present = "resume")]
+    package: Option<String>,
     /// Mission id
     #[arg(long, required_unless_present = "resume")]
     mission: Option<String>,
     /// Seed for the engine's dice and choices
     #[arg(long)]
     seed: Option<u64>,
-    /// Who rolls the dice
-    #[arg(long, value_enum, default_value = "auto")]
-    dice: DiceMode,
+    /// Who rolls the dice (default: auto; with --resume, the save's, and `manual` switches a
+    /// game played with servitor's dice to yours)
+    #[arg(long, value_enum)]
+    dice: Option<DiceMode>,
     /// The side you play (default: the game's first side)
     #[arg(long = "as", value_name = "SIDE")]
     side: Option<String>,
@@ -109,19 +111,70 @@ struct Table {
     dice_ran_out: Arc<Mutex<bool>>,
 }
 
+/// Where a package can be found again from any folder: a folder on disk as an absolute path,
+/// `None` for a bundled one (its name finds it).
+fn found_again(ruleset: &servitor::Ruleset) -> Option<String> {
+    let folder = &ruleset.packages.last()?.folder;
+    if folder.starts_with("<bundled>") {
+        return None;
+    }
+    std::fs::canonicalize(folder).ok().map(|p| p.display().to_string())
+}
+
+/// A save read before its package is loaded: `--resume FILE` needs no package argument.
+fn read_session(path: &std::path::Path) -> Result<Session, super::Failure> {
+    let text = super::read_named(path, servitor::limits::MAX_SAVE_BYTES, "MAX_SAVE_BYTES")?;
+    Ok(serde_json::from_str(&text)
+        .map_err(|e| format!("error: {} is not a servitor play save: {e}", path.display()))?)
+}
+
 pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
-    let loaded = super::load(&args.package)?;
+    let resumed = match &args.resume {
+        Some(path) => Some(read_session(path)?),
+        None => None,
+    };
+    let package = match (&args.package, &resumed) {
+        (Some(p), _) => p.clone(),
+        // The folder it was played from, while it is there; else the name finds it.
+        (None, Some(s)) => match &s.found_at {
+            Some(place)
+                if std::path::Path::new(place).is_file()
+                    || std::path::Path::new(place).join(servitor::package::MANIFEST).is_file() =>
+            {
+                place.clone()
+            }
+            _ => s.package.clone(),
+        },
+        (None, None) => return Err(super::usage("error: name the package to play")),
+    };
+    let loaded = super::load(&package)?;
     let ruleset = Arc::new(loaded.ruleset);
     let mut host = Host::new(&ruleset);
-    let (session, save) = match &args.resume {
-        Some(path) => {
-            let text = super::read_named(path, servitor::limits::MAX_SAVE_BYTES, "MAX_SAVE_BYTES")?;
-            let session: Session = serde_json::from_str(&text)
-                .map_err(|e| format!("error: {} is not a servitor play save: {e}", path.display()))?;
+    let (session, save) = match (&args.resume, resumed) {
+        (Some(path), Some(mut session)) => {
             session.check(ruleset.name()).map_err(|e| format!("error: {e}"))?;
+            match (args.dice, session.manual_dice) {
+                (Some(DiceMode::Manual), false) => {
+                    session.manual_dice = true;
+                    if !args.json {
+                        super::emit("dice: manual from now on (this game was played with servitor's dice so far)\n");
+                    }
+                }
+                (Some(DiceMode::Auto), true) => {
+                    return Err(super::usage(
+                        "error: this game's dice so far were typed at the table, and servitor cannot roll on from them: \
+                         go on with --dice manual (the save's), and answer `auto all` at a dice prompt to let servitor \
+                         roll a command's dice",
+                    ));
+                }
+                _ => {}
+            }
+            if session.found_at.is_none() {
+                session.found_at = found_again(&ruleset);
+            }
             (session, Some(path.clone()))
         }
-        None => {
+        _ => {
             let def = host
                 .game_def(args.game.as_deref())
                 .map_err(|e| super::usage(game_error_text(e)))?;
@@ -141,7 +194,8 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
                 seed: super::seed_or_fresh(args.seed),
                 options: args.options.clone(),
                 side,
-                manual_dice: args.dice == DiceMode::Manual,
+                manual_dice: args.dice == Some(DiceMode::Manual),
+                found_at: found_again(&ruleset),
                 start_dice: Vec::new(),
                 entries: Vec::new(),
                 redo: Vec::new(),
