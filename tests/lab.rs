@@ -132,7 +132,7 @@ fn the_differences_are_the_means_of_the_per_game_records() {
     let records = v["records"].as_array().unwrap();
     assert_eq!(records.len(), 80);
     let n = records.len() as f64;
-    let ok = |p: &serde_json::Value, side: &str| p[side]["Ok"].clone();
+    let ok = |p: &serde_json::Value, side: &str| p[side].clone();
     let mut changed = 0;
     for p in records {
         let (b, x) = (ok(p, "base"), ok(p, "variant"));

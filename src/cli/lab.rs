@@ -303,10 +303,11 @@ pub fn text(r: &LabReport, names: &Names) -> String {
                 servitor::escape::one_line(&results)
             ));
         }
-        if r.changed.list.len() > CHANGED_SHOWN {
+        if r.changed.games as usize > CHANGED_SHOWN {
             out.push_str(&format!(
-                "  … and {} more (`--json --records` lists every pair)\n",
-                r.changed.list.len() - CHANGED_SHOWN
+                "  … and {} more (`--json` lists the first {}, `--json --records` every pair)\n",
+                r.changed.games as usize - CHANGED_SHOWN,
+                lab::CHANGED_LISTED
             ));
         }
     }
