@@ -327,6 +327,13 @@ pub fn text(r: &LabReport, names: &Names) -> String {
                 servitor::escape::one_line(&e.message)
             ));
         }
+        // A script error in a bundled ruleset names a `<bundled>/…` file: say how to get it.
+        let bundled: Vec<&str> = r
+            .errors
+            .iter()
+            .flat_map(|e| e.message.match_indices("<bundled>/").map(|(i, _)| &e.message[i..]))
+            .collect();
+        out.push_str(&servitor::escape::visible(&servitor::diagnostic::bundled_hint(bundled)));
     }
     out.push_str(&format!(
         "{} games in {:.2} s ({} games/s, {} jobs)\n",
