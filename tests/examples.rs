@@ -39,6 +39,10 @@
 //!   sets, and has a test named FILTER; `cargo test` runs that test for a few seconds.
 //! - `cargo bench --bench NAME`: `benches/NAME.rs` is declared in `Cargo.toml` (`.ci/run`'s
 //!   `clippy --all-targets` compiles it); a benchmark run takes minutes, so it is not run.
+//! - `web/build.sh` (the web companion's build: the engine to WebAssembly): an executable script
+//!   that `.ci/run` runs as written, before the browser tests; not run here.
+//! - `node web/serve.mjs` (a server that runs until stopped): started on a free port instead of
+//!   the one written, asked for `/` over loopback, stopped.
 //! - An inline `servitor` or `servitor NAME` (a command named in prose): `--help` must answer.
 //!
 //! A command of another shape fails the test until this file learns how to run it.
@@ -549,6 +553,8 @@ fn run_all(commands: &[Found]) -> Report {
             ["cargo", "build", "--release"] => release_build(&mut report, found, &words[1..]),
             ["cargo", "install", "--path", "."] => install(&mut report, found, commands),
             ["cargo", "bench", "--bench", name] => bench(&mut report, found, name),
+            ["web/build.sh"] => web_build(&mut report, found),
+            ["node", "web/serve.mjs", rest @ ..] if env.is_empty() => web_serve(&mut report, found, rest),
             _ => report.problem(
                 found,
                 "a command of a shape tests/examples.rs does not know how to run: teach it",
@@ -810,6 +816,72 @@ fn bench(report: &mut Report, found: &Found, name: &str) {
         report.problem(found, "`.ci/run` no longer compiles the benches (clippy --all-targets)");
     }
     report.note("a benchmark run takes minutes: not run; `.ci/run`'s clippy --all-targets compiles it");
+}
+
+/// `web/build.sh`: the web companion's build (the engine compiled to WebAssembly, minutes on
+/// a fresh machine): `.ci/run` runs it as written, before the browser tests that use it.
+fn web_build(report: &mut Report, found: &Found) {
+    let script = checkout().join(&found.text);
+    let executable = std::fs::metadata(&script).is_ok_and(|m| {
+        use std::os::unix::fs::PermissionsExt;
+        m.is_file() && m.permissions().mode() & 0o111 != 0
+    });
+    if !executable {
+        report.problem(found, format!("{} is not an executable script", found.text));
+    }
+    if !in_ci(&found.text) {
+        report.problem(found, "`.ci/run` does not run it as written");
+    }
+    report.note("`.ci/run` runs it as written, then the browser tests (web/tests) on what it built");
+}
+
+/// `node web/serve.mjs [PORT]`: a server that runs until stopped. Started here on a free port
+/// (`0`) in place of the one written, asked for its page over loopback, then stopped.
+fn web_serve(report: &mut Report, found: &Found, args: &[&str]) {
+    if args.len() > 1 {
+        report.problem(found, "web/serve.mjs takes a port only, here");
+        return;
+    }
+    let mut child = match Command::new("node")
+        .args(["web/serve.mjs", "0"])
+        .current_dir(checkout())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    {
+        Ok(child) => child,
+        Err(e) => return report.problem(found, format!("node did not start: {e}")),
+    };
+    let mut first = String::new();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let _ = std::io::BufRead::read_line(&mut out, &mut first);
+    let answer = first
+        .rsplit_once("http://")
+        .and_then(|(_, url)| url.trim().trim_end_matches('/').parse::<std::net::SocketAddr>().ok())
+        .ok_or_else(|| format!("it printed {first:?}, not its address"))
+        .and_then(|addr| {
+            let mut stream =
+                std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(5)).map_err(|e| e.to_string())?;
+            stream
+                .set_read_timeout(Some(Duration::from_secs(5)))
+                .map_err(|e| e.to_string())?;
+            stream
+                .write_all(b"GET / HTTP/1.0\r\nHost: localhost\r\n\r\n")
+                .map_err(|e| e.to_string())?;
+            let mut reply = String::new();
+            let _ = stream.read_to_string(&mut reply);
+            Ok(reply.lines().next().unwrap_or_default().to_string())
+        });
+    let _ = child.kill();
+    let _ = child.wait();
+    match answer {
+        Ok(status) if status.starts_with("HTTP/1.1 200") || status.starts_with("HTTP/1.1 404") => report.note(
+            "a server until stopped: started on a free port, answered `GET /` over loopback (200 once web/build.sh has built web/dist), stopped",
+        ),
+        Ok(status) => report.problem(found, format!("`GET /` answered {status:?}")),
+        Err(e) => report.problem(found, e),
+    }
 }
 
 /// `cargo install --path .`: in a release build of this test, installed into a scratch root,

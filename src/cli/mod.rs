@@ -12,6 +12,7 @@ mod plot;
 mod render;
 mod roll;
 mod run;
+mod savefile;
 mod scenario;
 mod show;
 mod sim;
@@ -172,6 +173,13 @@ pub fn main() -> ExitCode {
 /// sequences included) is made visible.
 pub fn emit(text: &str) {
     write_out(&servitor::escape::terminal(text, false));
+}
+
+/// One line of JSON on stdout: escaped by the JSON encoder alone ([`servitor::escape::json`]:
+/// control and bidi characters as `\uXXXX`), never by [`emit`]'s terminal pictures, which
+/// are not JSON.
+pub fn emit_json<T: serde::Serialize + ?Sized>(value: &T) {
+    write_out(&format!("{}\n", servitor::escape::json(value)));
 }
 
 /// [`emit`] for a picture servitor painted itself (a board map, whose squares carry no package

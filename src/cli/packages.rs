@@ -147,7 +147,7 @@ pub fn run(args: PackagesArgs) -> Result<(), super::Failure> {
             .collect();
         let checkout = roots.contains(&Root::Checkout);
         let order = serde_json::json!({ "current_folder": true, "servitor_rulesets": listed(&roots), "rulesets_folder": checkout, "bundled": true });
-        super::emitln(&serde_json::json!({ "packages": list, "looked_up": order }).to_string());
+        super::emit_json(&serde_json::json!({ "packages": list, "looked_up": order }));
         return Ok(());
     }
     let mut out = String::from("Packages a bare name finds (the first of a name is the one loaded):\n");

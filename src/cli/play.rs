@@ -7,8 +7,10 @@
 use clap::{Args, ValueEnum};
 use servitor::board::render::{self, Overlay};
 use servitor::dice::rng::{DieAsk, Forced};
+use servitor::game::event::player_log;
 use servitor::game::session::{self, Entry, SESSION_FORMAT, SESSION_VERSION, Session};
-use servitor::game::{Event, Game, GameError, Host};
+use servitor::game::table;
+use servitor::game::{Game, GameError, Host};
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -32,8 +34,8 @@ pub struct PlayArgs {
     /// Seed for the engine's dice and choices
     #[arg(long)]
     seed: Option<u64>,
-    /// Who rolls the dice (default: auto; with --resume, the save's, and `manual` switches a
-    /// game played with servitor's dice to yours)
+    /// Who rolls the dice (default: auto; with --resume, the save's: the other is taken for a
+    /// game no command has been played in yet, and refused, saying why, after)
     #[arg(long, value_enum)]
     dice: Option<DiceMode>,
     /// The side you play (default: the game's first side)
@@ -54,6 +56,10 @@ pub struct PlayArgs {
     /// Answer each command with one JSON line (for other front ends)
     #[arg(long)]
     json: bool,
+    /// Also show the engine's bookkeeping (variables, piece fields, pool counters); --json
+    /// always has everything the player may know
+    #[arg(long)]
+    verbose: bool,
 }
 
 /// Where lines come from: the terminal's line editor, or standard input.
@@ -63,12 +69,14 @@ enum Input {
 }
 
 impl Input {
-    fn line(&mut self, prompt: &str) -> Option<String> {
+    /// The next line, or `None` when input ends; a line that is not a command a player could
+    /// type (longer than `MAX_COMMAND_BYTES`, not UTF-8) is an `Err` to refuse.
+    fn line(&mut self, prompt: &str) -> Option<Result<String, String>> {
         match self {
             Input::Editor(editor) => match editor.readline(prompt) {
                 Ok(line) => {
                     let _ = editor.add_history_entry(line.as_str());
-                    Some(line)
+                    Some(session::check_line(&line).map(|()| line))
                 }
                 Err(_) => None,
             },
@@ -77,12 +85,44 @@ impl Input {
     }
 }
 
-fn read_stdin_line() -> Option<String> {
-    let mut line = String::new();
-    match std::io::stdin().lock().read_line(&mut line) {
-        Ok(0) | Err(_) => None,
-        Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_string()),
+/// One line of standard input, without its line end: at most `MAX_COMMAND_BYTES` of it are
+/// held (the rest of a longer line is read and dropped, and the line refused).
+fn read_stdin_line() -> Option<Result<String, String>> {
+    use servitor::limits::MAX_COMMAND_BYTES;
+    let mut stdin = std::io::stdin().lock();
+    let mut line = Vec::new();
+    let mut dropped = 0u64;
+    // Nothing read at all (the end of input, or an error reading it) ends the input.
+    let mut read = false;
+    while let Ok(buf) = stdin.fill_buf() {
+        if buf.is_empty() {
+            break;
+        }
+        read = true;
+        let end = buf.iter().position(|&b| b == b'\n');
+        let take = end.unwrap_or(buf.len());
+        let room = (MAX_COMMAND_BYTES as usize + 2).saturating_sub(line.len());
+        line.extend_from_slice(&buf[..take.min(room)]);
+        dropped += take.saturating_sub(room) as u64;
+        stdin.consume(end.map_or(take, |n| n + 1));
+        if end.is_some() {
+            break;
+        }
     }
+    if !read {
+        return None;
+    }
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    if dropped > 0 || line.len() as u64 > MAX_COMMAND_BYTES {
+        return Some(Err(format!(
+            "a command is at most {} bytes (`MAX_COMMAND_BYTES`, see \"Limits\" in grammar/README.md); this line has {}",
+            servitor::diagnostic::thousands(MAX_COMMAND_BYTES),
+            servitor::diagnostic::thousands(line.len() as u64 + dropped)
+        )));
+    }
+    Some(String::from_utf8(line).map_err(|_| "the line is not UTF-8 text".to_string()))
 }
 
 /// Tab completion: commands, piece ids and squares of the game as it stands.
@@ -107,8 +147,11 @@ struct Table {
     game: Game,
     save: Option<PathBuf>,
     json: bool,
+    verbose: bool,
     /// Set when input ended while a die was asked for.
     dice_ran_out: Arc<Mutex<bool>>,
+    /// Saves written so far: one per command that changes the game, one at the start.
+    writes: usize,
 }
 
 /// Where a package can be found again from any folder: a folder on disk as an absolute path,
@@ -129,11 +172,19 @@ fn read_session(path: &std::path::Path) -> Result<Session, super::Failure> {
 }
 
 pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
-    let resumed = match &args.resume {
+    // The save is checked, and held for the whole session, before anything is played or read.
+    let _lock = match args.resume.as_ref().or(args.save.as_ref()) {
+        Some(path) => {
+            super::savefile::target(path).map_err(super::usage)?;
+            Some(super::savefile::lock(path)?)
+        }
+        None => None,
+    };
+    let read = match &args.resume {
         Some(path) => Some(read_session(path)?),
         None => None,
     };
-    let package = match (&args.package, &resumed) {
+    let package = match (&args.package, &read) {
         (Some(p), _) => p.clone(),
         // The folder it was played from, while it is there; else the name finds it.
         (None, Some(s)) => match &s.found_at {
@@ -150,22 +201,51 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
     let loaded = super::load(&package)?;
     let ruleset = Arc::new(loaded.ruleset);
     let mut host = Host::new(&ruleset);
-    let (session, save) = match (&args.resume, resumed) {
+    let resumed = args.resume.is_some();
+    // What a new session is refused for is its command line's fault (exit 2); what a save
+    // names wrongly is the save's (exit 1).
+    let refused = |e: GameError| match e {
+        GameError::Usage(m) if !resumed => super::usage(format!("error: {m}")),
+        other => super::Failure::Failed(failure(&ruleset, other)),
+    };
+    let (session, save) = match (&args.resume, read) {
         (Some(path), Some(mut session)) => {
-            session.check(ruleset.name()).map_err(|e| format!("error: {e}"))?;
+            session
+                .check(ruleset.name())
+                .map_err(|e| format!("error: {}: {e}", path.display()))?;
+            // A save keeps one way of rolling for its whole game (its commands' dice are saved
+            // with manual dice, given again by the seed with servitor's): switching is for a
+            // game no command has been played in yet.
+            let played = session.entries.len() + session.redo.len();
             match (args.dice, session.manual_dice) {
-                (Some(DiceMode::Manual), false) => {
+                (Some(DiceMode::Manual), false) if played == 0 => {
                     session.manual_dice = true;
                     if !args.json {
-                        super::emit("dice: manual from now on (this game was played with servitor's dice so far)\n");
+                        super::emit("dice: manual from now on (the save had servitor's dice)\n");
                     }
                 }
-                (Some(DiceMode::Auto), true) => {
-                    return Err(super::usage(
-                        "error: this game's dice so far were typed at the table, and servitor cannot roll on from them: \
-                         go on with --dice manual (the save's), and answer `auto all` at a dice prompt to let servitor \
-                         roll a command's dice",
-                    ));
+                (Some(DiceMode::Auto), true) if played == 0 && session.start_dice.is_empty() => {
+                    session.manual_dice = false;
+                    if !args.json {
+                        super::emit("dice: servitor's from now on (the save had manual dice)\n");
+                    }
+                }
+                (Some(asked), manual) if (asked == DiceMode::Manual) != manual => {
+                    let (had, other) = if manual {
+                        ("typed at the table", "manual")
+                    } else {
+                        ("rolled by servitor", "auto")
+                    };
+                    return Err(super::usage(format!(
+                        "error: the {played} command{} of this game had their dice {had}, and a save keeps one way of \
+                         rolling for its whole game: go on with --dice {other} (the save's), or start a new game{}",
+                        if played == 1 { "" } else { "s" },
+                        if manual {
+                            "; at a dice prompt, `auto all` lets servitor roll a command's dice"
+                        } else {
+                            " with --dice manual"
+                        }
+                    )));
                 }
                 _ => {}
             }
@@ -213,34 +293,20 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
         Input::Pipe
     };
     let dice_ran_out = Arc::new(Mutex::new(false));
-    let fresh = session.entries.is_empty() && args.resume.is_none();
-    let game = if fresh && session.manual_dice {
+    let fresh = session.entries.is_empty() && !resumed;
+    let (session, game) = if fresh && session.manual_dice {
         // The setup's dice are asked for too, and kept with the session.
-        let mut game = host
-            .start(&session.setup(), Some(0))
-            .map_err(|e| failure(&ruleset, e))?;
+        let mut game = host.start(&session.setup(), Some(0)).map_err(refused)?;
         let dice = manual_dice(dice_ran_out.clone());
         game.forced = Some(dice.clone());
-        let game = host.advance_to(game, &session.side).map_err(|e| failure(&ruleset, e))?;
+        let game = host.advance_to(game, &session.side).map_err(refused)?;
         let recorded = lock(&dice).record.take().unwrap_or_default();
         let mut session = session.clone();
         session.start_dice = recorded;
-        return play_loop(
-            Table {
-                host,
-                session,
-                game,
-                save,
-                json: args.json,
-                dice_ran_out,
-            },
-            &mut input,
-            &words,
-            true,
-        )
-        .map_err(super::Failure::from);
+        (session, game)
     } else {
-        session.replay(&mut host).map_err(|e| failure(&ruleset, e))?
+        let game = session.replay(&mut host).map_err(refused)?;
+        (session, game)
     };
     play_loop(
         Table {
@@ -249,7 +315,9 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
             game,
             save,
             json: args.json,
+            verbose: args.verbose,
             dice_ran_out,
+            writes: 0,
         },
         &mut input,
         &words,
@@ -259,7 +327,7 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
 }
 
 fn play_loop(mut t: Table, input: &mut Input, words: &Arc<Mutex<Vec<String>>>, fresh: bool) -> Result<(), String> {
-    t.save_now()?;
+    t.save_now().map_err(|e| format!("error: {e}"))?;
     if !t.json {
         let m = &t.game.mission;
         super::emitln(&format!(
@@ -275,7 +343,8 @@ fn play_loop(mut t: Table, input: &mut Input, words: &Arc<Mutex<Vec<String>>>, f
         } else {
             t.game.events.len().saturating_sub(30)
         };
-        super::emit(&instructions(&t.game.events[shown..], &t.session.side));
+        let seen = player_log(&t.game.events);
+        super::emit(&table::instructions(&seen[shown..], &t.session.side, t.verbose));
     } else {
         t.respond("start", true, 0, None);
     }
@@ -283,13 +352,20 @@ fn play_loop(mut t: Table, input: &mut Input, words: &Arc<Mutex<Vec<String>>>, f
         *lock(words) = completions(&t.game);
         if t.game.state.over.is_some() {
             if !t.json {
-                super::emitln(&final_line(&t.game));
+                super::emitln(&table::final_line(&t.game));
             }
             return Ok(());
         }
         let prompt = format!("{} turn {}> ", t.session.side, t.game.state.turn);
         let Some(line) = input.line(&prompt) else { return Ok(()) };
-        let line = line.trim().to_string();
+        let line = match line {
+            Ok(line) => line.trim().to_string(),
+            Err(why) => {
+                // Refused before it is kept, echoed, or run.
+                t.respond("", false, t.game.events.len(), Some(format!("{why} — nothing changed")));
+                continue;
+            }
+        };
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
@@ -309,10 +385,18 @@ impl Table {
         let first = parts.next().unwrap_or_default();
         let rest: Vec<&str> = parts.collect();
         match first {
-            "help" => self.say(&help(&self.game)),
-            "board" => self.say_painted(&board(&self.game, rest.first().copied(), &self.session.side)?),
-            "status" => self.say(&status(&self.game)),
-            "why" => self.say(&why(&self.game, rest.first().copied())),
+            "help" => self.say(&table::help(&self.game)),
+            "board" => match board(&self.game, rest.first().copied(), &self.session.side) {
+                Ok(text) => self.say_painted(&text),
+                Err(why) => self.respond(
+                    line,
+                    false,
+                    self.game.events.len(),
+                    Some(format!("{why} — nothing changed")),
+                ),
+            },
+            "status" => self.say(&table::status(&self.game)),
+            "why" => self.say(&table::why(&self.game, rest.first().copied())),
             "odds" => self.say(&odds(&self.game, rest.first().copied())),
             "undo" => self.undo()?,
             "redo" => self.redo()?,
@@ -329,7 +413,7 @@ impl Table {
 
     fn say(&self, text: &str) {
         if self.json {
-            super::emitln(&serde_json::json!({ "command": "info", "ok": true, "text": text }).to_string());
+            super::emit_json(&serde_json::json!({ "command": "info", "ok": true, "text": text }));
         } else {
             super::emit(text);
         }
@@ -344,12 +428,15 @@ impl Table {
         }
     }
 
-    /// Runs a command; `dice` replays a redone command's dice. Whether it was accepted.
+    /// Runs a command; `dice` replays a redone command's dice. Whether it was accepted: a
+    /// command is accepted once the save that keeps it is written (one write), and a command
+    /// whose save cannot be written is refused, the game and the save as they were.
     fn command(&mut self, line: &str, dice: Option<Vec<u64>>) -> Result<bool, String> {
         let before = self.game.events.len();
         let forced = match (&dice, self.session.manual_dice) {
-            (Some(values), _) => Arc::new(Mutex::new(Forced {
+            (Some(values), manual) => Arc::new(Mutex::new(Forced {
                 values: values.iter().copied().collect(),
+                record: manual.then(Vec::new),
                 ..Forced::default()
             })),
             (None, true) => manual_dice(self.dice_ran_out.clone()),
@@ -359,7 +446,14 @@ impl Table {
         let placeholder = self.placeholder()?;
         let mut game = std::mem::replace(&mut self.game, placeholder);
         game.forced = Some(forced.clone());
-        match session::run_line(&mut self.host, game, line, &self.session.side) {
+        let played = session::run_line(&mut self.host, game, line, &self.session.side).and_then(|game| match &dice {
+            // A redone command's saved dice must fit the dice it rolls, as on a resume.
+            Some(values) if self.session.manual_dice => session::check_dice(&forced, values, &format!("`{line}`"))
+                .map(|()| game)
+                .map_err(GameError::Refused),
+            _ => Ok(game),
+        });
+        match played {
             Ok(game) if !*lock(&self.dice_ran_out) => {
                 self.game = game;
                 let used = lock(&forced).record.take().unwrap_or_default();
@@ -372,7 +466,12 @@ impl Table {
                     line: line.to_string(),
                     dice,
                 });
-                self.save_now()?;
+                if let Err(why) = self.save_now() {
+                    self.session.entries.pop();
+                    self.restore()?;
+                    self.respond(line, false, before, Some(format!("{why} — nothing changed")));
+                    return Ok(false);
+                }
                 self.respond(line, true, before, None);
                 Ok(true)
             }
@@ -409,8 +508,18 @@ impl Table {
             return Ok(());
         };
         self.session.redo.push(entry.clone());
+        if let Err(why) = self.save_now() {
+            self.session.redo.pop();
+            self.session.entries.push(entry);
+            self.respond(
+                "undo",
+                false,
+                self.game.events.len(),
+                Some(format!("{why} — nothing changed")),
+            );
+            return Ok(());
+        }
         self.restore()?;
-        self.save_now()?;
         self.respond(
             "undo",
             true,
@@ -420,20 +529,23 @@ impl Table {
         Ok(())
     }
 
+    /// Puts back the command `undo` took last: run again with its dice, and saved once with
+    /// what is left to redo.
     fn redo(&mut self) -> Result<(), String> {
         let Some(entry) = self.session.redo.pop() else {
             self.respond("redo", false, self.game.events.len(), Some("nothing to redo".into()));
             return Ok(());
         };
-        let redo = std::mem::take(&mut self.session.redo);
         let dice = self
             .session
             .manual_dice
             .then(|| entry.dice.clone())
             .or(Some(Vec::new()));
-        self.command(&entry.line, dice)?;
-        self.session.redo = redo;
-        self.save_now()
+        if !self.command(&entry.line, dice)? {
+            // Refused: it stays to redo, as nothing changed.
+            self.session.redo.push(entry);
+        }
+        Ok(())
     }
 
     /// The game as the accepted commands leave it.
@@ -452,16 +564,23 @@ impl Table {
             .map_err(|e| failure(self.host.ruleset(), e))
     }
 
-    fn save_now(&self) -> Result<(), String> {
+    /// Writes the session to its save, if it has one (see `savefile`): the reason when it
+    /// cannot, the previous save kept.
+    fn save_now(&mut self) -> Result<(), String> {
         if let Some(path) = &self.save {
-            let text = serde_json::to_string_pretty(&self.session).map_err(|e| e.to_string())?;
-            super::game::write_atomically(path, &text)?;
+            let text = servitor::game::host::encode(&self.session)?;
+            super::savefile::write_atomically(path, text.as_bytes())
+                .map_err(|e| e.trim_start_matches("error: ").to_string())?;
+            self.writes += 1;
         }
         Ok(())
     }
 
     fn respond(&self, line: &str, ok: bool, from: usize, note: Option<String>) {
-        let events = &self.game.events[from.min(self.game.events.len())..];
+        // The player's view: never what the player may not know (face-down identities,
+        // secret pools, the order of decks).
+        let seen = player_log(&self.game.events);
+        let events = &seen[from.min(seen.len())..];
         if self.json {
             let json = serde_json::json!({
                 "command": line,
@@ -471,14 +590,14 @@ impl Table {
                 "turn": self.game.state.turn,
                 "over": self.game.state.over,
             });
-            super::emitln(&json.to_string());
+            super::emit_json(&json);
             return;
         }
         if let Some(note) = note {
             super::emitln(&if ok { note } else { format!("refused: {note}") });
         }
         if ok {
-            super::emit(&instructions(events, &self.session.side));
+            super::emit(&table::instructions(events, &self.session.side, self.verbose));
         }
     }
 }
@@ -582,6 +701,13 @@ fn manual_dice(ran_out: Arc<Mutex<bool>>) -> Arc<Mutex<Forced>> {
                         *ran_out.lock().unwrap_or_else(|p| p.into_inner()) = true;
                         return None;
                     };
+                    let line = match line {
+                        Ok(line) => line,
+                        Err(why) => {
+                            super::eprint_safe(&format!("{why}\n"));
+                            continue;
+                        }
+                    };
                     let mut words = line
                         .split([' ', ',', '\t'])
                         .filter(|w| !w.is_empty())
@@ -624,57 +750,6 @@ fn manual_dice(ran_out: Arc<Mutex<bool>>) -> Arc<Mutex<Forced>> {
     }))
 }
 
-/// The events since the last command, as instructions: the engine's own turns are numbered,
-/// one number per thing to do on the table.
-fn instructions(events: &[Event], human: &str) -> String {
-    let mut out = String::new();
-    let mut n = 0;
-    for e in events {
-        match e.kind.as_str() {
-            "phase" if e.turn == 0 => out.push_str("Setup\n"),
-            "phase" => {
-                n = 0;
-                out.push_str(&format!("\nTurn {} · {} · {}\n", e.turn, e.side, e.phase));
-            }
-            // A script's own bookkeeping (its variables, a piece's fields) is nothing to do on
-            // the table: kept in the log and the save, not shown here.
-            "var" | "set" => {}
-            kind => {
-                let source = e.source.as_deref().map(|s| format!("  [{s}]")).unwrap_or_default();
-                // Counters and scores are notes beside the instructions, not steps of their own.
-                let numbered = e.side != human
-                    && !matches!(
-                        kind,
-                        "roll" | "table" | "decision" | "note" | "pool" | "take" | "give" | "score" | "collect"
-                    );
-                let mark = if numbered {
-                    n += 1;
-                    format!("{n:>3}. ")
-                } else {
-                    match kind {
-                        "decision" => "   → ".into(),
-                        "roll" | "table" => "   ⚄ ".into(),
-                        _ => "     ".into(),
-                    }
-                };
-                out.push_str(&format!("{mark}{}{source}\n", e.text));
-            }
-        }
-    }
-    out
-}
-
-fn final_line(game: &Game) -> String {
-    let r = servitor::game::host::summary(game);
-    let scores: Vec<String> = r.scores.iter().map(|(s, p)| format!("{s} {p}")).collect();
-    format!(
-        "\nThe game is over: {} ({}). Scores: {}.",
-        r.winner,
-        r.reason,
-        scores.join(", ")
-    )
-}
-
 fn completions(game: &Game) -> Vec<String> {
     let mut words: Vec<String> = ["end", "undo", "redo", "board", "status", "why", "odds", "help", "quit"]
         .iter()
@@ -687,24 +762,6 @@ fn completions(game: &Game) -> Vec<String> {
     }
     words.extend(game.ruleset.tables.keys().cloned());
     words
-}
-
-fn help(game: &Game) -> String {
-    let mut out = String::from("Your commands (this game's):\n");
-    for (name, c) in &game.def.commands {
-        out.push_str(&format!("  {name:<10} {}\n", c.help.as_deref().unwrap_or("")));
-    }
-    out.push_str(
-        "  end        end your turn: servitor plays the other side and says what to do\n\
-         At any time:\n\
-         \x20 board [FILE.svg]  the board now (and as SVG)\n\
-         \x20 status           turn, scores, pools and decks\n\
-         \x20 why PIECE        the reasons for that piece's last actions, e.g. `why ork-2`\n\
-         \x20 odds TABLE       the exact odds of one of this package's tables (`servitor tables` lists them)\n\
-         \x20 undo / redo      take back the last command (an engine turn it started too) / put it back\n\
-         \x20 quit             stop; the save keeps the game (`servitor play --resume FILE`)\n",
-    );
-    out
 }
 
 /// The board with one character per piece — digits for the player's pieces, small letters
@@ -731,63 +788,10 @@ fn board(game: &Game, svg: Option<&str>, human: &str) -> Result<String, String> 
     out.push_str(&format!("{}\n", legend.join("; ")));
     if let Some(path) = svg {
         std::fs::write(path, render::svg(&game.view.grid, &game.mission, &overlay))
-            .map_err(|e| format!("error: cannot write {path}: {e}"))?;
+            .map_err(|e| format!("cannot write {}: {e}", servitor::escape::one_line(path)))?;
         out.push_str(&format!("written to {path}\n"));
     }
     Ok(out)
-}
-
-fn status(game: &Game) -> String {
-    let s = &game.state;
-    let mut out = format!("turn {} · {} · {}\n", s.turn, s.side, s.phase);
-    for side in &game.def.sides {
-        let on: Vec<&str> = s
-            .pieces
-            .iter()
-            .filter(|p| &p.side == side && p.on_board())
-            .map(|p| p.id.as_str())
-            .collect();
-        out.push_str(&format!(
-            "{side}: {} points; on the board: {}\n",
-            s.scores.get(side).copied().unwrap_or(0),
-            if on.is_empty() { "none".into() } else { on.join(", ") }
-        ));
-    }
-    for (id, pool) in &s.pools {
-        if s.secret_pools.contains(id) {
-            out.push_str(&format!("pool {id}: {} face down\n", pool.values().sum::<i64>()));
-            continue;
-        }
-        let list: Vec<String> = pool.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        out.push_str(&format!("pool {id}: {}\n", list.join(", ")));
-    }
-    for (id, deck) in &s.decks {
-        let n = deck.len();
-        out.push_str(&format!("deck {id}: {n} card{} left\n", if n == 1 { "" } else { "s" }));
-    }
-    out
-}
-
-fn why(game: &Game, piece: Option<&str>) -> String {
-    let Some(id) = piece else {
-        return "say which piece: `why ork-2`\n".into();
-    };
-    let lines: Vec<&Event> = game
-        .events
-        .iter()
-        .filter(|e| e.piece.as_deref() == Some(id) || e.text.contains(id))
-        .collect();
-    if lines.is_empty() {
-        let ids = game.state.pieces.iter().map(|p| p.id.as_str());
-        let hint = servitor::diagnostic::did_you_mean(id, ids).unwrap_or_default();
-        return format!("nothing is known of `{id}` {hint}\n");
-    }
-    let mut out = String::new();
-    for e in lines.iter().rev().take(8).rev() {
-        let source = e.source.as_deref().map(|s| format!("  [{s}]")).unwrap_or_default();
-        out.push_str(&format!("turn {}: {}{source}\n", e.turn, e.text));
-    }
-    out
 }
 
 fn odds(game: &Game, table: Option<&str>) -> String {
@@ -805,5 +809,54 @@ fn odds(game: &Game, table: Option<&str>) -> String {
                 Err(e) => format!("{e}\n"),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `redo` once wrote the save twice, the first time without its redo list (a kill between
+    /// the two lost the history): one command, one write.
+    #[test]
+    fn redo_writes_the_save_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let package = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/games/skirmish");
+        let ruleset = Arc::new(servitor::load(package).unwrap().ruleset);
+        let mut host = Host::new(&ruleset);
+        let session = Session {
+            format: SESSION_FORMAT.into(),
+            version: SESSION_VERSION,
+            package: ruleset.name().to_string(),
+            game: None,
+            mission: "hall-fight".into(),
+            seed: 3,
+            options: Vec::new(),
+            side: "hunters".into(),
+            manual_dice: false,
+            start_dice: Vec::new(),
+            entries: Vec::new(),
+            redo: Vec::new(),
+        };
+        let game = session.replay(&mut host).unwrap();
+        let mut t = Table {
+            host,
+            session,
+            game,
+            save: Some(dir.path().join("s.json")),
+            json: true,
+            verbose: false,
+            dice_ran_out: Arc::new(Mutex::new(false)),
+            writes: 0,
+        };
+        for line in ["move hunter-1 2,1 3,1", "end", "undo", "undo"] {
+            t.handle(line).unwrap();
+        }
+        assert_eq!(t.writes, 4);
+        t.handle("redo").unwrap();
+        assert_eq!(t.writes, 5, "one redo, one write");
+        let saved: Session = serde_json::from_slice(&std::fs::read(dir.path().join("s.json")).unwrap()).unwrap();
+        assert_eq!(saved.entries.len(), 1);
+        assert_eq!(saved.redo.len(), 1, "written with what is left to redo");
     }
 }

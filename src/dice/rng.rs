@@ -197,6 +197,35 @@ impl Rng {
         }
     }
 
+    /// A uniform whole number below `n` (0 when `n` is 0), however large: whole 64-bit words
+    /// from the stream, the top one cut to `n`'s bit length, rejected until below `n`.
+    pub fn below_big(&mut self, n: &num_bigint::BigUint) -> num_bigint::BigUint {
+        use num_traits::{ToPrimitive, Zero};
+        if n.is_zero() {
+            return num_bigint::BigUint::zero();
+        }
+        if let Some(small) = n.to_u64() {
+            return num_bigint::BigUint::from(self.below(small));
+        }
+        let bits = n.bits();
+        let words = bits.div_ceil(64) as usize;
+        let spare = words as u64 * 64 - bits;
+        loop {
+            let mut digits: Vec<u32> = Vec::with_capacity(words * 2);
+            for w in 0..words {
+                let mut x = self.inner.next_u64();
+                if w + 1 == words {
+                    x >>= spare;
+                }
+                digits.extend([x as u32, (x >> 32) as u32]);
+            }
+            let x = num_bigint::BigUint::from_slice(&digits);
+            if &x < n {
+                return x;
+            }
+        }
+    }
+
     /// A uniform integer in `lo..=hi`; `lo` when the range is empty.
     pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
         if hi <= lo {

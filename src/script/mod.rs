@@ -10,7 +10,9 @@ mod sandbox;
 
 pub use api::{RunState, to_dynamic};
 pub use run::{Failure, RunError, RunOutput, Step, run_procedure, script_failure};
+pub(crate) use sandbox::Instant;
 pub use sandbox::outside_the_deadline;
+pub use sandbox::words_of_json;
 pub use sandbox::{Budget, Spent};
 
 /// Stack of every thread that runs scripts, in bytes. A script's values may nest as deep as

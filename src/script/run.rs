@@ -201,7 +201,7 @@ fn locate(
         }));
         let mut engine = super::engine_for(&ruleset, &state);
         engine.set_max_operations(operations.max(1));
-        let started = std::time::Instant::now();
+        let started = super::sandbox::Instant::now();
         #[allow(deprecated)] // volatile, not deprecated (Rhai's words)
         engine.register_debugger(
             |_, debugger| debugger,

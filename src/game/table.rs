@@ -1,0 +1,190 @@
+//! What the companion says at the table, whichever front end shows it (`servitor play` in a
+//! terminal, the web page of `web/`): the events of a command as instructions — the engine's
+//! turns numbered, one number per thing to do on the table — and the answers to `status`,
+//! `why`, `help`, and the final line. Plain text, or (for instructions) [`Line`]s a front end
+//! lays out its own way; both come from the one walk in [`lines`].
+
+use super::{Event, Game};
+
+/// One line of the instructions.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "line", rename_all = "kebab-case")]
+pub enum Line {
+    /// The setup begins.
+    Setup,
+    /// A side's phase begins: its steps are numbered from 1.
+    Turn { turn: u32, side: String, phase: String },
+    /// Something to do or to know.
+    Step {
+        /// The step's number, when it is a thing to do on the table for the engine's side.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        number: Option<usize>,
+        /// The event's kind (`move`, `roll`, `decision`, …).
+        kind: String,
+        text: String,
+        /// The rule it follows.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        source: Option<String>,
+        /// The piece it concerns.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        piece: Option<String>,
+    },
+}
+
+/// The events since the last command as [`Line`]s: `human` plays one side, the engine the
+/// others; the engine's turns are numbered.
+pub fn lines(events: &[Event], human: &str, verbose: bool) -> Vec<Line> {
+    let mut out = Vec::new();
+    let mut n = 0;
+    // The engine's bookkeeping (script variables, piece fields, counters that did not move)
+    // is nothing to do on the table: kept in the log and the save, shown only when `verbose`.
+    for e in events.iter().filter(|e| verbose || !e.is_bookkeeping()) {
+        match e.kind.as_str() {
+            "phase" if e.turn == 0 => out.push(Line::Setup),
+            "phase" => {
+                n = 0;
+                out.push(Line::Turn {
+                    turn: e.turn,
+                    side: e.side.clone(),
+                    phase: e.phase.clone(),
+                });
+            }
+            kind => {
+                // Counters and scores are notes beside the instructions, not steps of their own.
+                let numbered = e.side != human
+                    && !matches!(
+                        kind,
+                        "roll" | "table" | "decision" | "note" | "pool" | "take" | "give" | "score" | "collect"
+                    );
+                let number = numbered.then(|| {
+                    n += 1;
+                    n
+                });
+                out.push(Line::Step {
+                    number,
+                    kind: kind.to_string(),
+                    text: e.text.clone(),
+                    source: e.source.clone(),
+                    piece: e.piece.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The events since the last command as instructions in plain text.
+pub fn instructions(events: &[Event], human: &str, verbose: bool) -> String {
+    let mut out = String::new();
+    for line in lines(events, human, verbose) {
+        match line {
+            Line::Setup => out.push_str("Setup\n"),
+            Line::Turn { turn, side, phase } => out.push_str(&format!("\nTurn {turn} · {side} · {phase}\n")),
+            Line::Step {
+                number,
+                kind,
+                text,
+                source,
+                ..
+            } => {
+                let source = source.map(|s| format!("  [{s}]")).unwrap_or_default();
+                let mark = match (number, kind.as_str()) {
+                    (Some(n), _) => format!("{n:>3}. "),
+                    (None, "decision") => "   → ".into(),
+                    (None, "roll" | "table") => "   ⚄ ".into(),
+                    _ => "     ".into(),
+                };
+                out.push_str(&format!("{mark}{text}{source}\n"));
+            }
+        }
+    }
+    out
+}
+
+/// How the game ended, and the scores.
+pub fn final_line(game: &Game) -> String {
+    let r = super::host::summary(game);
+    let scores: Vec<String> = r.scores.iter().map(|(s, p)| format!("{s} {p}")).collect();
+    format!(
+        "\nThe game is over: {} ({}). Scores: {}.",
+        r.winner,
+        r.reason,
+        scores.join(", ")
+    )
+}
+
+/// The commands a player may type: the game's own, then those of every session.
+pub fn help(game: &Game) -> String {
+    let mut out = String::from("Your commands (this game's):\n");
+    for (name, c) in &game.def.commands {
+        out.push_str(&format!("  {name:<10} {}\n", c.help.as_deref().unwrap_or("")));
+    }
+    out.push_str(
+        "  end        end your turn: servitor plays the other side and says what to do\n\
+         At any time:\n\
+         \x20 board [FILE.svg]  the board now (and as SVG)\n\
+         \x20 status           turn, scores, pools and decks\n\
+         \x20 why PIECE        the reasons for that piece's last actions, e.g. `why ork-2`\n\
+         \x20 odds TABLE       the exact odds of one of this package's tables (`servitor tables` lists them)\n\
+         \x20 undo / redo      take back the last command (an engine turn it started too) / put it back\n\
+         \x20 quit             stop; the save keeps the game (`servitor play --resume FILE`)\n",
+    );
+    out
+}
+
+/// Turn, scores, the pieces on the board, pools (a secret one only counted) and decks (only
+/// counted).
+pub fn status(game: &Game) -> String {
+    let s = &game.state;
+    let mut out = format!("turn {} · {} · {}\n", s.turn, s.side, s.phase);
+    for side in &game.def.sides {
+        let on: Vec<&str> = s
+            .pieces
+            .iter()
+            .filter(|p| &p.side == side && p.on_board())
+            .map(|p| p.id.as_str())
+            .collect();
+        out.push_str(&format!(
+            "{side}: {} points; on the board: {}\n",
+            s.scores.get(side).copied().unwrap_or(0),
+            if on.is_empty() { "none".into() } else { on.join(", ") }
+        ));
+    }
+    for (id, pool) in &s.pools {
+        if s.secret_pools.contains(id) {
+            out.push_str(&format!("pool {id}: {} face down\n", pool.values().sum::<i64>()));
+            continue;
+        }
+        let list: Vec<String> = pool.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        out.push_str(&format!("pool {id}: {}\n", list.join(", ")));
+    }
+    for (id, deck) in &s.decks {
+        let n = deck.len();
+        out.push_str(&format!("deck {id}: {n} card{} left\n", if n == 1 { "" } else { "s" }));
+    }
+    out
+}
+
+/// The last lines of the log about a piece: the reasons for what it did.
+pub fn why(game: &Game, piece: Option<&str>) -> String {
+    let Some(id) = piece else {
+        return "say which piece: `why ork-2`\n".into();
+    };
+    // The player's view of the log: a face-down piece's secrets stay secret here too.
+    let seen = super::event::player_log(&game.events);
+    let lines: Vec<&Event> = seen
+        .iter()
+        .filter(|e| e.piece.as_deref() == Some(id) || e.text.contains(id))
+        .collect();
+    if lines.is_empty() {
+        let ids = game.state.pieces.iter().map(|p| p.id.as_str());
+        let hint = crate::diagnostic::did_you_mean(id, ids).unwrap_or_default();
+        return format!("nothing is known of `{id}` {hint}\n");
+    }
+    let mut out = String::new();
+    for e in lines.iter().rev().take(8).rev() {
+        let source = e.source.as_deref().map(|s| format!("  [{s}]")).unwrap_or_default();
+        out.push_str(&format!("turn {}: {}{source}\n", e.turn, e.text));
+    }
+    out
+}

@@ -1,0 +1,683 @@
+// servitor at the table: the page around the engine of web/engine (the same library as
+// `servitor play`, compiled to WebAssembly). Everything a rule decides comes from the engine;
+// this file draws the board and the instructions, turns taps into command lines, asks for
+// manual dice, and keeps the save in the browser's storage.
+
+import init, { catalog, Companion } from './pkg/servitor_web.js';
+
+const $ = (id) => document.getElementById(id);
+const SAVE = 'servitor.save';
+const TICKS = 'servitor.ticks';
+const THEME = 'servitor.theme';
+const CELL = 32;
+const INFO = new Set(['help', 'status', 'why', 'odds']);
+
+let packages = [];
+const companions = new Map();
+let comp = null;       // the Companion of the game being played
+let view = null;       // its player view
+let words = [];        // the command being built by taps
+let shown = [];        // instruction lines on screen
+let ticks = {};
+// For the browser tests (web/tests): the session, and whether a command is under way.
+const hooks = { busy: false, seen: [], get comp() { return comp; }, view: () => comp.view() };
+window.__servitor = hooks;
+
+// ---------------------------------------------------------------- engine and storage
+
+function companionFor(name) {
+  if (!companions.has(name)) companions.set(name, new Companion(name));
+  return companions.get(name);
+}
+
+function store(text) {
+  // Every accepted command is kept before its answer is shown.
+  localStorage.setItem(SAVE, text);
+}
+
+function call(f) {
+  try {
+    const text = f();
+    hooks.seen.push(text);
+    if (hooks.seen.length > 100) hooks.seen.shift();
+    return JSON.parse(text);
+  } catch (e) {
+    // A fault in the engine: it is rebuilt from the last save.
+    console.error(e);
+    companions.clear();
+    const saved = localStorage.getItem(SAVE);
+    if (saved) {
+      try {
+        comp = companionFor(JSON.parse(saved).package);
+        comp.resume(saved);
+      } catch (again) { console.error(again); }
+    }
+    return { ok: false, note: `the engine failed: ${e.message || e}` };
+  }
+}
+
+/// Sends a line; manual dice are asked for one by one until the command has them all.
+async function send(line, { quiet = false } = {}) {
+  line = line.trim();
+  if (!line || !comp) return null;
+  hooks.busy = true;
+  try {
+    return await sendNow(line, quiet);
+  } finally {
+    hooks.busy = false;
+  }
+}
+
+async function sendNow(line, quiet) {
+  const answers = [];
+  for (;;) {
+    const r = call(() => comp.send(line, JSON.stringify(answers)));
+    if (r.need) {
+      const face = await askDie(r.need, line);
+      if (face === undefined) return null; // put down: nothing changed
+      answers.push(face);
+      continue;
+    }
+    const first = line.split(/\s+/)[0];
+    if (r.ok && !INFO.has(first)) store(comp.save());
+    if (!quiet) answered(line, r);
+    return r;
+  }
+}
+
+// ---------------------------------------------------------------- the start screen
+
+function fillStart() {
+  const pk = $('package');
+  pk.innerHTML = '';
+  for (const p of packages) {
+    for (const g of p.games) {
+      const o = document.createElement('option');
+      o.value = JSON.stringify([p.package, g.id]);
+      o.textContent = `${p.title || p.package}${p.games.length > 1 ? ` · ${g.label || g.id}` : ''}`;
+      pk.append(o);
+    }
+  }
+  pickPackage();
+}
+
+function chosen() {
+  const [name, game] = JSON.parse($('package').value);
+  const p = packages.find((x) => x.package === name);
+  return { p, g: p.games.find((x) => x.id === game) };
+}
+
+function pickPackage() {
+  if (!$('package').value) return;
+  const { p, g } = chosen();
+  const m = $('mission');
+  m.innerHTML = '';
+  for (const x of p.missions) {
+    const o = document.createElement('option');
+    o.value = x.id;
+    o.textContent = x.label ? `${x.label} (${x.id})` : x.id;
+    m.append(o);
+  }
+  const s = $('side');
+  s.innerHTML = '';
+  for (const side of g.sides) {
+    const o = document.createElement('option');
+    o.value = o.textContent = side;
+    s.append(o);
+  }
+  const opts = $('options');
+  opts.innerHTML = '';
+  for (const o of g.options) {
+    const label = document.createElement('label');
+    label.textContent = o.help ? `${o.name}: ${o.help}` : o.name;
+    let input;
+    if (o.choices.length) {
+      input = document.createElement('select');
+      for (const c of o.choices) {
+        const opt = document.createElement('option');
+        opt.value = opt.textContent = c;
+        input.append(opt);
+      }
+    } else {
+      input = document.createElement('input');
+    }
+    input.value = o.default;
+    input.dataset.option = o.name;
+    input.dataset.default = o.default;
+    label.append(input);
+    opts.append(label);
+  }
+  pickMission();
+}
+
+function pickMission() {
+  const { p } = chosen();
+  const m = p.missions.find((x) => x.id === $('mission').value);
+  $('mission-text').textContent = (m && m.text) || '';
+}
+
+function randomSeed() {
+  const a = new Uint32Array(2);
+  crypto.getRandomValues(a);
+  return (BigInt(a[0]) * 4294967296n + BigInt(a[1])).toString();
+}
+
+async function start() {
+  const { p, g } = chosen();
+  $('start-error').textContent = '';
+  const options = [...document.querySelectorAll('[data-option]')]
+    .filter((i) => i.value !== i.dataset.default)
+    .map((i) => [i.dataset.option, i.value]);
+  const setup = {
+    mission: $('mission').value,
+    seed: $('seed').value.trim() || randomSeed(),
+    side: $('side').value,
+    game: p.games.length > 1 ? g.id : null,
+    options,
+    manual_dice: document.querySelector('input[name=dice]:checked').value === 'manual',
+  };
+  comp = companionFor(p.package);
+  const answers = [];
+  for (;;) {
+    const r = call(() => comp.begin(JSON.stringify(setup), JSON.stringify(answers)));
+    if (r.need) {
+      const face = await askDie(r.need, 'setup');
+      if (face === undefined) return;
+      answers.push(face);
+      continue;
+    }
+    if (!r.ok) {
+      $('start-error').textContent = r.note;
+      return;
+    }
+    store(comp.save());
+    ticks = {};
+    localStorage.setItem(TICKS, '{}');
+    shown = [];
+    show('play');
+    answered('start', r);
+    return;
+  }
+}
+
+function resume(text, label) {
+  let name;
+  try {
+    name = JSON.parse(text).package;
+  } catch (e) {
+    return { ok: false, note: `${label} is not a servitor play save: ${e.message}` };
+  }
+  if (!packages.some((p) => p.package === name)) {
+    return { ok: false, note: `${label} is a game of \`${name}\`, which this page does not hold` };
+  }
+  const c = companionFor(name);
+  const r = call(() => c.resume(text));
+  if (r.ok) {
+    comp = c;
+    store(comp.save());
+    shown = [];
+    show('play');
+    answered('resume', r);
+  }
+  return r;
+}
+
+function show(screen) {
+  for (const id of ['loading', 'start', 'play']) $(id).hidden = id !== screen;
+  $('undo').hidden = $('redo').hidden = screen !== 'play';
+}
+
+// ---------------------------------------------------------------- answers
+
+function answered(line, r) {
+  const note = $('answer-note');
+  if (r.command === 'info') {
+    if (line.startsWith('why')) showWhy(line.split(/\s+/)[1], r.text);
+    else if (line === 'help') { $('help-text').textContent = r.text; $('help').hidden = false; }
+    return;
+  }
+  if (r.command === 'odds') return showOdds(r);
+  note.textContent = r.ok ? (r.note || '') : `refused: ${r.note}`;
+  note.className = r.ok ? '' : 'refused';
+  if (!r.ok) return;
+  const first = line.split(/\s+/)[0];
+  if (first === 'undo' || first === 'redo') shown = [];
+  if (first === 'end' || line === 'start') {
+    shown = r.lines;
+    ticks = {};
+    localStorage.setItem(TICKS, '{}');
+  } else if (line === 'resume') {
+    shown = r.lines;
+  } else {
+    shown = shown.concat(r.lines);
+  }
+  words = [];
+  $('line').value = '';
+  refresh();
+}
+
+function refresh() {
+  view = JSON.parse(comp.view());
+  $('where').textContent = [`Turn ${view.turn}`, ...Object.entries(view.scores).map(([s, p]) => `${s} ${p}`), view.mission_label || view.mission].join(' · ');
+  $('undo').disabled = !view.can_undo;
+  $('redo').disabled = !view.can_redo;
+  drawBoard();
+  drawWords();
+  drawCards();
+  const st = call(() => comp.send('status', '[]'));
+  $('status-text').textContent = st.text || '';
+  const sel = $('odds-table');
+  if (sel.dataset.package !== view.package) {
+    sel.dataset.package = view.package;
+    sel.innerHTML = '<option value="">a table…</option>';
+    for (const t of view.tables) {
+      const o = document.createElement('option');
+      o.value = o.textContent = t;
+      sel.append(o);
+    }
+    $('odds-rows').innerHTML = '';
+  }
+  $('final').hidden = !view.over;
+  $('final-text').textContent = view.final ? view.final.trim() : '';
+}
+
+// ---------------------------------------------------------------- the board
+
+function sq(text) {
+  const [x, y] = text.split(',').map(Number);
+  return { x: x - 1, y: y - 1 };
+}
+
+function el(name, attrs, parent) {
+  const e = document.createElementNS('http://www.w3.org/2000/svg', name);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (parent) parent.append(e);
+  return e;
+}
+
+function short(id) {
+  const m = id.match(/^([a-z]*)[a-z-]*?-(\d+)$/i);
+  if (m) return (m[1][0] || '?').toUpperCase() + m[2];
+  return id.slice(0, 2).toUpperCase();
+}
+
+const ARROW = { n: [0, -1], e: [1, 0], s: [0, 1], w: [-1, 0], north: [0, -1], east: [1, 0], south: [0, 1], west: [-1, 0] };
+
+function drawBoard() {
+  const b = view.board;
+  const svg = $('board');
+  svg.innerHTML = '';
+  const left = 24, top = 18;
+  const W = b.width * CELL, H = b.height * CELL;
+  svg.setAttribute('viewBox', `${-left} ${-top} ${W + left + 4} ${H + top + 4}`);
+  svg.dataset.width = W + left + 4;
+  if (svg.classList.contains('big')) svg.setAttribute('width', (W + left + 4) * 1.25);
+  else svg.removeAttribute('width');
+  const solid = new Set(b.solid);
+  for (let x = 0; x < b.width; x++) {
+    el('text', { x: x * CELL + CELL / 2, y: -6, 'text-anchor': 'middle', class: 'coord' }, svg).textContent = x + 1;
+  }
+  for (let y = 0; y < b.height; y++) {
+    el('text', { x: -5, y: y * CELL + CELL / 2 + 4, 'text-anchor': 'end', class: 'coord' }, svg).textContent = y + 1;
+  }
+  const picked = new Set(words.filter((w) => /^\d+,\d+$/.test(w)));
+  for (let y = 0; y < b.height; y++) {
+    for (let x = 0; x < b.width; x++) {
+      const name = `${x + 1},${y + 1}`;
+      const r = el('rect', { x: x * CELL, y: y * CELL, width: CELL, height: CELL }, svg);
+      if (solid.has(name)) { r.setAttribute('class', 'solid'); continue; }
+      r.setAttribute('class', picked.has(name) ? 'floor sq picked' : 'floor sq');
+      r.dataset.sq = name;
+      const t = el('title', {}, r);
+      t.textContent = name;
+    }
+  }
+  for (const m of b.marks) {
+    const p = sq(m.at);
+    const t = el('text', { x: p.x * CELL + CELL / 2, y: p.y * CELL + CELL / 2 + 4, 'text-anchor': 'middle', class: 'mark' }, svg);
+    t.textContent = m.letter;
+    el('title', {}, t).textContent = m.mark;
+  }
+  for (const [x, y, dir, kind] of b.edges) {
+    const [x1, y1, x2, y2] = dir === 'h'
+      ? [x * CELL, y * CELL, (x + 1) * CELL, y * CELL]
+      : [x * CELL, y * CELL, x * CELL, (y + 1) * CELL];
+    el('line', { x1, y1, x2, y2, class: kind }, svg);
+  }
+  const mine = view.side;
+  for (const p of view.pieces) {
+    if (p.status !== 'board' || !p.at) continue;
+    const at = sq(p.at);
+    const size = p.size || 1;
+    const cx = at.x * CELL + (size * CELL) / 2, cy = at.y * CELL + (size * CELL) / 2;
+    const classes = ['piece', p.side === mine ? 'mine' : 'theirs'];
+    if (p.face_down) classes.push('face-down');
+    if (words.includes(p.id)) classes.push('picked');
+    const g = el('g', { class: classes.join(' '), 'data-piece': p.id }, svg);
+    el('circle', { cx, cy, r: (size * CELL) / 2 - 3 }, g);
+    const label = el('text', { x: cx, y: cy + 3.5, 'text-anchor': 'middle' }, g);
+    label.textContent = short(p.id);
+    el('title', {}, g).textContent = `${p.id} (${p.kind})${p.life !== undefined ? ` · life ${p.life}` : ''}`;
+    const facing = p.fields && typeof p.fields.facing === 'string' ? ARROW[p.fields.facing.toLowerCase()] : null;
+    if (facing) {
+      const [dx, dy] = facing;
+      const tip = [cx + dx * (CELL / 2 - 1), cy + dy * (CELL / 2 - 1)];
+      const side = [-dy * 5, dx * 5];
+      const base = [cx + dx * (CELL / 2 - 8), cy + dy * (CELL / 2 - 8)];
+      el('path', { class: 'facing', d: `M${tip[0]} ${tip[1]} L${base[0] + side[0]} ${base[1] + side[1]} L${base[0] - side[0]} ${base[1] - side[1]} Z` }, g);
+    }
+  }
+}
+
+function tapBoard(ev) {
+  const piece = ev.target.closest('[data-piece]');
+  const square = ev.target.closest('[data-sq]');
+  if (piece) return tapPiece(piece.dataset.piece);
+  if (square) {
+    if (words.length) addWord(square.dataset.sq);
+    else $('tapped').textContent = `square ${square.dataset.sq}`;
+  }
+}
+
+async function tapPiece(id) {
+  if (words.length) return addWord(id);
+  $('tapped').textContent = id;
+  await send(`why ${id}`);
+}
+
+function showWhy(id, text) {
+  $('why-piece').textContent = id || '';
+  $('why-text').textContent = text;
+  $('why').hidden = false;
+  const p = view && view.pieces.find((x) => x.id === id);
+  if (p && p.side === view.side) {
+    // Ready to build a command for one's own piece.
+    $('why').dataset.piece = id;
+  }
+}
+
+// ---------------------------------------------------------------- the command builder
+
+function drawWords() {
+  const box = $('command-words');
+  box.innerHTML = '';
+  const over = !!view.over;
+  for (const c of view.commands.concat([{ word: 'end', help: 'end your turn: servitor plays the other side' }])) {
+    const b = document.createElement('button');
+    b.textContent = c.word === 'end' ? 'End turn' : c.word;
+    b.title = c.help || '';
+    b.dataset.word = c.word;
+    b.disabled = over;
+    if (words[0] === c.word) b.classList.add('on');
+    b.onclick = () => {
+      if (c.word === 'end') { words = []; return send('end'); }
+      const own = $('why').hidden ? null : $('why').dataset.piece;
+      words = own ? [c.word, own] : [c.word];
+      syncLine();
+    };
+    box.append(b);
+  }
+  // The player's pieces off the board (to bring on), and words from the pieces named (their
+  // fields' lists: weapons, say).
+  const sug = $('suggest');
+  sug.innerHTML = '';
+  if (!words.length) return;
+  const offered = new Set();
+  const offer = (w, what) => {
+    if (offered.has(w)) return;
+    offered.add(w);
+    const b = document.createElement('button');
+    b.textContent = w;
+    b.title = what;
+    b.onclick = () => addWord(w);
+    sug.append(b);
+  };
+  for (const p of view.pieces) {
+    if (p.side === view.side && p.status === 'off' && !words.includes(p.id)) offer(p.id, 'off the board');
+  }
+  for (const w of words) {
+    const p = view.pieces.find((x) => x.id === w);
+    if (!p || !p.fields) continue;
+    for (const v of Object.values(p.fields)) {
+      if (Array.isArray(v)) for (const item of v) if (typeof item === 'string') offer(item, p.id);
+    }
+  }
+}
+
+function addWord(w) {
+  words.push(w);
+  syncLine();
+}
+
+function syncLine() {
+  $('line').value = words.join(' ');
+  drawBoard();
+  drawWords();
+}
+
+// ---------------------------------------------------------------- instructions
+
+function tickKey(l) {
+  return `${l.turn}|${l.side}|${l.number}`;
+}
+
+function drawCards() {
+  const box = $('cards');
+  box.innerHTML = '';
+  let turn = null, numbered = 0, done = 0;
+  for (const l of shown) {
+    if (l.line === 'setup') {
+      turn = { turn: 0, side: 'setup' };
+      const h = document.createElement('div');
+      h.className = 'turn-head';
+      h.textContent = 'Setup';
+      box.append(h);
+    } else if (l.line === 'turn') {
+      turn = l;
+      const h = document.createElement('div');
+      h.className = 'turn-head';
+      h.textContent = `Turn ${l.turn} · ${l.side} · ${l.phase}`;
+      box.append(h);
+    } else if (l.number) {
+      numbered++;
+      const key = tickKey({ turn: turn ? turn.turn : 0, side: turn ? turn.side : '', number: l.number });
+      const card = document.createElement('label');
+      card.className = 'step numbered';
+      const check = document.createElement('input');
+      check.type = 'checkbox';
+      check.checked = !!ticks[key];
+      if (check.checked) { card.classList.add('done'); done++; }
+      check.onchange = () => {
+        ticks[key] = check.checked;
+        localStorage.setItem(TICKS, JSON.stringify(ticks));
+        drawCards();
+      };
+      const n = document.createElement('span');
+      n.className = 'n';
+      n.textContent = l.number;
+      const body = document.createElement('span');
+      body.className = 'body';
+      const text = document.createElement('span');
+      text.className = 'text';
+      text.textContent = l.text;
+      body.append(text);
+      if (l.source) {
+        const c = document.createElement('span');
+        c.className = 'cite';
+        c.textContent = l.source;
+        body.append(c);
+      }
+      card.append(check, n, body);
+      box.append(card);
+    } else {
+      const row = document.createElement('div');
+      row.className = `note ${l.kind}`;
+      const icon = document.createElement('span');
+      icon.className = 'icon';
+      icon.textContent = l.kind === 'decision' ? '→' : l.kind === 'roll' || l.kind === 'table' ? '⚄' : '·';
+      const body = document.createElement('span');
+      body.textContent = l.text;
+      if (l.source) {
+        const c = document.createElement('span');
+        c.className = 'cite';
+        c.textContent = l.source;
+        body.append(c);
+      }
+      row.append(icon, body);
+      box.append(row);
+    }
+  }
+  $('progress').textContent = numbered ? `${done} of ${numbered} done` : '';
+  if (!shown.length) box.textContent = 'Your move: tap a command, then your pieces and squares.';
+}
+
+// ---------------------------------------------------------------- manual dice
+
+let answerDie = null;
+
+function askDie(need, line) {
+  const plain = /^d\d+$/.test(need.die);
+  $('dice-title').textContent = plain ? `Roll a ${need.die}` : `Roll 1 ${need.die} die`;
+  $('dice-why').textContent = line === 'setup' ? 'for the setup' : `for \`${line}\` (die ${need.given + 1})`;
+  const faces = $('faces');
+  faces.innerHTML = '';
+  const seen = new Set();
+  need.faces.forEach((f, i) => {
+    // A die by faces may repeat a face: one button for each face it has.
+    if (seen.has(f)) return;
+    seen.add(f);
+    const b = document.createElement('button');
+    b.textContent = f;
+    b.dataset.face = i + 1;
+    b.onclick = () => answerDie(i + 1);
+    faces.append(b);
+  });
+  $('dice').hidden = false;
+  return new Promise((resolve) => {
+    answerDie = (v) => {
+      $('dice').hidden = true;
+      answerDie = null;
+      resolve(v);
+    };
+  });
+}
+
+// ---------------------------------------------------------------- odds
+
+function showOdds(r) {
+  const box = $('odds-rows');
+  box.innerHTML = '';
+  if (!r.ok) { box.textContent = r.note; return; }
+  if (!r.rows) return;
+  const head = document.createElement('p');
+  head.className = 'muted';
+  head.textContent = `${r.label || r.table} · ${r.dice}`;
+  box.append(head);
+  for (const row of r.rows) {
+    const d = document.createElement('div');
+    d.className = 'odds-row';
+    const name = document.createElement('span');
+    name.textContent = row.label;
+    const pct = document.createElement('span');
+    pct.textContent = `${(row.p * 100).toFixed(1)}%`;
+    pct.title = row.exact;
+    const bar = document.createElement('span');
+    bar.className = 'bar';
+    bar.style.width = `${Math.max(row.p * 100, 0.5)}%`;
+    d.append(name, pct, bar);
+    box.append(d);
+  }
+}
+
+// ---------------------------------------------------------------- wiring
+
+function exportSave() {
+  const text = comp ? comp.save() : localStorage.getItem(SAVE);
+  if (!text) return;
+  const v = JSON.parse(comp.view());
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+  a.download = `servitor-${v.package}-${v.mission}.json`;
+  document.body.append(a);
+  a.click();
+  a.remove();
+}
+
+function setTheme(t) {
+  document.documentElement.dataset.theme = t;
+  localStorage.setItem(THEME, t);
+}
+
+function wire() {
+  $('package').onchange = pickPackage;
+  $('mission').onchange = pickMission;
+  $('start-button').onclick = start;
+  $('board').addEventListener('click', tapBoard);
+  $('send').onclick = () => send($('line').value);
+  $('line').addEventListener('keydown', (e) => { if (e.key === 'Enter') send($('line').value); });
+  $('line').addEventListener('input', () => { words = $('line').value.split(/\s+/).filter(Boolean); drawWords(); });
+  $('clear').onclick = () => { words = []; syncLine(); };
+  $('undo').onclick = () => send('undo');
+  $('redo').onclick = () => send('redo');
+  $('why-close').onclick = () => { $('why').hidden = true; delete $('why').dataset.piece; };
+  $('help-close').onclick = () => { $('help').hidden = true; };
+  $('zoom').onclick = () => { $('board').classList.toggle('big'); drawBoard(); };
+  $('dice-auto').onclick = () => answerDie && answerDie(null);
+  $('odds-table').onchange = () => { if ($('odds-table').value) send(`odds ${$('odds-table').value}`); };
+  const menu = $('menu');
+  $('menu-button').onclick = () => {
+    menu.hidden = !menu.hidden;
+    $('menu-button').setAttribute('aria-expanded', String(!menu.hidden));
+  };
+  menu.addEventListener('click', () => { setTimeout(() => { menu.hidden = true; }, 0); });
+  $('new-game').onclick = () => { show('start'); };
+  $('export').onclick = exportSave;
+  $('theme').onclick = () => setTheme(document.documentElement.dataset.theme === 'dark' ? 'light' : 'dark');
+  $('help-button').onclick = () => {
+    if (comp && view) send('help');
+    else { $('help-text').textContent = 'Start a game to see its commands.'; $('help').hidden = false; }
+  };
+  $('import').onchange = async () => {
+    const file = $('import').files[0];
+    if (!file) return;
+    const r = resume(await file.text(), file.name);
+    $('import').value = '';
+    if (!r.ok) {
+      show(comp ? 'play' : 'start');
+      $(comp ? 'answer-note' : 'start-error').textContent = r.note;
+    }
+  };
+}
+
+async function main() {
+  const theme = localStorage.getItem(THEME)
+    || (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
+  setTheme(theme);
+  wire();
+  // On a phone the squares start finger-sized (the board scrolls); Zoom shows it whole.
+  if (matchMedia('(max-width: 600px)').matches) $('board').classList.add('big');
+  if ('serviceWorker' in navigator) {
+    navigator.serviceWorker.register('sw.js').catch((e) => console.warn('no offline copy:', e));
+  }
+  const t0 = performance.now();
+  await init();
+  packages = JSON.parse(catalog()).filter((p) => p.games.length);
+  document.body.dataset.engineMs = Math.round(performance.now() - t0);
+  fillStart();
+  ticks = JSON.parse(localStorage.getItem(TICKS) || '{}');
+  const saved = localStorage.getItem(SAVE);
+  if (saved) {
+    const r = resume(saved, 'the saved game');
+    if (r.ok) {
+      ticks = JSON.parse(localStorage.getItem(TICKS) || '{}');
+      drawCards();
+      document.body.dataset.ready = '1';
+      return;
+    }
+    $('start-error').textContent = r.note;
+  }
+  show('start');
+  document.body.dataset.ready = '1';
+}
+
+main();

@@ -1,0 +1,754 @@
+//! servitor's companion session for the web page (`web/`), compiled to WebAssembly: the same
+//! library as `servitor play` — the bundled packages, [`Session`]'s replay and command line,
+//! undo and redo over the command list, [`table`]'s instructions, status and `why` — behind a
+//! few calls that take and give JSON text. The page draws; every rule and every answer comes
+//! from here.
+//!
+//! What the page is given is the player's view only: the instructions' lines (never the log's
+//! actions, which carry face-down identities and deck orders), pieces without what a
+//! face-down piece hides, pools that are secret only counted, decks only counted.
+//!
+//! Manual dice: a script cannot wait for a tap in the middle of a run, so a command asks for
+//! its dice by running again. The page sends the faces tapped so far (`answers`); a command
+//! that needs one more die answers `need` with that die's name and faces, and the game is put
+//! back as it was; the page asks the player and sends the command again with one more answer.
+//! A run with the same answers rolls the same dice up to that point (the seed gives the rest),
+//! so each retry reaches the next die. An answer of `null` lets the engine roll that die, as
+//! `auto` does at the terminal.
+
+use serde::Deserialize;
+use serde_json::{Value as Json, json};
+use servitor::dice::rng::{DieAsk, Forced};
+use servitor::game::event::player_log;
+use servitor::game::session::{self, Entry, SESSION_FORMAT, SESSION_VERSION, Session};
+use servitor::game::{Game, GameError, Host, table};
+use std::sync::{Arc, Mutex};
+use wasm_bindgen::prelude::*;
+
+/// Every bundled package that holds a playable game: its name, title, games (with their
+/// sides and options) and missions, as JSON. Each is loaded and checked as `servitor play`
+/// would; a package that fails to load is listed with its error and no games.
+#[wasm_bindgen]
+pub fn catalog() -> String {
+    let mut out = Vec::new();
+    for found in servitor::package::available(&[servitor::package::Root::Bundled]) {
+        let loaded = match servitor::load(&found.name) {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                out.push(json!({ "package": found.name, "error": e.render(false), "games": [] }));
+                continue;
+            }
+        };
+        let r = &loaded.ruleset;
+        if r.games.is_empty() {
+            continue;
+        }
+        let games: Vec<Json> = r
+            .games
+            .values()
+            .map(|g| {
+                let options: Vec<Json> = g
+                    .options
+                    .iter()
+                    .map(|(name, o)| {
+                        let choices: Vec<String> =
+                            o.of.iter()
+                                .flat_map(|c| match c {
+                                    servitor::ruleset::ArgChoice::Values(values) => {
+                                        values.iter().map(|v| v.show()).collect()
+                                    }
+                                    _ => Vec::new(),
+                                })
+                                .collect();
+                        json!({ "name": name, "default": o.default.show(), "help": o.help, "choices": choices })
+                    })
+                    .collect();
+                json!({ "id": g.id, "label": g.label, "sides": g.sides, "options": options })
+            })
+            .collect();
+        let missions: Vec<Json> = r
+            .missions
+            .values()
+            .map(|m| json!({ "id": m.id, "label": m.label, "text": m.text }))
+            .collect();
+        out.push(json!({
+            "package": found.name,
+            "title": r.info().title,
+            "games": games,
+            "missions": missions,
+        }));
+    }
+    Json::Array(out).to_string()
+}
+
+/// A new game as the page asks for it (`servitor play`'s options).
+#[derive(Deserialize)]
+struct NewGame {
+    mission: String,
+    /// A decimal number: a JavaScript number cannot hold every 64-bit seed.
+    seed: String,
+    #[serde(default)]
+    side: Option<String>,
+    #[serde(default)]
+    game: Option<String>,
+    #[serde(default)]
+    options: Vec<(String, String)>,
+    #[serde(default)]
+    manual_dice: bool,
+}
+
+/// The faces the player gave for a command's dice so far, and the die asked for past them.
+#[derive(Default)]
+struct Asked {
+    answers: Vec<Option<u64>>,
+    next: usize,
+    need: Option<(String, Vec<String>)>,
+}
+
+/// One package's session at the table.
+#[wasm_bindgen]
+pub struct Companion {
+    host: Host,
+    session: Option<Session>,
+    /// `None` only while a command runs (the host takes the game by value) or before a game.
+    game: Option<Game>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn parse_answers(answers: &str) -> Result<Vec<Option<u64>>, String> {
+    if answers.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    serde_json::from_str(answers).map_err(|e| format!("the dice answers are not a list of faces: {e}"))
+}
+
+#[wasm_bindgen]
+impl Companion {
+    /// Loads a bundled package (by name) for play.
+    #[wasm_bindgen(constructor)]
+    pub fn new(package: &str) -> Result<Companion, JsError> {
+        Companion::load(package).map_err(|e| JsError::new(&e))
+    }
+
+    /// Starts a game (`NewGame` as JSON) and answers as [`Companion::send`] does. With manual
+    /// dice the setup's dice are asked for like a command's: `answers` holds those given.
+    pub fn begin(&mut self, setup: &str, answers: &str) -> String {
+        let answer = self.try_begin(setup, answers).unwrap_or_else(|e| refusal("start", e));
+        answer.to_string()
+    }
+
+    /// Goes on with a saved game: a `servitor play` save file's text, from the page's storage
+    /// or from the command line.
+    pub fn resume(&mut self, save: &str) -> String {
+        let answer = self.try_resume(save).unwrap_or_else(|e| refusal("resume", e));
+        answer.to_string()
+    }
+
+    /// One line as the player would type it at `servitor play`: a command of the game,
+    /// `end`, `undo`, `redo`, `help`, `status`, `why PIECE`, `odds TABLE`. `answers`: the
+    /// faces given so far for this command's dice (manual dice), as a JSON list.
+    pub fn send(&mut self, line: &str, answers: &str) -> String {
+        let line = line.trim();
+        let answer = match self.game.is_some() {
+            false => refusal(line, "no game: start one or resume a save".into()),
+            true => match parse_answers(answers) {
+                Err(e) => refusal(line, e),
+                Ok(answers) => self.handle(line, answers),
+            },
+        };
+        answer.to_string()
+    }
+
+    /// The session as `servitor play --save` writes it, byte for byte: what the page stores
+    /// after every accepted command, and the file it exports.
+    pub fn save(&self) -> String {
+        self.session
+            .as_ref()
+            .and_then(|s| serde_json::to_string_pretty(s).ok())
+            .unwrap_or_default()
+    }
+
+    /// The board, the pieces and the state of play as the player may see them, as JSON.
+    pub fn view(&self) -> String {
+        let (Some(game), Some(session)) = (&self.game, &self.session) else {
+            return "null".into();
+        };
+        view(game, session).to_string()
+    }
+}
+
+fn refusal(line: &str, reason: String) -> Json {
+    json!({ "command": line, "ok": false, "note": reason, "lines": [] })
+}
+
+fn game_error_text(e: GameError, host: &Host) -> String {
+    match e {
+        GameError::Refused(m) | GameError::Usage(m) | GameError::Save(m) | GameError::Scenario(m) => m,
+        GameError::Script { diagnostic, .. } => servitor::diagnostic::Report {
+            diagnostics: vec![*diagnostic],
+        }
+        .render(&host.ruleset().sources, false),
+    }
+}
+
+/// The dice of one run: replayed ones, the player's answers then a request, or the seed's.
+fn forced_for(
+    manual: bool,
+    replay: Option<&[u64]>,
+    answers: Vec<Option<u64>>,
+) -> (Arc<Mutex<Forced>>, Arc<Mutex<Asked>>) {
+    let asked = Arc::new(Mutex::new(Asked {
+        answers,
+        ..Asked::default()
+    }));
+    let forced = match (replay, manual) {
+        (Some(values), _) => Forced {
+            values: values.iter().copied().collect(),
+            ..Forced::default()
+        },
+        (None, true) => {
+            let seen = asked.clone();
+            let ask = move |die: &DieAsk| -> Option<u64> {
+                let mut a = lock(&seen);
+                if let Some(answer) = a.answers.get(a.next).copied() {
+                    a.next += 1;
+                    return answer;
+                }
+                // Past the answers given: the run goes on with the seed's dice, and is undone.
+                if a.need.is_none() {
+                    a.need = Some((die.die.clone(), die.faces.clone()));
+                }
+                None
+            };
+            Forced {
+                ask: Some(Box::new(ask)),
+                record: Some(Vec::new()),
+                ..Forced::default()
+            }
+        }
+        (None, false) => Forced::default(),
+    };
+    (Arc::new(Mutex::new(forced)), asked)
+}
+
+fn need_json(line: &str, asked: &Asked) -> Option<Json> {
+    let (die, faces) = asked.need.as_ref()?;
+    Some(json!({
+        "command": line,
+        "ok": false,
+        "need": { "die": die, "faces": faces, "given": asked.answers.len() },
+        "lines": [],
+    }))
+}
+
+impl Companion {
+    /// [`Companion::new`] with its error as text.
+    pub fn load(package: &str) -> Result<Companion, String> {
+        let loaded = servitor::load(package).map_err(|e| e.render(false))?;
+        Ok(Companion {
+            host: Host::new(&Arc::new(loaded.ruleset)),
+            session: None,
+            game: None,
+        })
+    }
+
+    fn try_begin(&mut self, setup: &str, answers: &str) -> Result<Json, String> {
+        let new: NewGame = serde_json::from_str(setup).map_err(|e| format!("not a new game: {e}"))?;
+        let answers = parse_answers(answers)?;
+        let seed: u64 = new
+            .seed
+            .trim()
+            .parse()
+            .map_err(|_| format!("the seed `{}` is not a whole number from 0 to 2^64 - 1", new.seed))?;
+        let def = self
+            .host
+            .game_def(new.game.as_deref())
+            .map_err(|e| game_error_text(e, &self.host))?;
+        let side = new.side.clone().unwrap_or_else(|| def.sides[0].clone());
+        if !def.sides.contains(&side) {
+            return Err(format!(
+                "`{side}` is not a side of this game (sides: {})",
+                def.sides.join(", ")
+            ));
+        }
+        let mut session = Session {
+            format: SESSION_FORMAT.into(),
+            version: SESSION_VERSION,
+            package: self.host.ruleset().name().to_string(),
+            game: new.game,
+            mission: new.mission,
+            seed,
+            options: new.options,
+            side,
+            manual_dice: new.manual_dice,
+            start_dice: Vec::new(),
+            entries: Vec::new(),
+            redo: Vec::new(),
+        };
+        let (forced, asked) = forced_for(session.manual_dice, None, answers);
+        let started = self
+            .host
+            .start(&session.setup(), Some(0))
+            .and_then(|mut game| {
+                game.forced = Some(forced.clone());
+                self.host.advance_to(game, &session.side)
+            })
+            .map_err(|e| game_error_text(e, &self.host))?;
+        if let Some(need) = need_json("start", &lock(&asked)) {
+            return Ok(need);
+        }
+        session.start_dice = lock(&forced).record.take().unwrap_or_default();
+        let lines = table::lines(&player_log(&started.events), &session.side, false);
+        self.session = Some(session);
+        self.game = Some(started);
+        Ok(self.answer("start", true, None, lines))
+    }
+
+    fn try_resume(&mut self, save: &str) -> Result<Json, String> {
+        if save.len() > servitor::limits::MAX_SAVE_BYTES as usize {
+            return Err(format!(
+                "the save is {} bytes, past MAX_SAVE_BYTES ({})",
+                save.len(),
+                servitor::limits::MAX_SAVE_BYTES
+            ));
+        }
+        let session: Session =
+            serde_json::from_str(save).map_err(|e| format!("this is not a servitor play save: {e}"))?;
+        session.check(self.host.ruleset().name())?;
+        let game = session
+            .replay(&mut self.host)
+            .map_err(|e| game_error_text(e, &self.host))?;
+        // The last turns' instructions, as `servitor play --resume` shows them.
+        let shown = game.events.len().saturating_sub(30);
+        let lines = table::lines(&player_log(&game.events)[shown..], &session.side, false);
+        self.session = Some(session);
+        self.game = Some(game);
+        Ok(self.answer("resume", true, None, lines))
+    }
+
+    fn handle(&mut self, line: &str, answers: Vec<Option<u64>>) -> Json {
+        let mut words = line.split_whitespace();
+        let first = words.next().unwrap_or_default();
+        let rest = words.next();
+        let Some(game) = self.game.as_ref() else {
+            return refusal(line, "no game".into());
+        };
+        match first {
+            "help" => info(table::help(game)),
+            "status" => info(table::status(game)),
+            "why" => info(table::why(game, rest)),
+            "odds" => odds(game, rest),
+            "undo" => self.undo(),
+            "redo" => self.redo(),
+            _ if game.state.over.is_some() => refusal(line, "the game is over".into()),
+            _ => {
+                let Some(session) = self.session.as_mut() else {
+                    return refusal(line, "no game".into());
+                };
+                // A new command after an undo: what was taken back cannot come back any more.
+                let redo = std::mem::take(&mut session.redo);
+                let answer = self.command(line, None, answers);
+                if answer["ok"] != json!(true)
+                    && let Some(session) = self.session.as_mut()
+                {
+                    session.redo = redo;
+                }
+                answer
+            }
+        }
+    }
+
+    /// Runs a command; `replay` gives a redone command's dice. Accepted: its entry is added.
+    fn command(&mut self, line: &str, replay: Option<&[u64]>, answers: Vec<Option<u64>>) -> Json {
+        let (Some(mut game), Some(session)) = (self.game.take(), self.session.as_ref()) else {
+            return refusal(line, "no game".into());
+        };
+        let manual = session.manual_dice;
+        let side = session.side.clone();
+        let before = game.events.len();
+        let (forced, asked) = forced_for(manual, replay, answers);
+        game.forced = Some(forced.clone());
+        match session::run_line(&mut self.host, game, line, &side) {
+            Ok(game) => {
+                if let Some(need) = need_json(line, &lock(&asked)) {
+                    return self.restored(need);
+                }
+                let used = lock(&forced).record.take().unwrap_or_default();
+                let dice = match (manual, replay) {
+                    (false, _) => Vec::new(),
+                    (true, Some(values)) => values.to_vec(),
+                    (true, None) => used,
+                };
+                let lines = table::lines(&player_log(&game.events)[before.min(game.events.len())..], &side, false);
+                self.game = Some(game);
+                if let Some(session) = self.session.as_mut() {
+                    session.entries.push(Entry {
+                        line: line.to_string(),
+                        dice,
+                    });
+                }
+                self.answer(line, true, None, lines)
+            }
+            Err(error) => {
+                let reason = game_error_text(error, &self.host);
+                self.restored(refusal(line, format!("{reason} — nothing changed")))
+            }
+        }
+    }
+
+    /// The game put back as the accepted commands leave it, then `answer`.
+    fn restored(&mut self, answer: Json) -> Json {
+        match self.restore() {
+            Ok(()) => answer,
+            Err(e) => refusal("restore", e),
+        }
+    }
+
+    fn restore(&mut self) -> Result<(), String> {
+        let Some(session) = &self.session else {
+            return Err("no game".into());
+        };
+        let game = session
+            .replay(&mut self.host)
+            .map_err(|e| game_error_text(e, &self.host))?;
+        self.game = Some(game);
+        Ok(())
+    }
+
+    fn undo(&mut self) -> Json {
+        let Some(entry) = self.session.as_mut().and_then(|s| s.entries.pop()) else {
+            return refusal("undo", "nothing to undo".into());
+        };
+        if let Some(s) = self.session.as_mut() {
+            s.redo.push(entry.clone());
+        }
+        if let Err(e) = self.restore() {
+            return refusal("undo", e);
+        }
+        self.answer("undo", true, Some(format!("took back `{}`", entry.line)), Vec::new())
+    }
+
+    fn redo(&mut self) -> Json {
+        let Some(entry) = self.session.as_mut().and_then(|s| s.redo.pop()) else {
+            return refusal("redo", "nothing to redo".into());
+        };
+        let redo = self
+            .session
+            .as_mut()
+            .map(|s| std::mem::take(&mut s.redo))
+            .unwrap_or_default();
+        let answer = self.command(&entry.line, Some(&entry.dice), Vec::new());
+        if let Some(s) = self.session.as_mut() {
+            s.redo = redo;
+        }
+        answer
+    }
+
+    /// An accepted line's answer: its instructions, and where the game stands.
+    fn answer(&self, line: &str, ok: bool, note: Option<String>, lines: Vec<table::Line>) -> Json {
+        let game = self.game.as_ref();
+        let over = game.and_then(|g| g.state.over.as_ref());
+        json!({
+            "command": line,
+            "ok": ok,
+            "note": note,
+            "lines": lines,
+            "turn": game.map(|g| g.state.turn),
+            "over": over,
+            "final": over.and(game).map(table::final_line),
+        })
+    }
+}
+
+fn info(text: String) -> Json {
+    json!({ "command": "info", "ok": true, "text": text })
+}
+
+/// The exact odds of one of the package's tables, one roll, as fractions and as numbers.
+fn odds(game: &Game, id: Option<&str>) -> Json {
+    let r = &game.ruleset;
+    let Some(id) = id else {
+        let tables: Vec<&String> = r.tables.keys().collect();
+        return json!({ "command": "odds", "ok": true, "tables": tables });
+    };
+    let Some(t) = r.tables.get(id) else {
+        let hint = servitor::diagnostic::did_you_mean(id, r.tables.keys().map(String::as_str)).unwrap_or_default();
+        return refusal("odds", format!("no table `{id}` in {} {hint}", r.name()));
+    };
+    let avail = servitor::tables::Availability::default();
+    match servitor::tables::odds::table_odds(&r.tables, t, 1, &avail) {
+        Err(e) => refusal("odds", e),
+        Ok(dist) => {
+            let rows: Vec<Json> = dist
+                .iter()
+                .map(|(o, p)| {
+                    let f = num_traits::ToPrimitive::to_f64(p).unwrap_or(0.0);
+                    json!({ "label": o.label, "exact": p.to_string(), "p": f })
+                })
+                .collect();
+            json!({ "command": "odds", "ok": true, "table": id, "label": t.label, "dice": t.dice.to_string(), "rows": rows })
+        }
+    }
+}
+
+/// What the player may see of the game: no face-down identity, no deck order, no secret
+/// pool's contents; only the instructions' words, never the log's actions.
+fn view(game: &Game, session: &Session) -> Json {
+    let grid = &game.view.grid;
+    let mut solid = Vec::new();
+    let mut marks = Vec::new();
+    for y in 0..grid.height {
+        for x in 0..grid.width {
+            let sq = servitor::board::Square::new(x, y);
+            if grid.is_solid(sq) {
+                solid.push(sq.to_string());
+            } else if let Some(mark) = grid.mark(sq) {
+                marks.push(json!({ "at": sq.to_string(), "mark": mark, "letter": servitor::board::render::mark_letter(mark).to_string() }));
+            }
+        }
+    }
+    // Every wall and door between two squares (or a square and the edge): x, y of the square
+    // after the edge, and whether it runs along the top (`h`) or the left (`v`) of it.
+    let mut edges = Vec::new();
+    let mut edge = |x: i32, y: i32, dir: &str, e: servitor::board::Edge| {
+        let kind = match e {
+            servitor::board::Edge::Open => return,
+            servitor::board::Edge::Wall => "wall",
+            servitor::board::Edge::Door { open: false } => "door",
+            servitor::board::Edge::Door { open: true } => "open-door",
+        };
+        edges.push(json!([x, y, dir, kind]));
+    };
+    use servitor::board::Square;
+    for y in 0..=grid.height {
+        for x in 0..grid.width {
+            let (a, b) = (Square::new(x, y - 1), Square::new(x, y));
+            if !(grid.is_solid(a) && grid.is_solid(b)) {
+                edge(x, y, "h", grid.edge(a, b));
+            }
+        }
+    }
+    for y in 0..grid.height {
+        for x in 0..=grid.width {
+            let (a, b) = (Square::new(x - 1, y), Square::new(x, y));
+            if !(grid.is_solid(a) && grid.is_solid(b)) {
+                edge(x, y, "v", grid.edge(a, b));
+            }
+        }
+    }
+    let s = &game.state;
+    let pieces: Vec<Json> = s
+        .pieces
+        .iter()
+        .map(|p| {
+            let face_down = p.hidden.is_some();
+            let mut piece = json!({
+                "id": p.id,
+                "kind": p.kind,
+                "side": p.side,
+                "status": p.status,
+                "at": p.at.map(|a| a.to_string()),
+                "size": p.size,
+                "face_down": face_down,
+            });
+            // A face-down piece's life and fields are those of what it hides.
+            if !face_down {
+                piece["life"] = json!(p.life);
+                piece["fields"] = json!(p.fields);
+            }
+            piece
+        })
+        .collect();
+    let pools: Vec<Json> = s
+        .pools
+        .iter()
+        .map(|(id, pool)| {
+            if s.secret_pools.contains(id) {
+                json!({ "id": id, "face_down": pool.values().sum::<i64>() })
+            } else {
+                json!({ "id": id, "entries": pool })
+            }
+        })
+        .collect();
+    let decks: Vec<Json> = s
+        .decks
+        .iter()
+        .map(|(id, d)| json!({ "id": id, "left": d.len() }))
+        .collect();
+    let commands: Vec<Json> = game
+        .def
+        .commands
+        .iter()
+        .map(|(word, c)| json!({ "word": word, "help": c.help }))
+        .collect();
+    let mission = game.ruleset.missions.get(&game.mission);
+    json!({
+        "package": session.package,
+        "game": game.def.id,
+        "mission": game.mission,
+        "mission_label": mission.and_then(|m| m.label.clone()),
+        "seed": session.seed.to_string(),
+        "side": session.side,
+        "sides": game.def.sides,
+        "manual_dice": session.manual_dice,
+        "turn": s.turn,
+        "phase_side": s.side,
+        "phase": s.phase,
+        "scores": s.scores,
+        "over": s.over,
+        "final": s.over.as_ref().map(|_| table::final_line(game)),
+        "board": { "width": grid.width, "height": grid.height, "solid": solid, "marks": marks, "edges": edges },
+        "pieces": pieces,
+        "pools": pools,
+        "decks": decks,
+        "commands": commands,
+        "tables": game.ruleset.tables.keys().collect::<Vec<_>>(),
+        "commands_played": session.entries.len(),
+        "can_undo": !session.entries.is_empty(),
+        "can_redo": !session.redo.is_empty(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    //! The page's engine natively: the same answers the browser gets (web/tests drives the
+    //! browser build itself).
+
+    use super::{Companion, catalog};
+    use serde_json::{Value as Json, json};
+
+    fn parse(text: &str) -> Json {
+        serde_json::from_str(text).unwrap()
+    }
+
+    /// The first bundled package with a game, and its first mission: the engine names none.
+    fn playable() -> (String, String) {
+        let list = parse(&catalog());
+        let p = &list.as_array().unwrap()[0];
+        (
+            p["package"].as_str().unwrap().to_string(),
+            p["missions"][0]["id"].as_str().unwrap().to_string(),
+        )
+    }
+
+    fn begin(manual: bool) -> (Companion, Json) {
+        let (package, mission) = playable();
+        let mut c = Companion::load(&package).unwrap();
+        let setup = json!({ "mission": mission, "seed": "18446744073709551615", "manual_dice": manual }).to_string();
+        let mut answers: Vec<Option<u64>> = Vec::new();
+        loop {
+            let r = parse(&c.begin(&setup, &serde_json::to_string(&answers).unwrap()));
+            if r.get("need").is_some() {
+                answers.push(Some(1));
+                continue;
+            }
+            assert_eq!(r["ok"], json!(true), "{r}");
+            return (c, r);
+        }
+    }
+
+    /// Sends a line, answering each die asked with its first face.
+    fn send(c: &mut Companion, line: &str) -> (Json, usize) {
+        let mut answers: Vec<Option<u64>> = Vec::new();
+        loop {
+            let r = parse(&c.send(line, &serde_json::to_string(&answers).unwrap()));
+            if let Some(need) = r.get("need") {
+                assert_eq!(need["given"], json!(answers.len()));
+                assert!(!need["faces"].as_array().unwrap().is_empty());
+                // Every other die left to the engine, as `auto` at the terminal.
+                answers.push((answers.len() % 2 == 0).then_some(1));
+                continue;
+            }
+            return (r, answers.len());
+        }
+    }
+
+    #[test]
+    fn a_session_saves_as_the_cli_does_and_replays_to_the_same_game() {
+        for manual in [false, true] {
+            let (mut c, start) = begin(manual);
+            assert!(!start["lines"].as_array().unwrap().is_empty());
+            let mut asked = 0;
+            for _ in 0..3 {
+                let (r, n) = send(&mut c, "end");
+                assert_eq!(r["ok"], json!(true), "{r}");
+                asked += n;
+            }
+            assert_eq!(manual, asked > 0, "manual dice are asked for, automatic ones never");
+            let save = c.save();
+            let session: servitor::game::session::Session = serde_json::from_str(&save).unwrap();
+            assert_eq!(session.seed, u64::MAX);
+            assert_eq!(session.entries.len(), 3);
+            assert_eq!(save, serde_json::to_string_pretty(&session).unwrap());
+            // Resumed elsewhere, the save gives the same game and the same save.
+            let mut again = Companion::load(&session.package).unwrap();
+            assert_eq!(parse(&again.resume(&save))["ok"], json!(true));
+            assert_eq!(again.view(), c.view());
+            assert_eq!(again.save(), save);
+            // Undo, redo: the same save again; a refused line changes nothing.
+            assert_eq!(send(&mut again, "undo").0["ok"], json!(true));
+            assert_ne!(again.save(), save);
+            assert_eq!(send(&mut again, "redo").0["ok"], json!(true));
+            assert_eq!(again.save(), save);
+            let (refused, _) = send(&mut again, "no-such-command x");
+            assert_eq!(refused["ok"], json!(false));
+            assert_eq!(again.save(), save);
+        }
+    }
+
+    #[test]
+    fn the_view_and_the_answers_hold_nothing_the_player_may_not_know() {
+        let (mut c, start) = begin(false);
+        let mut said = start.to_string();
+        for _ in 0..3 {
+            said.push_str(&send(&mut c, "end").0.to_string());
+        }
+        let view = parse(&c.view());
+        said.push_str(&view.to_string());
+        for secret in ["\"hidden\"", "\"action\"", "\"cards\"", "\"entries\":{"] {
+            assert!(!said.contains(secret), "{secret} in what the page is given");
+        }
+        for p in view["pieces"].as_array().unwrap() {
+            if p["face_down"] == json!(true) {
+                assert!(p.get("life").is_none() && p.get("fields").is_none(), "{p}");
+            }
+        }
+    }
+
+    #[test]
+    fn bad_input_is_refused_in_words() {
+        let (package, mission) = playable();
+        let mut c = Companion::load(&package).unwrap();
+        assert!(Companion::load("no-such-package").is_err());
+        for (what, answer) in [
+            ("send", c.send("end", "[]")),
+            ("resume", c.resume("not json")),
+            ("resume", c.resume(r#"{"format":"other","version":9,"package":"x","mission":"m","seed":1,"side":"s","manual_dice":false,"entries":[]}"#)),
+            ("begin", c.begin("{}", "")),
+            ("begin", c.begin(&json!({ "mission": mission, "seed": "-1" }).to_string(), "")),
+            ("begin", c.begin(&json!({ "mission": "no-such-mission", "seed": "1" }).to_string(), "")),
+            ("begin", c.begin(&json!({ "mission": mission, "seed": "1", "side": "nobody" }).to_string(), "")),
+        ] {
+            let r = parse(&answer);
+            assert_eq!(r["ok"], json!(false), "{what}: {r}");
+            assert!(!r["note"].as_str().unwrap().is_empty(), "{what}: {r}");
+        }
+        let (mut c, _) = begin(false);
+        assert_eq!(parse(&c.send("end", "not a list"))["ok"], json!(false));
+        assert_eq!(parse(&c.send("", "[]"))["ok"], json!(false));
+        assert_eq!(parse(&c.send("odds no-such-table", "[]"))["ok"], json!(false));
+        let odds = parse(&c.send("odds", "[]"));
+        let table = odds["tables"][0].as_str().unwrap().to_string();
+        let rows = parse(&c.send(&format!("odds {table}"), "[]"));
+        let total: f64 = rows["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["p"].as_f64().unwrap())
+            .sum();
+        assert!((total - 1.0).abs() < 1e-9, "{rows}");
+    }
+}

@@ -1,0 +1,297 @@
+// The web companion in a real headless Chromium (Debian's, at /usr/bin/chromium), driven by
+// playwright-core: served by web/serve.mjs from web/dist (web/build.sh builds it), played by
+// taps as a person at the table would. Screenshots of the key screens go to web/screenshots/.
+//
+// node --test web/tests/        (SERVITOR: the servitor binary; default target/debug/servitor)
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const web = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const checkout = resolve(web, '..');
+const shots = join(web, 'screenshots');
+const SERVITOR = process.env.SERVITOR || join(checkout, 'target/debug/servitor');
+const PHONE = { viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 };
+const DESKTOP = { viewport: { width: 1280, height: 860 } };
+// Reactor strike's claw airlock squares (the bundled mission's map, not the page's knowledge).
+const CLAW = ['7,1', '6,1'];
+
+let server, base;
+
+function serve() {
+  return new Promise((ok, fail) => {
+    const s = spawn(process.execPath, [join(web, 'serve.mjs'), '0', join(web, 'dist')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    s.stdout.once('data', (d) => {
+      const m = String(d).match(/http:\/\/[\d.:]+\//);
+      if (m) ok({ s, url: m[0] }); else fail(new Error(`serve said ${d}`));
+    });
+    s.once('error', fail);
+  });
+}
+
+before(async () => {
+  assert.ok(existsSync(join(web, 'dist/pkg/servitor_web_bg.wasm')), 'web/dist is built (web/build.sh)');
+  mkdirSync(shots, { recursive: true });
+  ({ s: server, url: base } = await serve());
+});
+
+after(() => server && server.kill());
+
+async function browser(kind = PHONE) {
+  const dir = mkdtempSync(join(tmpdir(), 'servitor-chromium-'));
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    acceptDownloads: true,
+    ...kind,
+  });
+  const page = context.pages()[0] || await context.newPage();
+  page.on('pageerror', (e) => { throw e; });
+  if (kind.hasTouch) touch.add(page);
+  return { context, page };
+}
+
+const touch = new WeakSet();
+
+/// A tap on a phone, a click on a desktop.
+async function press(locator) {
+  if (touch.has(locator.page())) await locator.tap();
+  else await locator.click();
+}
+
+async function ready(page) {
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: join(shots, `${name}.png`) });
+}
+
+const view = (page) => page.evaluate(() => JSON.parse(window.__servitor.view()));
+
+/// Taps through the dice sheet until it is gone: faces chosen from `faces` in turn.
+async function answerDice(page, faces, counter) {
+  for (;;) {
+    const open = await page.locator('#dice:not([hidden])').count();
+    if (!open) return;
+    const buttons = page.locator('#faces button');
+    const n = await buttons.count();
+    const pick = faces[counter.n++ % faces.length] % n;
+    if (counter.n === 3 && counter.shot) await shot(page, counter.shot);
+    if (counter.n % 7 === 0) await press(page.locator('#dice-auto'));
+    else await press(buttons.nth(pick));
+  }
+}
+
+async function settle(page, counter) {
+  // A command answers at once, or asks for a die first.
+  for (let i = 0; i < 200; i++) {
+    await page.waitForTimeout(10);
+    if (await page.locator('#dice:not([hidden])').count()) await answerDice(page, [5, 2, 0, 3, 1, 4], counter);
+    const busy = await page.evaluate(() => window.__servitor.busy);
+    if (!busy && !(await page.locator('#dice:not([hidden])').count())) return;
+  }
+}
+
+async function tapCommand(page, word, taps, counter) {
+  await press(page.locator(`#command-words button[data-word="${word}"]`));
+  for (const t of taps) {
+    if (/^\d+,\d+$/.test(t)) await press(page.locator(`#board [data-sq="${t}"]`));
+    else if (await page.locator(`#board [data-piece="${t}"]`).count()) await press(page.locator(`#board [data-piece="${t}"]`));
+    else await press(page.locator('#suggest button', { hasText: new RegExp(`^${t}$`) }));
+  }
+  if (word !== 'end') await press(page.locator('#send'));
+  await settle(page, counter);
+}
+
+async function newGame(page, { mission = 'reactor-strike', seed, manual = false }) {
+  await page.locator('#mission').selectOption(mission);
+  await page.locator(`input[name=dice][value=${manual ? 'manual' : 'auto'}]`).check();
+  await page.locator('#seed').fill(String(seed));
+  await press(page.locator('#start-button'));
+}
+
+function cli(args, input) {
+  const r = spawnSync(SERVITOR, ['play', ...args], { input, encoding: 'utf8', cwd: checkout, env: { ...process.env, NO_COLOR: '1' } });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout;
+}
+
+test('load, start, three turns by taps, undo, reload and resume, offline, export to the CLI and back', async () => {
+  const { context, page } = await browser(PHONE);
+  const t0 = Date.now();
+  await page.goto(base);
+  await ready(page);
+  console.log(`# first load to a ready page: ${Date.now() - t0} ms (engine ${await page.evaluate(() => document.body.dataset.engineMs)} ms)`);
+  await shot(page, 'phone-start');
+  // Every playable game of the bundle is offered; the engine names none of them.
+  const offered = await page.locator('#package option').allTextContents();
+  assert.ok(offered.length >= 1, `${offered}`);
+  await newGame(page, { seed: 21 });
+  await page.waitForSelector('#play:not([hidden])');
+  const counter = { n: 0 };
+  // Turn 1: a Marine boards at a claw airlock; turn 2: it walks two squares; turn 3: another
+  // boards. Each turn ends with the Alien's instructions.
+  await tapCommand(page, 'enter', ['marine-1', CLAW[0]], counter);
+  assert.match(await page.locator('#cards').innerText(), /marine-1 enters the board on 7,1/);
+  await tapCommand(page, 'end', [], counter);
+  await shot(page, 'phone-alien-turn');
+  const cards = page.locator('.step.numbered');
+  assert.ok(await cards.count() > 0, 'the Alien turn has numbered instructions');
+  await press(cards.first());
+  assert.equal(await page.locator('.step.numbered.done').count(), 1, 'a card ticks off');
+  await tapCommand(page, 'move', ['marine-1', '7,2', '7,3'], counter);
+  assert.match(await page.locator('#cards').innerText(), /marine-1 moves 2 squares/);
+  await tapCommand(page, 'end', [], counter);
+  await tapCommand(page, 'enter', ['marine-2', CLAW[1]], counter);
+  await tapCommand(page, 'end', [], counter);
+  let v = await view(page);
+  assert.equal(v.turn, 4);
+  assert.equal(v.commands_played, 6);
+  // The page holds only the player's view: face-down pieces keep what they hide to the
+  // engine (no identity, no life), and no answer carries the log's actions.
+  const faceDown = v.pieces.filter((p) => p.face_down);
+  assert.ok(faceDown.length > 0, 'some blips are on the board');
+  for (const p of faceDown) assert.ok(!('life' in p) && !('fields' in p) && !('hidden' in p), JSON.stringify(p));
+  const said = await page.evaluate(() => window.__servitor.seen.join('\n') + window.__servitor.view());
+  assert.ok(said.includes('blip') && !/"hidden"|"action"|"cards"/.test(said), 'no secrets in what the engine said');
+  await shot(page, 'phone-turn-4');
+  // Tapping a piece says why it did what it did.
+  await press(page.locator('#board [data-piece="marine-1"]'));
+  await page.waitForSelector('#why:not([hidden])');
+  assert.match(await page.locator('#why-text').innerText(), /marine-1/);
+  await press(page.locator('#why-close'));
+  // Undo takes back the last command (the Alien's third turn with it); redo is offered.
+  await press(page.locator('#undo'));
+  await settle(page, counter);
+  v = await view(page);
+  assert.equal(v.commands_played, 5);
+  assert.equal(v.turn, 3);
+  assert.ok(v.can_redo);
+  const saved = await page.evaluate(() => localStorage.getItem('servitor.save'));
+  assert.equal(JSON.parse(saved).entries.length, 5, 'the undo is saved before it is shown');
+  // Reload: the game resumes where it was.
+  await page.reload();
+  await ready(page);
+  await page.waitForSelector('#play:not([hidden])');
+  v = await view(page);
+  assert.equal(v.commands_played, 5);
+  assert.equal(await page.evaluate(() => window.__servitor.comp.save()), saved);
+  // Offline: the server is gone and the network cut; the page reloads from its offline copy
+  // and the game goes on.
+  await context.setOffline(true);
+  server.kill();
+  await page.reload();
+  await ready(page);
+  await page.waitForSelector('#play:not([hidden])');
+  await tapCommand(page, 'end', [], counter);
+  v = await view(page);
+  assert.equal(v.turn, 4);
+  await shot(page, 'phone-offline');
+  // Export: the file is the save; the CLI goes on from it, and both play the next command the
+  // same way, byte for byte.
+  const dir = mkdtempSync(join(tmpdir(), 'servitor-export-'));
+  const [download] = await Promise.all([page.waitForEvent('download'), (async () => {
+    await press(page.locator('#menu-button'));
+    await press(page.locator('#export'));
+  })()]);
+  const file = join(dir, 'page.json');
+  await download.saveAs(file);
+  const exported = readFileSync(file, 'utf8');
+  assert.equal(exported, await page.evaluate(() => localStorage.getItem('servitor.save')));
+  cli(['space-crusade-solo', '--resume', file], 'move marine-1 7,4\nend\n');
+  await tapCommand(page, 'move', ['marine-1', '7,4'], counter);
+  await tapCommand(page, 'end', [], counter);
+  assert.equal(readFileSync(file, 'utf8'), await page.evaluate(() => localStorage.getItem('servitor.save')),
+    'the CLI and the page give the same save');
+  // And back: the CLI plays on, the page imports its save and goes on from there.
+  cli(['space-crusade-solo', '--resume', file], 'move marine-2 6,2\nend\n');
+  await press(page.locator('#menu-button'));
+  await page.locator('#import').setInputFiles(file);
+  await page.waitForFunction(() => JSON.parse(window.__servitor.comp.save()).entries.length === 10);
+  assert.equal(await page.evaluate(() => window.__servitor.comp.save()), readFileSync(file, 'utf8'));
+  await tapCommand(page, 'end', [], counter);
+  v = await view(page);
+  assert.equal(v.commands_played, 11);
+  await context.close();
+  ({ s: server, url: base } = await serve());
+});
+
+/// A whole mission, by taps: Marines board and walk in, and every turn ends until the game is over.
+async function wholeMission(kind, manual, name) {
+  const { context, page } = await browser(kind);
+  await page.goto(base);
+  await ready(page);
+  await newGame(page, { mission: 'reactor-strike', seed: manual ? 7 : 3, manual });
+  const counter = { n: 0, shot: manual ? `${name}-dice` : null };
+  await settle(page, counter);
+  await page.waitForSelector('#play:not([hidden])');
+  const plan = [['enter', ['marine-1', '7,1']], ['enter', ['marine-2', '6,1']], ['move', ['marine-1', '7,2']]];
+  let turns = 0;
+  for (; turns < 60; turns++) {
+    const v = await view(page);
+    if (v.over) break;
+    // Each planned step while it still can be played: a Marine killed is not moved.
+    const step = plan[turns];
+    const piece = step && v.pieces.find((p) => p.id === step[1][0]);
+    const free = (sq) => !v.pieces.some((p) => p.at === sq && p.status === 'board');
+    const playable = step && piece && (step[0] === 'enter'
+      ? piece.status === 'off' && free(step[1][1])
+      : piece.status === 'board' && free(step[1][1]));
+    if (playable) await tapCommand(page, ...step, counter);
+    if ((await view(page)).over) break;
+    await tapCommand(page, 'end', [], counter);
+    if (turns === 1) await shot(page, `${name}-alien-turn`);
+  }
+  const v = await view(page);
+  assert.ok(v.over, `the game ends (after ${turns} turns)`);
+  const final = await page.locator('#final-text').innerText();
+  assert.match(final, /The game is over: .*Scores: /);
+  await page.locator('#final').scrollIntoViewIfNeeded();
+  await shot(page, `${name}-final`);
+  // The page's save replays in the CLI to the same final state.
+  const dir = mkdtempSync(join(tmpdir(), 'servitor-whole-'));
+  const file = join(dir, 'whole.json');
+  writeFileSync(file, await page.evaluate(() => window.__servitor.comp.save()));
+  const out = cli(['space-crusade-solo', '--resume', file], 'status\n');
+  assert.ok(out.includes(final.trim()), `the CLI ends the same way:\n${out}\n---\n${final}`);
+  await context.close();
+  return { turns, dice: counter.n };
+}
+
+test('a whole mission to the final score with automatic dice, on a desktop', async () => {
+  const t = Date.now();
+  const r = await wholeMission(DESKTOP, false, 'desktop-auto');
+  console.log(`# auto dice: ${r.turns} turns in ${Date.now() - t} ms`);
+});
+
+test('a whole mission to the final score with manual dice, on a phone', async () => {
+  const t = Date.now();
+  const r = await wholeMission(PHONE, true, 'phone-manual');
+  console.log(`# manual dice: ${r.turns} turns, ${r.dice} dice tapped, in ${Date.now() - t} ms`);
+});
+
+test('dark theme on a desktop and a phone', async () => {
+  for (const [kind, name] of [[DESKTOP, 'desktop-dark'], [PHONE, 'phone-dark']]) {
+    const { context, page } = await browser(kind);
+    await page.goto(base);
+    await ready(page);
+    await page.evaluate(() => localStorage.setItem('servitor.theme', 'dark'));
+    await page.reload();
+    await ready(page);
+    await newGame(page, { seed: 5 });
+    await tapCommand(page, 'enter', ['marine-1', '7,1'], { n: 0 });
+    await tapCommand(page, 'end', [], { n: 0 });
+    await press(page.locator('#board [data-piece="marine-1"]'));
+    await shot(page, name);
+    await context.close();
+  }
+});
