@@ -294,3 +294,13 @@ fn the_lab_refuses_a_wrong_command_line_with_exit_2() {
     }
     insta::assert_snapshot!(transcript);
 }
+
+#[test]
+fn a_comparison_whose_games_fail_reports_them_and_exits_1() {
+    let (stdout, stderr, code) = servitor(&with(&["--vs", "tests/fixtures/skirmish-broken", "--games", "3"]));
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("errors: 3 (left out of the differences"), "{stdout}");
+    assert!(stdout.contains("(variant): turn 1: "), "{stdout}");
+    assert!(stdout.contains("0 of 0 games"), "{stdout}");
+    assert!(stderr.contains("error: 3 of 3 pairs had a game fail"), "{stderr}");
+}
