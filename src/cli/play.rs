@@ -828,6 +828,7 @@ mod tests {
             format: SESSION_FORMAT.into(),
             version: SESSION_VERSION,
             package: ruleset.name().to_string(),
+            found_at: None,
             game: None,
             mission: "hall-fight".into(),
             seed: 3,
