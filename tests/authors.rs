@@ -122,6 +122,7 @@ fn a_bundled_file_in_a_diagnostic_says_how_to_get_it() {
     let (_, stderr, code) = servitor_in(dir.path(), &["check", "again"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("<bundled>/space-crusade/components.rules:"), "{stderr}");
+    assert!(stderr.contains("write `override const blip-move = …`"), "{stderr}");
     assert!(
         stderr.contains("`servitor packages --export space-crusade DIR` copies it out"),
         "{stderr}"

@@ -132,7 +132,7 @@ fn the_differences_are_the_means_of_the_per_game_records() {
     let records = v["records"].as_array().unwrap();
     assert_eq!(records.len(), 80);
     let n = records.len() as f64;
-    let ok = |p: &serde_json::Value, side: &str| p[side]["Ok"].clone();
+    let ok = |p: &serde_json::Value, side: &str| p[side].clone();
     let mut changed = 0;
     for p in records {
         let (b, x) = (ok(p, "base"), ok(p, "variant"));
@@ -293,4 +293,14 @@ fn the_lab_refuses_a_wrong_command_line_with_exit_2() {
         transcript.push_str(&format!("$ servitor {}\n{stderr}\n", args.join(" ")));
     }
     insta::assert_snapshot!(transcript);
+}
+
+#[test]
+fn a_comparison_whose_games_fail_reports_them_and_exits_1() {
+    let (stdout, stderr, code) = servitor(&with(&["--vs", "tests/fixtures/skirmish-broken", "--games", "3"]));
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("errors: 3 (left out of the differences"), "{stdout}");
+    assert!(stdout.contains("(variant): turn 1: "), "{stdout}");
+    assert!(stdout.contains("0 of 0 games"), "{stdout}");
+    assert!(stderr.contains("error: 3 of 3 pairs had a game fail"), "{stderr}");
 }

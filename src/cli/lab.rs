@@ -81,12 +81,19 @@ pub struct Plain<'a> {
     pub json: bool,
 }
 
-/// The threads asked for, or every core.
+/// The threads asked for, or every core; as a plain `sim`, never more than two a core.
 pub fn jobs(asked: Option<u64>) -> usize {
-    asked.map_or_else(
-        || std::thread::available_parallelism().map_or(1, |n| n.get()),
-        |j| j as usize,
-    )
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = asked.map_or(cores, |j| j as usize);
+    let most = cores.saturating_mul(2);
+    if jobs > most {
+        super::eprint_safe(&format!(
+            "note: --jobs {jobs} is more than this machine's {cores} core{} can use: the games play on {most} threads\n",
+            if cores == 1 { "" } else { "s" }
+        ));
+        return most;
+    }
+    jobs
 }
 
 fn progress(games: u64) -> ProgressBar {
@@ -181,13 +188,24 @@ pub fn run(plain: Plain, args: &LabArgs) -> Result<(), super::Failure> {
         super::plot::compared(&report, path)?;
     }
     if plain.json {
-        super::emitln(&serde_json::to_string(&report).map_err(|e| e.to_string())?);
+        super::emit_json(&report);
     } else {
         let names = Names {
             base: plain.package,
             variant: args.vs.as_deref().unwrap_or(plain.package),
         };
         super::emit(&text(&report, &names));
+    }
+    // The report is printed either way; a comparison whose games failed says so in its exit
+    // code, as a plain sim does.
+    if !report.errors.is_empty() {
+        let pairs: std::collections::BTreeSet<u64> = report.errors.iter().map(|e| e.game).collect();
+        return Err(format!(
+            "error: {} of {} pairs had a game fail (the report lists them, with games to replay)",
+            pairs.len(),
+            report.games
+        )
+        .into());
     }
     Ok(())
 }
@@ -303,10 +321,11 @@ pub fn text(r: &LabReport, names: &Names) -> String {
                 servitor::escape::one_line(&results)
             ));
         }
-        if r.changed.list.len() > CHANGED_SHOWN {
+        if r.changed.games as usize > CHANGED_SHOWN {
             out.push_str(&format!(
-                "  … and {} more (`--json --records` lists every pair)\n",
-                r.changed.list.len() - CHANGED_SHOWN
+                "  … and {} more (`--json` lists the first {}, `--json --records` every pair)\n",
+                r.changed.games as usize - CHANGED_SHOWN,
+                lab::CHANGED_LISTED
             ));
         }
     }
@@ -326,6 +345,13 @@ pub fn text(r: &LabReport, names: &Names) -> String {
                 servitor::escape::one_line(&e.message)
             ));
         }
+        // A script error in a bundled ruleset names a `<bundled>/…` file: say how to get it.
+        let bundled: Vec<&str> = r
+            .errors
+            .iter()
+            .flat_map(|e| e.message.match_indices("<bundled>/").map(|(i, _)| &e.message[i..]))
+            .collect();
+        out.push_str(&servitor::escape::visible(&servitor::diagnostic::bundled_hint(bundled)));
     }
     out.push_str(&format!(
         "{} games in {:.2} s ({} games/s, {} jobs)\n",

@@ -25,17 +25,19 @@ enum DiceMode {
 
 #[derive(Args)]
 pub struct PlayArgs {
-    /// Package folder or bare name
-    package: String,
+    /// Package folder or bare name (with --resume, the save knows it)
+    #[arg(required_unless_present = "resume")]
+    package: Option<String>,
     /// Mission id
     #[arg(long, required_unless_present = "resume")]
     mission: Option<String>,
     /// Seed for the engine's dice and choices
     #[arg(long)]
     seed: Option<u64>,
-    /// Who rolls the dice
-    #[arg(long, value_enum, default_value = "auto")]
-    dice: DiceMode,
+    /// Who rolls the dice (default: auto; with --resume, the save's: the other is taken for a
+    /// game no command has been played in yet, and refused, saying why, after)
+    #[arg(long, value_enum)]
+    dice: Option<DiceMode>,
     /// The side you play (default: the game's first side)
     #[arg(long = "as", value_name = "SIDE")]
     side: Option<String>,
@@ -152,6 +154,23 @@ struct Table {
     writes: usize,
 }
 
+/// Where a package can be found again from any folder: a folder on disk as an absolute path,
+/// `None` for a bundled one (its name finds it).
+fn found_again(ruleset: &servitor::Ruleset) -> Option<String> {
+    let folder = &ruleset.packages.last()?.folder;
+    if folder.starts_with("<bundled>") {
+        return None;
+    }
+    std::fs::canonicalize(folder).ok().map(|p| p.display().to_string())
+}
+
+/// A save read before its package is loaded: `--resume FILE` needs no package argument.
+fn read_session(path: &std::path::Path) -> Result<Session, super::Failure> {
+    let text = super::read_named(path, servitor::limits::MAX_SAVE_BYTES, "MAX_SAVE_BYTES")?;
+    Ok(serde_json::from_str(&text)
+        .map_err(|e| format!("error: {} is not a servitor play save: {e}", path.display()))?)
+}
+
 pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
     // The save is checked, and held for the whole session, before anything is played or read.
     let _lock = match args.resume.as_ref().or(args.save.as_ref()) {
@@ -161,7 +180,25 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
         }
         None => None,
     };
-    let loaded = super::load(&args.package)?;
+    let read = match &args.resume {
+        Some(path) => Some(read_session(path)?),
+        None => None,
+    };
+    let package = match (&args.package, &read) {
+        (Some(p), _) => p.clone(),
+        // The folder it was played from, while it is there; else the name finds it.
+        (None, Some(s)) => match &s.found_at {
+            Some(place)
+                if std::path::Path::new(place).is_file()
+                    || std::path::Path::new(place).join(servitor::package::MANIFEST).is_file() =>
+            {
+                place.clone()
+            }
+            _ => s.package.clone(),
+        },
+        (None, None) => return Err(super::usage("error: name the package to play")),
+    };
+    let loaded = super::load(&package)?;
     let ruleset = Arc::new(loaded.ruleset);
     let mut host = Host::new(&ruleset);
     let resumed = args.resume.is_some();
@@ -171,17 +208,53 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
         GameError::Usage(m) if !resumed => super::usage(format!("error: {m}")),
         other => super::Failure::Failed(failure(&ruleset, other)),
     };
-    let (session, save) = match &args.resume {
-        Some(path) => {
-            let text = super::read_named(path, servitor::limits::MAX_SAVE_BYTES, "MAX_SAVE_BYTES")?;
-            let session: Session = serde_json::from_str(&text)
-                .map_err(|e| format!("error: {} is not a servitor play save: {e}", path.display()))?;
+    let (session, save) = match (&args.resume, read) {
+        (Some(path), Some(mut session)) => {
             session
                 .check(ruleset.name())
                 .map_err(|e| format!("error: {}: {e}", path.display()))?;
+            // A save keeps one way of rolling for its whole game (its commands' dice are saved
+            // with manual dice, given again by the seed with servitor's): switching is for a
+            // game no command has been played in yet.
+            let played = session.entries.len() + session.redo.len();
+            match (args.dice, session.manual_dice) {
+                (Some(DiceMode::Manual), false) if played == 0 => {
+                    session.manual_dice = true;
+                    if !args.json {
+                        super::emit("dice: manual from now on (the save had servitor's dice)\n");
+                    }
+                }
+                (Some(DiceMode::Auto), true) if played == 0 && session.start_dice.is_empty() => {
+                    session.manual_dice = false;
+                    if !args.json {
+                        super::emit("dice: servitor's from now on (the save had manual dice)\n");
+                    }
+                }
+                (Some(asked), manual) if (asked == DiceMode::Manual) != manual => {
+                    let (had, other) = if manual {
+                        ("typed at the table", "manual")
+                    } else {
+                        ("rolled by servitor", "auto")
+                    };
+                    return Err(super::usage(format!(
+                        "error: the {played} command{} of this game had their dice {had}, and a save keeps one way of \
+                         rolling for its whole game: go on with --dice {other} (the save's), or start a new game{}",
+                        if played == 1 { "" } else { "s" },
+                        if manual {
+                            "; at a dice prompt, `auto all` lets servitor roll a command's dice"
+                        } else {
+                            " with --dice manual"
+                        }
+                    )));
+                }
+                _ => {}
+            }
+            if session.found_at.is_none() {
+                session.found_at = found_again(&ruleset);
+            }
             (session, Some(path.clone()))
         }
-        None => {
+        _ => {
             let def = host
                 .game_def(args.game.as_deref())
                 .map_err(|e| super::usage(game_error_text(e)))?;
@@ -201,7 +274,8 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
                 seed: super::seed_or_fresh(args.seed),
                 options: args.options.clone(),
                 side,
-                manual_dice: args.dice == DiceMode::Manual,
+                manual_dice: args.dice == Some(DiceMode::Manual),
+                found_at: found_again(&ruleset),
                 start_dice: Vec::new(),
                 entries: Vec::new(),
                 redo: Vec::new(),
@@ -755,6 +829,7 @@ mod tests {
             format: SESSION_FORMAT.into(),
             version: SESSION_VERSION,
             package: ruleset.name().to_string(),
+            found_at: None,
             game: None,
             mission: "hall-fight".into(),
             seed: 3,

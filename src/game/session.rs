@@ -27,6 +27,10 @@ pub struct Session {
     pub format: String,
     pub version: u32,
     pub package: String,
+    /// Where the package was found (an absolute folder), so that `play --resume FILE` needs
+    /// no package argument; absent for a bundled package, which its name finds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found_at: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game: Option<String>,
     pub mission: String,

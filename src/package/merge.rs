@@ -224,10 +224,14 @@ fn redefined(kind: &str, id: &ast::Name, package: &str, old: Span) -> Diagnostic
         "defined again",
     )
     .with_note(old, "first defined here")
-    .with_help(format!(
-        "to change it, write `override {kind} {} {{ … }}`; to replace it, `remove` it first",
-        id.text
-    ))
+    .with_help(if kind == "const" {
+        format!("to change it, write `override const {} = …`", id.text)
+    } else {
+        format!(
+            "to change it, write `override {kind} {} {{ … }}`; to replace it, `remove` it first",
+            id.text
+        )
+    })
 }
 
 /// Replaces the base entries with the same key (or, for `arg`, the same key and first value).

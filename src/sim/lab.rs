@@ -85,11 +85,24 @@ pub struct Pair {
     pub game: u64,
     pub seed: u64,
     pub changed: bool,
+    /// The game's result, or `{ "error": message }`.
+    #[serde(serialize_with = "result_json")]
     pub base: Result<Ended, String>,
+    #[serde(serialize_with = "result_json")]
     pub variant: Result<Ended, String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub divergence: Option<Divergence>,
 }
+
+fn result_json<S: serde::Serializer>(r: &Result<Ended, String>, s: S) -> Result<S::Ok, S::Error> {
+    match r {
+        Ok(e) => e.serialize(s),
+        Err(message) => serde_json::json!({ "error": message }).serialize(s),
+    }
+}
+
+/// Changed games a report lists (`records` has every pair).
+pub const CHANGED_LISTED: usize = 1000;
 
 /// A paired difference, variant − base.
 #[derive(Debug, Clone, Serialize)]
@@ -137,6 +150,7 @@ pub struct Changed {
     pub result: u64,
     /// Pairs whose winner differs.
     pub winner: u64,
+    /// The first [`CHANGED_LISTED`] changed games, in game order.
     pub list: Vec<ChangedGame>,
 }
 
@@ -534,6 +548,9 @@ fn report(
             changed.games += 1;
             changed.result += u64::from(b != v);
             changed.winner += u64::from(b.winner != v.winner);
+            if changed.list.len() >= CHANGED_LISTED {
+                continue;
+            }
             changed.list.push(ChangedGame {
                 game: p.game,
                 seed: p.seed,

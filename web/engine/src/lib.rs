@@ -278,6 +278,7 @@ impl Companion {
             format: SESSION_FORMAT.into(),
             version: SESSION_VERSION,
             package: self.host.ruleset().name().to_string(),
+            found_at: None,
             game: new.game,
             mission: new.mission,
             seed,
