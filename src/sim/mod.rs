@@ -12,12 +12,12 @@ pub mod stats;
 use crate::dice::rng::splitmix;
 use crate::game::{GameError, Host, Setup, host};
 use crate::ruleset::Ruleset;
+use crate::script::Instant;
 use indexmap::IndexMap;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use crate::script::Instant;
 
 /// What to simulate.
 #[derive(Debug, Clone)]
@@ -411,7 +411,6 @@ impl Sum {
         }
     }
 }
-
 
 #[cfg(test)]
 mod tests {
