@@ -346,6 +346,10 @@ impl Companion {
             "redo" => self.redo(),
             _ if game.state.over.is_some() => refusal(line, "the game is over".into()),
             _ => {
+                // Kept only if a resume would read it back (`MAX_COMMAND_BYTES`, one line).
+                if let Err(why) = session::check_line(line) {
+                    return refusal(line, format!("{why} — nothing changed"));
+                }
                 let Some(session) = self.session.as_mut() else {
                     return refusal(line, "no game".into());
                 };
