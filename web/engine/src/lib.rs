@@ -658,7 +658,7 @@ mod tests {
                 assert_eq!(need["given"], json!(answers.len()));
                 assert!(!need["faces"].as_array().unwrap().is_empty());
                 // Every other die left to the engine, as `auto` at the terminal.
-                answers.push((answers.len() % 2 == 0).then_some(1));
+                answers.push(answers.len().is_multiple_of(2).then_some(1));
                 continue;
             }
             return (r, answers.len());
@@ -742,7 +742,12 @@ mod tests {
         let odds = parse(&c.send("odds", "[]"));
         let table = odds["tables"][0].as_str().unwrap().to_string();
         let rows = parse(&c.send(&format!("odds {table}"), "[]"));
-        let total: f64 = rows["rows"].as_array().unwrap().iter().map(|r| r["p"].as_f64().unwrap()).sum();
+        let total: f64 = rows["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["p"].as_f64().unwrap())
+            .sum();
         assert!((total - 1.0).abs() < 1e-9, "{rows}");
     }
 }
