@@ -233,7 +233,11 @@ function answered(line, r) {
   const note = $('answer-note');
   if (r.command === 'info') {
     if (line.startsWith('why')) showWhy(line.split(/\s+/)[1], r.text);
-    else if (line === 'help') { $('help-text').textContent = r.text; $('help').hidden = false; }
+    else if (line === 'help') {
+      $('help-text').textContent = r.text;
+      $('help').hidden = false;
+      $('help').scrollIntoView({ block: 'start' });
+    }
     return;
   }
   if (r.command === 'odds') return showOdds(r);
@@ -246,6 +250,7 @@ function answered(line, r) {
     shown = r.lines;
     ticks = {};
     localStorage.setItem(TICKS, '{}');
+    if (first === 'end') requestAnimationFrame(() => $('turn').scrollIntoView({ block: 'start' }));
   } else if (line === 'resume') {
     shown = r.lines;
   } else {
