@@ -20,7 +20,7 @@ let words = [];        // the command being built by taps
 let shown = [];        // instruction lines on screen
 let ticks = {};
 // For the browser tests (web/tests): the session, and whether a command is under way.
-const hooks = { busy: false, get comp() { return comp; }, view: () => comp.view() };
+const hooks = { busy: false, seen: [], get comp() { return comp; }, view: () => comp.view() };
 window.__servitor = hooks;
 
 // ---------------------------------------------------------------- engine and storage
@@ -37,7 +37,10 @@ function store(text) {
 
 function call(f) {
   try {
-    return JSON.parse(f());
+    const text = f();
+    hooks.seen.push(text);
+    if (hooks.seen.length > 100) hooks.seen.shift();
+    return JSON.parse(text);
   } catch (e) {
     // A fault in the engine: it is rebuilt from the last save.
     console.error(e);
@@ -230,7 +233,11 @@ function answered(line, r) {
   const note = $('answer-note');
   if (r.command === 'info') {
     if (line.startsWith('why')) showWhy(line.split(/\s+/)[1], r.text);
-    else if (line === 'help') { $('help-text').textContent = r.text; $('help').hidden = false; }
+    else if (line === 'help') {
+      $('help-text').textContent = r.text;
+      $('help').hidden = false;
+      $('help').scrollIntoView({ block: 'start' });
+    }
     return;
   }
   if (r.command === 'odds') return showOdds(r);
@@ -243,6 +250,7 @@ function answered(line, r) {
     shown = r.lines;
     ticks = {};
     localStorage.setItem(TICKS, '{}');
+    if (first === 'end') requestAnimationFrame(() => $('turn').scrollIntoView({ block: 'start' }));
   } else if (line === 'resume') {
     shown = r.lines;
   } else {
@@ -255,7 +263,7 @@ function answered(line, r) {
 
 function refresh() {
   view = JSON.parse(comp.view());
-  $('where').textContent = `Turn ${view.turn} · ${Object.entries(view.scores).map(([s, p]) => `${s} ${p}`).join(' · ')} · ${view.mission_label || view.mission}`;
+  $('where').textContent = [`Turn ${view.turn}`, ...Object.entries(view.scores).map(([s, p]) => `${s} ${p}`), view.mission_label || view.mission].join(' · ');
   $('undo').disabled = !view.can_undo;
   $('redo').disabled = !view.can_redo;
   drawBoard();

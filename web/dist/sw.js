@@ -1,7 +1,7 @@
 // The offline copy: the page and the engine, cached at the first visit and served from the
 // cache from then on (the network is asked first, so a new build is picked up when online).
 // web/build.sh writes the build's version below; a new version replaces the old cache.
-const VERSION = '60663ef8e179';
+const VERSION = 'f21e79edddae';
 const CACHE = `servitor-${VERSION}`;
 const FILES = ['./', 'index.html', 'app.js', 'style.css', 'manifest.webmanifest', 'icon.svg',
   'pkg/servitor_web.js', 'pkg/servitor_web_bg.wasm'];
