@@ -707,8 +707,14 @@ mod tests {
         }
         let view = parse(&c.view());
         said.push_str(&view.to_string());
-        for secret in ["\"hidden\"", "\"action\"", "\"cards\"", "\"entries\":{"] {
+        for secret in ["\"hidden\"", "\"action\"", "\"cards\""] {
             assert!(!said.contains(secret), "{secret} in what the page is given");
+        }
+        // A pool of face-down tokens is only counted.
+        let pools = view["pools"].as_array().unwrap();
+        assert!(pools.iter().any(|p| p.get("face_down").is_some()), "{view}");
+        for p in pools.iter().filter(|p| p.get("face_down").is_some()) {
+            assert!(p.get("entries").is_none(), "{p}");
         }
         for p in view["pieces"].as_array().unwrap() {
             if p["face_down"] == json!(true) {
