@@ -206,8 +206,33 @@ impl Report {
                 );
             }
         }
+        out.push_str(&bundled_hint(self.diagnostics.iter().flat_map(|d| {
+            std::iter::once(d.span)
+                .chain(d.notes.iter().map(|(s, _)| *s))
+                .map(|s| sources.get(s.file).name.as_str())
+        })));
         out
     }
+}
+
+/// For file names shown as `<bundled>/NAME/…` (a ruleset inside the binary): how to get the
+/// file, one line per package; empty when none is.
+pub fn bundled_hint<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    let mut packages: Vec<&str> = names
+        .into_iter()
+        .filter_map(|n| n.strip_prefix("<bundled>/")?.split('/').next())
+        .collect();
+    packages.sort_unstable();
+    packages.dedup();
+    packages
+        .iter()
+        .map(|p| {
+            format!(
+                "  note: <bundled>/{p}/… is a file of the ruleset `{p}` built into servitor: `servitor packages --export {p} DIR` copies it out to read (as DIR/{p}/…)\n",
+                p = escape::one_line(p)
+            )
+        })
+        .collect()
 }
 
 /// `15873` as `15,873`: limits and counts as people read them. A count that saturated at

@@ -4,7 +4,9 @@
 //! the window title, `\x1b[2J` clear the screen, a lone `\r` overwrite what was printed, and
 //! the bidirectional overrides reorder what the reader sees. Everything printed goes through
 //! [`visible`] (one piece of package text) or [`terminal`] (a whole output, keeping only the
-//! colour sequences servitor writes itself).
+//! colour sequences servitor writes itself). JSON output is escaped by its encoder only
+//! ([`json`]): those characters become `\uXXXX` escapes, so it stays valid JSON that a parser
+//! reads back exactly and still shows nothing raw on a terminal.
 
 use std::borrow::Cow;
 
@@ -86,6 +88,45 @@ pub fn terminal(text: &str, colour: bool) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `value` as one line of JSON in which every character [`visible`] would picture — and the
+/// line and paragraph separators, which end a line in JavaScript — is a `\uXXXX` escape:
+/// valid JSON (a parser reads back exactly the text the package wrote) that puts nothing raw
+/// on a terminal. The only escaping JSON output gets: [`terminal`]'s pictures are not JSON.
+pub fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    let mut out = Vec::new();
+    let mut writer = serde_json::Serializer::with_formatter(&mut out, Escaping);
+    // Serializing to memory fails only for a value JSON cannot hold (a map with non-text
+    // keys), which servitor's outputs never are; say so rather than print nothing.
+    if let Err(e) = value.serialize(&mut writer) {
+        return serde_json::json!({ "error": format!("cannot write this output as JSON: {e}") }).to_string();
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The compact formatter with [`json`]'s escapes.
+struct Escaping;
+
+impl serde_json::ser::Formatter for Escaping {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut start = 0;
+        for (i, c) in fragment.char_indices() {
+            if is_unsafe(c) || matches!(c, '\u{2028}' | '\u{2029}') {
+                writer.write_all(&fragment.as_bytes()[start..i])?;
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    write!(writer, "\\u{unit:04x}")?;
+                }
+                start = i + c.len_utf8();
+            }
+        }
+        writer.write_all(&fragment.as_bytes()[start..])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,5 +146,21 @@ mod tests {
         assert_eq!(terminal(text, true), "\x1b[1;31mred\x1b[0m ␛[2J␛]0;t␇");
         assert_eq!(terminal(text, false), "␛[1;31mred␛[0m ␛[2J␛]0;t␇");
         assert_eq!(terminal("\x1b", true), "␛");
+    }
+
+    #[test]
+    fn json_escapes_every_unsafe_character_and_reads_back_exactly() {
+        let all: String = ('\0'..='\u{a0}')
+            .chain(['\u{200e}', '\u{200f}', '\u{2028}', '\u{2029}'])
+            .chain('\u{202a}'..='\u{202e}')
+            .chain('\u{2066}'..='\u{2069}')
+            .chain(['é', '😀'])
+            .collect();
+        let text = json(&serde_json::json!({ "text": all, all.clone(): 1 }));
+        assert!(!text.chars().any(|c| is_unsafe(c) || c == '\u{2028}'), "{text}");
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back["text"], all.as_str());
+        assert_eq!(back[all.as_str()], 1);
+        assert!(text.contains("\\u202e") && text.contains("\\u009b") && text.contains('😀'));
     }
 }

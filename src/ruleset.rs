@@ -4,7 +4,7 @@
 use crate::dice::Face;
 use crate::source::{SourceMap, Span};
 use crate::tables::Table;
-pub use crate::value::{DiceText, Value};
+pub use crate::value::{DiceText, RollText, Value};
 use indexmap::IndexMap;
 use serde::Serialize;
 use std::sync::Arc;
@@ -58,6 +58,9 @@ pub enum FieldType {
     Text,
     Name,
     Dice,
+    /// Dice read die by die (`any 6 in 2d6`, `highest of 3d6 vs highest of d6`), or a plain
+    /// dice expression (read as its total).
+    Roll,
     Flag,
     List(Box<FieldType>),
     /// A reference to an item of this kind (`weapon`, `table`, …).
@@ -71,6 +74,7 @@ impl std::fmt::Display for FieldType {
             FieldType::Text => f.write_str("text"),
             FieldType::Name => f.write_str("name"),
             FieldType::Dice => f.write_str("dice"),
+            FieldType::Roll => f.write_str("roll"),
             FieldType::Flag => f.write_str("flag"),
             FieldType::List(t) => write!(f, "list {t}"),
             FieldType::Ref(k) => f.write_str(k),
@@ -184,6 +188,41 @@ pub struct TriggerDef {
     pub function: String,
     /// Only pieces of this side cause it (all sides when `None`).
     pub side: Option<String>,
+    /// When it runs, for events a moving piece causes.
+    pub timing: TriggerTiming,
+}
+
+/// When a trigger that a moving piece caused runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TriggerTiming {
+    /// As soon as it happens (`sighted`, `removed`, …) or, for `entered-section`, when the
+    /// move that caused it ends.
+    #[default]
+    AfterMove,
+    /// When the piece that caused it has finished acting: another piece of its side starts
+    /// to act, or the phase ends (`on entered-section scan heroes after-activation`).
+    AfterActivation,
+}
+
+/// How doors work in a game (`doors` and `doorways` in the `game` item).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DoorRules {
+    /// A step through a closed door opens it (`doors open-on-step`, the default); otherwise a
+    /// closed door stops a move and only an action opens it (`doors by-action`).
+    pub open_on_step: bool,
+    /// A doorway is crossed only by a straight step from one of the two squares in front of
+    /// it, never diagonally past its frame (`doorways straight`); `doorways any` (the default)
+    /// lets a diagonal step pass a door as it passes any open edge.
+    pub straight: bool,
+}
+
+impl Default for DoorRules {
+    fn default() -> Self {
+        DoorRules {
+            open_on_step: true,
+            straight: false,
+        }
+    }
 }
 
 /// A command the person at the table types for their side (`servitor play`).
@@ -214,6 +253,7 @@ pub struct GameDef {
     pub commands: IndexMap<String, CommandDef>,
     /// A game not over after this many turns ends with no winner.
     pub max_turns: u32,
+    pub doors: DoorRules,
     pub source: Option<String>,
     pub text: Option<String>,
     pub span: Span,
@@ -242,6 +282,8 @@ pub struct Ruleset {
     /// the same name, so a variant can redefine a base's helper.
     pub program: rhai::AST,
     pub sources: SourceMap,
+    /// What each variant's `override`s changed, in the order written.
+    pub overrides: Vec<Overridden>,
 }
 
 impl Ruleset {
@@ -338,4 +380,21 @@ pub struct Script {
     pub ast: rhai::AST,
     /// Script functions: name and number of parameters.
     pub functions: Vec<(String, usize)>,
+    /// The package of the chain that holds it (an index into `Ruleset::packages`).
+    pub package: usize,
+}
+
+/// One thing a package's `override` changed: a constant, or one entry of an item. `check`
+/// warns on an override that nothing reads.
+#[derive(Debug, Clone)]
+pub struct Overridden {
+    /// The item's kind (`unit`, `table`, …), or `const`.
+    pub kind: String,
+    pub id: String,
+    /// The entry changed (`move`, or `rows` for a table's rows painted over); `None` for a
+    /// constant.
+    pub entry: Option<String>,
+    /// The override's name of what it changes.
+    pub span: Span,
+    pub package: String,
 }

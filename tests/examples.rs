@@ -369,7 +369,23 @@ fn written(scratch: &Path) -> Result<Vec<String>, String> {
     names
         .into_iter()
         .map(|name| {
-            let text = std::fs::read_to_string(scratch.join(&name)).map_err(|e| format!("{name}: {e}"))?;
+            let path = scratch.join(&name);
+            if path.is_dir() {
+                let mut files = 0;
+                let mut stack = vec![path];
+                while let Some(dir) = stack.pop() {
+                    for entry in std::fs::read_dir(&dir).map_err(|e| format!("{name}: {e}"))? {
+                        let entry = entry.map_err(|e| format!("{name}: {e}"))?;
+                        if entry.path().is_dir() {
+                            stack.push(entry.path());
+                        } else {
+                            files += 1;
+                        }
+                    }
+                }
+                return Ok(format!("{name}/: a folder of {files} files"));
+            }
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("{name}: {e}"))?;
             let kind = if name.ends_with(".svg") {
                 let doc = roxmltree::Document::parse(&text).map_err(|e| format!("{name} is no SVG: {e}"))?;
                 if doc.root_element().tag_name().name() != "svg" {

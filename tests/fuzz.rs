@@ -905,8 +905,9 @@ fn render_game_error(ruleset: &servitor::Ruleset, error: servitor::game::GameErr
     }
 }
 
-/// A game started, stopped after a few phases, saved as JSON (with `flips` of its numbers
-/// changed, as a hand-edited save might be), read back and played on.
+/// A game started, stopped after a few phases, saved as JSON, resumed and saved again (the
+/// same bytes), then with `flips` of its numbers changed, as a hand-edited save might be, read
+/// back and played on.
 fn save_and_resume(ruleset: &Arc<servitor::Ruleset>, setup: servitor::game::Setup, phases: u32, flips: u64) {
     use servitor::game::{Host, Save};
     let mut host = Host::new(ruleset);
@@ -914,7 +915,24 @@ fn save_and_resume(ruleset: &Arc<servitor::Ruleset>, setup: servitor::game::Setu
         Ok(g) => g,
         Err(e) => return render_game_error(ruleset, e),
     };
-    let mut json = serde_json::to_string(&host.save(&game)).expect("a save is JSON");
+    // As `game --save` writes it: every save servitor writes must resume to the same game,
+    // byte for byte when saved again (a game whose script fails when played again — over a
+    // time limit on a busy machine — is refused, not wrongly resumed).
+    let Ok(mut json) = servitor::game::host::encode(&host.save(&game)) else {
+        return;
+    };
+    {
+        let mut again = Host::new(ruleset);
+        match again.load(serde_json::from_str::<Save>(&json).expect("a written save reads back")) {
+            Ok(loaded) => assert_eq!(
+                servitor::game::host::encode(&again.save(&loaded)).as_deref(),
+                Ok(json.as_str()),
+                "a save resumed and saved again changed"
+            ),
+            Err(servitor::game::GameError::Save(m)) => panic!("a save servitor wrote was refused: {m}"),
+            Err(e) => render_game_error(ruleset, e),
+        }
+    }
     let mut rng = Prng(flips);
     for _ in 0..flips % 4 {
         let numbers = numbers_in(&json);
@@ -1038,10 +1056,11 @@ fn game_target() {
                 refused += 1;
                 return;
             }
-            let report = servitor::sim::run(&ruleset, &setup, &|| {}, &AtomicBool::new(false));
+            let report = servitor::sim::run(&ruleset, &setup, &|| {}, &AtomicBool::new(false))
+                .expect("one thread can be started");
             let _ = serde_json::to_string(&report).expect("a sim report is JSON");
             played += report.games;
-            refused += report.errors.len() as u64;
+            refused += report.outcomes.get("error").copied().unwrap_or(0);
             if resume {
                 let setup = servitor::game::Setup {
                     game: None,

@@ -1,5 +1,8 @@
 //! Exact odds against hand-computed fractions: `tests/odds/<package>.odds` lists, per table
-//! (and per availability / series flags), the complete distribution worked out by hand.
+//! (and per availability / series flags), the complete distribution worked out by hand; and
+//! per roll read die by die (`== kind.id.field` for a record's roll, `== --dice EXPR`), every
+//! value with its chance: numbers by value, `yes` / `no`, `first` / `second` / `tie` and
+//! `margin N` for an opposed roll, and `mean` (`margin mean`) when given.
 
 use servitor::tables::Availability;
 use servitor::tables::odds::table_odds;
@@ -9,6 +12,7 @@ mod common;
 
 struct Section {
     line: usize,
+    /// A table id, `kind.id.field`, or `--dice EXPR`.
     table: String,
     times: usize,
     avail: Availability,
@@ -23,6 +27,16 @@ fn parse(text: &str) -> Vec<Section> {
             continue;
         }
         if let Some(header) = line.strip_prefix("==") {
+            if header.trim_start().starts_with("--dice ") || header.contains('.') {
+                sections.push(Section {
+                    line: i + 1,
+                    table: header.trim().to_string(),
+                    times: 1,
+                    avail: Availability::default(),
+                    expected: BTreeMap::new(),
+                });
+                continue;
+            }
             let mut words = header.split_whitespace();
             let table = words.next().expect("a table id after ==").to_string();
             let mut section = Section {
@@ -77,6 +91,38 @@ fn odds_match_hand_computation() {
             .unwrap_or_else(|e| panic!("{}", e.render(false)))
             .ruleset;
         for section in parse(&std::fs::read_to_string(&path).unwrap()) {
+            if section.table.starts_with("--dice ") || section.table.contains('.') {
+                let actual = match roll_odds(&ruleset, &section.table) {
+                    Ok(a) => a,
+                    Err(e) => {
+                        failures.push(format!("{}:{}: {e}", path.display(), section.line));
+                        continue;
+                    }
+                };
+                let expected: BTreeMap<String, String> = section
+                    .expected
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.trim_end_matches("/1").to_string()))
+                    .collect();
+                // An opposed roll's margins, and a mean, are checked when the section lists them.
+                let mut actual = actual;
+                if !expected.keys().any(|k| k.starts_with("margin")) {
+                    actual.retain(|k, _| !k.starts_with("margin"));
+                }
+                if !expected.contains_key("mean") {
+                    actual.remove("mean");
+                }
+                if actual != expected {
+                    failures.push(format!(
+                        "{}:{}: {}:\n  expected {expected:?}\n  computed {actual:?}",
+                        path.display(),
+                        section.line,
+                        section.table
+                    ));
+                }
+                checked += 1;
+                continue;
+            }
             let Some(table) = ruleset.tables.get(&section.table) else {
                 failures.push(format!(
                     "{}:{}: no table {}",
@@ -131,6 +177,71 @@ fn odds_match_hand_computation() {
         failures.join("\n")
     );
     assert!(checked > 0);
+}
+
+/// A roll's exact odds by label: a number's values (and `mean`), `yes` / `no`, or
+/// `first` / `second` / `tie`, `margin N` and `margin mean`. Zero chances are left out.
+fn roll_odds(ruleset: &servitor::Ruleset, what: &str) -> Result<BTreeMap<String, String>, String> {
+    use num_rational::BigRational;
+    use servitor::dice::Odds;
+    use servitor::ruleset::Value;
+    let roll = match what.strip_prefix("--dice ") {
+        Some(text) => ruleset.parse_roll(text)?,
+        None => {
+            let parts: Vec<&str> = what.split('.').collect();
+            let [kind, id, field] = parts.as_slice() else {
+                return Err(format!("`{what}`: write kind.id.field"));
+            };
+            match ruleset
+                .records
+                .get(*kind)
+                .and_then(|r| r.get(*id))
+                .and_then(|r| r.fields.get(*field))
+            {
+                Some(Value::Roll(r)) => r.roll.clone(),
+                other => return Err(format!("`{what}` is not a roll: {other:?}")),
+            }
+        }
+    };
+    assert!(
+        roll.odds_cost() <= servitor::limits::MAX_DICE_WORK,
+        "{what}: {}",
+        roll.odds_cost()
+    );
+    let mut out = BTreeMap::new();
+    let numbers = |prefix: &str, d: &servitor::dice::Distribution, out: &mut BTreeMap<String, String>| {
+        let mut mean = BigRational::from_integer(0.into());
+        for (v, p) in &d.weights {
+            out.insert(format!("{prefix}{v}"), p.to_string());
+            mean += p * BigRational::from_integer((*v).into());
+        }
+        out.insert(format!("{prefix}mean"), mean.to_string());
+    };
+    match roll.odds()? {
+        Odds::Number(d) => numbers("", &d, &mut out),
+        Odds::Flag(yes) => {
+            let no = BigRational::from_integer(1.into()) - &yes;
+            for (label, p) in [("yes", yes), ("no", no)] {
+                if p != BigRational::from_integer(0.into()) {
+                    out.insert(label.to_string(), p.to_string());
+                }
+            }
+        }
+        Odds::Opposed {
+            first,
+            second,
+            tie,
+            margin,
+        } => {
+            for (label, p) in [("first", first), ("second", second), ("tie", tie)] {
+                if p != BigRational::from_integer(0.into()) {
+                    out.insert(label.to_string(), p.to_string());
+                }
+            }
+            numbers("margin ", &margin, &mut out);
+        }
+    }
+    Ok(out)
 }
 
 #[test]
@@ -305,4 +416,302 @@ fn total_of(
             }
         })
         .sum()
+}
+
+// --- the command line, as a user runs it ---------------------------------------------------
+
+/// Runs each line as a shell would split it and writes what the user sees: `$ line`, stdout,
+/// stderr, and the exit code when it is not 0.
+fn transcript(lines: &[&str]) -> String {
+    let mut all = String::new();
+    for line in lines {
+        let words = shlex::split(line).expect("a command line");
+        assert_eq!(words[0], "servitor", "{line}");
+        let (stdout, stderr, code) = servitor(&words[1..].iter().map(String::as_str).collect::<Vec<_>>());
+        all.push_str(&format!("$ {line}\n{stdout}{stderr}"));
+        if code != 0 {
+            all.push_str(&format!("[exit {code}]\n"));
+        }
+        all.push('\n');
+    }
+    all
+}
+
+fn servitor(args: &[&str]) -> (String, String, i32) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_servitor"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("SERVITOR_RULESETS")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let (stdout, stderr, code) = servitor(args);
+    assert_eq!(code, 0, "{args:?}: {stderr}");
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: {e}"))
+}
+
+/// The questions of issue 24's "Why", asked as a user asks them: what a weapon's dice mean,
+/// who wins a close assault, how a volley ends; and dice given on the command line.
+#[test]
+fn odds_answer_what_the_dice_mean() {
+    insta::assert_snapshot!(transcript(&[
+        "servitor odds space-hulk weapon.storm-bolter",
+        "servitor odds space-hulk assault.genestealer-on-terminator",
+        "servitor odds space-hulk assault.genestealer-on-power-sword --json",
+        "servitor odds solo-heresy volley.bolters-at-power-armour",
+        "servitor odds solo-heresy --dice 'any hit in scatter'",
+        "servitor odds space-crusade-solo --dice '2 red reroll one 0'",
+        "servitor odds space-hulk --dice 'drop lowest of 4d6'",
+        "servitor odds space-hulk --dice 'count 5+ in 3d6' --json",
+        "servitor odds space-hulk weapon.storm-bolter.dice",
+        "servitor odds space-hulk --dice 'highest of 3d6 vs highest of d6' --vs space-hulk-solo",
+    ]));
+}
+
+/// `roll` rolls what `odds` computes, by the same definition: one roll of a weapon's dice read
+/// as kill and jam, an opposed roll, a chain; the same seed gives the same dice.
+#[test]
+fn roll_reads_the_dice_as_odds_does() {
+    insta::assert_snapshot!(transcript(&[
+        "servitor roll space-hulk weapon.storm-bolter --seed 4 --times 3",
+        "servitor roll space-hulk assault.genestealer-on-power-sword --seed 9",
+        "servitor roll solo-heresy volley.bolters-at-power-armour --seed 2",
+        "servitor roll space-hulk --dice 'any 6 in 2d6' --seed 1 --json",
+        "servitor roll space-hulk --dice '-d6+7' --seed 1",
+        "servitor roll space-hulk weapon.storm-bolter --unavailable kill",
+    ]));
+}
+
+/// Bad rolls are refused with file:line:col (in a package) or the text and what to write (on
+/// the command line), never a wrong answer.
+#[test]
+fn bad_rolls_say_what_to_write() {
+    insta::assert_snapshot!(transcript(&[
+        "servitor odds space-hulk --dice 'highest 4 of 3d6'",
+        "servitor odds space-hulk --dice 'any skull in 2d6'",
+        "servitor odds space-hulk --dice 'any 6 in 2d6 + 1'",
+        "servitor odds space-hulk --dice 'highest of 2d6 vs d6 ties never'",
+        "servitor odds space-hulk --dice 'd6 vs d6 ties reroll first forces reroll highest'",
+        "servitor odds space-hulk --dice 'd1 vs d1 ties reroll'",
+        "servitor odds space-hulk --dice 'count 3+ in 5d6 + 5d8 then 4+'",
+        "servitor odds space-hulk --dice 'highest of 3d6 reroll failed'",
+        "servitor odds space-hulk --dice 'count 3+ in 10d6 then to-wound(4, 4)'",
+        "servitor odds solo-heresy --dice 'count 3+ in 10d6 then to-wound(4, 11)'",
+        "servitor odds solo-heresy --dice 'highest of 2 scatter'",
+        "servitor odds space-hulk --dice 'highest 2 of 1000d1000'",
+        "servitor odds space-hulk --dice 'count 7+ in'",
+    ]));
+}
+
+/// The defects of issue 24, one test each.
+///
+/// Totals are counted as the dice make them; more than 100 dice are fine when the work is
+/// small; a too costly question is refused naming `MAX_DICE_WORK`; `--dice -d6+7` is dice,
+/// not an option; `--vs` keeps both columns when both packages have the same name.
+#[test]
+fn limits_count_real_totals_and_real_work() {
+    insta::assert_snapshot!(transcript(&[
+        "servitor check tests/fixtures/odds-limits.rules",
+        "servitor odds tests/fixtures/odds-limits.rules far-apart",
+        "servitor odds tests/fixtures/odds-limits.rules hundred-wide",
+        "servitor odds tests/fixtures/odds-limits.rules --dice '1 wide'",
+        "servitor odds space-hulk --dice -d6+7",
+        "servitor odds space-hulk --dice '1000d1000'",
+        "servitor odds space-hulk --dice '1001d6'",
+    ]));
+    for dice in ["21d100", "3d1000", "1000d2", "200d6"] {
+        let out = json(&["odds", "space-hulk", "--dice", dice, "--json"]);
+        assert!(out["outcomes"].as_array().is_some_and(|o| o.len() > 1), "{dice}");
+    }
+    // --vs of a package beside itself: two columns, each named.
+    let vs = json(&[
+        "odds",
+        "space-hulk",
+        "--dice",
+        "2d6",
+        "--vs",
+        "rulesets/space-hulk",
+        "--json",
+    ]);
+    assert_eq!(vs["packages"], serde_json::json!(["space-hulk", "rulesets/space-hulk"]));
+    let row = &vs["sections"][0]["rows"][0];
+    assert!(
+        row.get("space-hulk").is_some() && row.get("rulesets/space-hulk").is_some(),
+        "{row}"
+    );
+    let same = json(&["odds", "space-hulk", "--dice", "2d6", "--vs", "space-hulk", "--json"]);
+    assert_eq!(
+        same["packages"],
+        serde_json::json!(["space-hulk (A)", "space-hulk (B)"])
+    );
+}
+
+/// A table whose one usable row is all but impossible: `odds` says it always comes up, and
+/// `roll` gives it on every seed (after 100 rolls shown, the total is drawn from the exact odds
+/// of the usable totals) — never "nothing".
+#[test]
+fn a_reroll_never_gives_up() {
+    let odds = json(&[
+        "odds",
+        "tests/fixtures/odds-limits.rules",
+        "only-eight",
+        "--unavailable",
+        "miss",
+        "--json",
+    ]);
+    assert_eq!(odds["outcomes"][0]["result"], "hit");
+    assert_eq!(odds["outcomes"][0]["probability"], 1.0);
+    for seed in 0..50 {
+        let seed = seed.to_string();
+        let roll = json(&[
+            "roll",
+            "tests/fixtures/odds-limits.rules",
+            "only-eight",
+            "--unavailable",
+            "miss",
+            "--seed",
+            &seed,
+            "--json",
+        ]);
+        assert_eq!(roll["rolls"][0]["outcome"]["result"], "hit", "seed {seed}");
+    }
+}
+
+/// Every float printed beside an exact fraction is that fraction correctly rounded, however
+/// small and however long its digits: checked against the fraction itself (the float must lie
+/// within half a unit in the last place), on the question that once printed 0.0 for about
+/// 1.6e-20. The chances of "at least" are checked against exact sums on a smaller series.
+#[test]
+fn floats_are_the_fractions_correctly_rounded() {
+    use num_bigint::BigInt;
+    use num_rational::BigRational;
+    fn fraction(o: &serde_json::Value) -> BigRational {
+        let whole = |v: &serde_json::Value| match v {
+            serde_json::Value::String(s) => s.parse::<BigInt>().unwrap(),
+            n => BigInt::from(n.as_u64().unwrap()),
+        };
+        BigRational::new(whole(&o["numerator"]), whole(&o["denominator"]))
+    }
+    /// `x` is the nearest float to `p`: p lies within half an ulp of x.
+    fn nearest(x: f64, p: &BigRational) -> bool {
+        if x == 0.0 {
+            return *p < BigRational::from_float(f64::from_bits(1)).unwrap() / BigInt::from(2);
+        }
+        let exact = BigRational::from_float(x).unwrap();
+        let ulp = BigRational::from_float(f64::from_bits(x.to_bits() + 1) - x).unwrap();
+        let half = ulp / BigInt::from(2);
+        let d = &exact - p;
+        d <= half && -d <= half
+    }
+    // The floats as printed, read by Rust's own (correctly rounded) parser: serde_json's
+    // reader may be off in the last bit.
+    fn printed(text: &str, key: &str) -> Vec<f64> {
+        let key = format!("\"{key}\":");
+        text.match_indices(&key)
+            .map(|(at, _)| {
+                let rest = &text[at + key.len()..];
+                let end = rest.find([',', '}']).unwrap_or(rest.len());
+                rest[..end].parse::<f64>().unwrap()
+            })
+            .collect()
+    }
+    let args = [
+        "odds",
+        "starquest-solitaire",
+        "blip-column",
+        "--sum",
+        "--times",
+        "391",
+        "--json",
+    ];
+    let (text, _, _) = servitor(&args);
+    let out = json(&args);
+    let floats = printed(&text, "probability");
+    let mut checked = 0;
+    let mut tiny = 0;
+    for section in out["sections"].as_array().unwrap() {
+        for o in section["outcomes"].as_array().unwrap() {
+            let p = fraction(o);
+            let x = floats[checked];
+            assert!(nearest(x, &p), "{x} for {p}");
+            if x > 0.0 && x < 1e-15 {
+                tiny += 1;
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 4000 && tiny > 100, "{checked} checked, {tiny} tiny");
+    let args = [
+        "odds",
+        "starquest-solitaire",
+        "blip-column",
+        "--sum",
+        "--times",
+        "40",
+        "--json",
+    ];
+    let (text, _, _) = servitor(&args);
+    let out = json(&args);
+    let floats = printed(&text, "at_least");
+    let mut at = 0;
+    for section in out["sections"].as_array().unwrap() {
+        let outcomes = section["outcomes"].as_array().unwrap();
+        let mut tail = BigRational::from_integer(0.into());
+        let mut tails = Vec::new();
+        for o in outcomes.iter().rev() {
+            tail += fraction(o);
+            tails.push(tail.clone());
+        }
+        tails.reverse();
+        for tail in tails {
+            let x = floats[at];
+            at += 1;
+            assert!(nearest(x, &tail), "at least {x} for {tail}");
+        }
+    }
+}
+
+/// A script's `read_roll` and `read_record` roll through the same definitions as `roll`: with
+/// the same seed they show the same dice and the same readings.
+#[test]
+fn scripts_read_rolls_as_roll_does() {
+    let pairs = [
+        (
+            "servitor run tests/fixtures/odds-script contest --seed 3",
+            "servitor roll tests/fixtures/odds-script --dice 'highest of 3d6 vs highest of d6' --seed 3",
+        ),
+        (
+            "servitor run tests/fixtures/odds-script shots --seed 4",
+            "servitor roll tests/fixtures/odds-script gun.twin --seed 4 --times 3",
+        ),
+        (
+            "servitor run tests/fixtures/odds-script volley --seed 2",
+            "servitor roll tests/fixtures/odds-script volley --seed 2",
+        ),
+    ];
+    for (run, roll) in pairs {
+        let run_out = transcript(&[run]);
+        let roll_out = transcript(&[roll]);
+        // Every dice line `roll` prints is a step of the run (after its `gun twin: ` prefix).
+        for line in roll_out.lines().filter(|l| l.starts_with("  ")) {
+            let line = line.trim();
+            assert!(
+                run_out
+                    .lines()
+                    .any(|l| l.trim_start_matches("• ").trim_start_matches("gun twin: ") == line),
+                "{run} lacks `{line}`:\n{run_out}"
+            );
+        }
+    }
+    insta::assert_snapshot!(transcript(
+        &pairs.iter().flat_map(|(a, b)| [*a, *b]).collect::<Vec<_>>()
+    ));
 }

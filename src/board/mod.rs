@@ -111,6 +111,9 @@ pub struct Grid {
     /// Per square, bit `d` set when a step in `DIRECTIONS[d]` is allowed: derived from the
     /// above by `rebuild_steps` after every change, so the hot loops test one bit.
     steps: Vec<u8>,
+    /// A diagonal step may not pass a door's edge, open or shut (a game's `doorways
+    /// straight`): doorways are crossed by a straight step only.
+    straight_doorways: bool,
 }
 
 const NO_MARK: u16 = u16::MAX;
@@ -134,6 +137,15 @@ impl Grid {
             h_edges: vec![Edge::Open; ((height + 1) * width) as usize],
             v_edges: vec![Edge::Open; (height * (width + 1)) as usize],
             steps: vec![0; n],
+            straight_doorways: false,
+        }
+    }
+
+    /// Makes doorways crossed by straight steps only (a game's `doorways straight`), or not.
+    pub fn set_straight_doorways(&mut self, straight: bool) {
+        if self.straight_doorways != straight {
+            self.straight_doorways = straight;
+            self.rebuild_steps();
         }
     }
 
@@ -320,8 +332,11 @@ impl Grid {
         }
         let via_x = a.offset(dx, 0);
         let via_y = a.offset(0, dy);
-        (self.straight_open(a, dx, 0) && self.straight_open(via_x, 0, dy))
-            || (self.straight_open(a, 0, dy) && self.straight_open(via_y, dx, 0))
+        let passes = |from: Square, dx: i32, dy: i32| {
+            self.straight_open(from, dx, dy)
+                && !(self.straight_doorways && matches!(self.edge(from, from.offset(dx, dy)), Edge::Door { .. }))
+        };
+        (passes(a, dx, 0) && passes(via_x, 0, dy)) || (passes(a, 0, dy) && passes(via_y, dx, 0))
     }
 
     /// Puts boards together: each with its top-left square on its `Square`, joining edges where

@@ -59,28 +59,22 @@ fn json(package: &str) -> Result<(), super::Failure> {
                 .into_iter()
                 .map(|(n, _, many)| (many.to_string(), n.into()))
                 .collect();
-            super::emitln(
-                &serde_json::json!({
-                    "ok": true, "package": r.name(), "chain": chain, "counts": counts,
-                    "diagnostics": loaded.warnings.to_json(&r.sources),
-                })
-                .to_string(),
-            );
+            super::emit_json(&serde_json::json!({
+                "ok": true, "package": r.name(), "chain": chain, "counts": counts,
+                "diagnostics": loaded.warnings.to_json(&r.sources),
+            }));
             Ok(())
         }
         Err(LoadError::Invalid { sources, report }) => {
-            super::emitln(
-                &serde_json::json!({ "ok": false, "package": package, "diagnostics": report.to_json(&sources) })
-                    .to_string(),
+            super::emit_json(
+                &serde_json::json!({ "ok": false, "package": package, "diagnostics": report.to_json(&sources) }),
             );
             let n = report.error_count();
             Err(format!("error: {n} problem{} found", if n == 1 { "" } else { "s" }).into())
         }
         Err(error @ LoadError::NotFound { .. }) => {
             let message = error.render(false);
-            super::emitln(
-                &serde_json::json!({ "ok": false, "package": package, "error": message.trim_end() }).to_string(),
-            );
+            super::emit_json(&serde_json::json!({ "ok": false, "package": package, "error": message.trim_end() }));
             Err(super::usage(message))
         }
     }

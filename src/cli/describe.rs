@@ -112,14 +112,67 @@ const WIDTH: usize = 92;
 
 /// The lines every item may have: its source, where it is written, and its text.
 fn about(out: &mut String, r: &Ruleset, span: servitor::source::Span, source: Option<&str>, text: Option<&str>) {
+    about_item(out, r, span, source, text, None);
+}
+
+/// [`about`], and for an item a variant changed (`(kind, id)`), where it did.
+fn about_item(
+    out: &mut String,
+    r: &Ruleset,
+    span: servitor::source::Span,
+    source: Option<&str>,
+    text: Option<&str>,
+    item: Option<(&str, &str)>,
+) {
     if let Some(s) = source {
         let _ = writeln!(out, "  source: {s}");
     }
     let _ = writeln!(out, "  written at {}", r.sources.locate(span));
+    if let Some((kind, id)) = item {
+        changes(out, r, kind, id);
+    }
     if let Some(t) = text {
         let _ = writeln!(out);
         out.push_str(&wrap(t, "  ", WIDTH));
     }
+}
+
+/// Where a variant's `override` changed the item, one line per file: "changed at FILE:L:C
+/// (move, notes)".
+fn changes(out: &mut String, r: &Ruleset, kind: &str, id: &str) {
+    let mut by_file: Vec<(servitor::source::Span, Vec<&str>)> = Vec::new();
+    for o in r.overrides.iter().filter(|o| o.kind == kind && o.id == id) {
+        let entry = o.entry.as_deref().unwrap_or("value");
+        match by_file.iter_mut().find(|(span, _)| span.file == o.span.file) {
+            Some((_, entries)) => {
+                if !entries.contains(&entry) {
+                    entries.push(entry);
+                }
+            }
+            None => by_file.push((o.span, vec![entry])),
+        }
+    }
+    for (span, entries) in by_file {
+        let _ = writeln!(
+            out,
+            "  changed at {} ({})",
+            r.sources.locate(span),
+            servitor::escape::one_line(&entries.join(", "))
+        );
+    }
+}
+
+/// Where variants changed the item, one place per file (for `--json`).
+fn changed_at(r: &Ruleset, kind: &str, id: &str) -> Vec<String> {
+    let mut files = Vec::new();
+    let mut out = Vec::new();
+    for o in r.overrides.iter().filter(|o| o.kind == kind && o.id == id) {
+        if !files.contains(&o.span.file) {
+            files.push(o.span.file);
+            out.push(r.sources.locate(o.span));
+        }
+    }
+    out
 }
 
 fn heading(kind: &str, id: &str, label: Option<&str>) -> String {
@@ -141,7 +194,14 @@ pub fn text(r: &Ruleset, kind: &str, id: &str) -> String {
                 "  dice {} · unavailable {} · duplicates {}",
                 t.dice, t.unavailable, t.duplicates
             );
-            about(&mut out, r, t.span, t.source.as_deref(), t.text.as_deref());
+            about_item(
+                &mut out,
+                r,
+                t.span,
+                t.source.as_deref(),
+                t.text.as_deref(),
+                Some(("table", id)),
+            );
             let _ = writeln!(out);
             let kw = t.rows.iter().map(|row| row.key_text().len()).max().unwrap_or(0).max(4);
             let rw = t
@@ -317,7 +377,14 @@ pub fn text(r: &Ruleset, kind: &str, id: &str) -> String {
             if let Some(why) = &rec.provisional {
                 let _ = writeln!(out, "  provisional: {why}");
             }
-            about(&mut out, r, rec.span, rec.source.as_deref(), rec.text.as_deref());
+            about_item(
+                &mut out,
+                r,
+                rec.span,
+                rec.source.as_deref(),
+                rec.text.as_deref(),
+                Some((&rec.kind, id)),
+            );
         }
     }
     out
@@ -348,7 +415,7 @@ pub fn json(r: &Ruleset, kind: &str, id: &str) -> serde_json::Value {
             json!({
                 "kind": "table", "id": id, "title": t.label, "dice": t.dice.to_string(),
                 "unavailable": t.unavailable.to_string(), "duplicates": t.duplicates.to_string(),
-                "source": t.source, "text": t.text, "at": at(t.span), "rows": rows,
+                "source": t.source, "text": t.text, "at": at(t.span), "changed_at": changed_at(r, "table", id), "rows": rows,
             })
         }
         "die" => {
@@ -410,7 +477,7 @@ pub fn json(r: &Ruleset, kind: &str, id: &str) -> serde_json::Value {
         }
         record_kind => {
             let rec = &r.records[record_kind][id];
-            json!({ "kind": record_kind, "id": id, "title": rec.label, "fields": rec.fields, "source": rec.source, "text": rec.text, "provisional": rec.provisional, "at": at(rec.span) })
+            json!({ "kind": record_kind, "id": id, "title": rec.label, "fields": rec.fields, "source": rec.source, "text": rec.text, "provisional": rec.provisional, "at": at(rec.span), "changed_at": changed_at(r, record_kind, id) })
         }
     }
 }

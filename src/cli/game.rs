@@ -39,17 +39,31 @@ pub struct GameArgs {
     /// Draw the final board as SVG
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
+    /// Also show the engine's bookkeeping in the account (variables, piece fields, pool
+    /// counters); --json always has everything
+    #[arg(long)]
+    verbose: bool,
 }
 
 pub fn run(args: GameArgs) -> Result<(), super::Failure> {
+    // Where the save goes is checked, and held, before anything is played.
+    let _lock = match &args.save {
+        Some(path) => {
+            super::savefile::target(path).map_err(super::usage)?;
+            Some(super::savefile::lock(path)?)
+        }
+        None => None,
+    };
     let loaded = super::load(&args.package)?;
     let ruleset = Arc::new(loaded.ruleset);
     let mut host = Host::new(&ruleset);
+    let seed;
     let played = match &args.resume {
         Some(path) => {
             let text = super::read_named(path, servitor::limits::MAX_SAVE_BYTES, "MAX_SAVE_BYTES")?;
             let save: Save = serde_json::from_str(&text)
                 .map_err(|e| format!("error: {} is not a saved game: {e}", path.display()))?;
+            seed = Some(save.seed);
             host.load(save).and_then(|g| host.advance(g, args.phases))
         }
         None => {
@@ -65,16 +79,23 @@ pub fn run(args: GameArgs) -> Result<(), super::Failure> {
                 seed: super::seed_or_fresh(args.seed),
                 options: args.options.clone(),
             };
+            seed = Some(setup.seed);
             host.start(&setup, args.phases)
         }
     };
     let game = match played {
         Ok(game) => game,
-        Err(error) => return Err(failure(&ruleset, error, args.json)),
+        Err(error) => {
+            if args.json {
+                // A front end gets something to parse: the error, and the log up to it.
+                super::emit_json(&failure_json(&ruleset, &error, seed));
+            }
+            return Err(failure(&ruleset, error, args.json));
+        }
     };
     if let Some(path) = &args.save {
-        let text = serde_json::to_string_pretty(&host.save(&game)).map_err(|e| e.to_string())?;
-        write_atomically(path, &text)?;
+        let text = host::encode(&host.save(&game)).map_err(|e| format!("error: {e}"))?;
+        super::savefile::write_atomically(path, text.as_bytes())?;
     }
     if let Some(path) = &args.svg {
         let (grid, overlay) = final_board(&game);
@@ -84,11 +105,31 @@ pub fn run(args: GameArgs) -> Result<(), super::Failure> {
         )
         .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
     }
+    let board = ruleset
+        .missions
+        .get(&game.mission)
+        .map(|m| super::show::grid_json(&m.grid));
+    let (package, game_id, mission) = (ruleset.name().to_string(), game.def.id.clone(), game.mission.clone());
+    let options = game.options.clone();
     let record = host::record(game);
     if args.json {
-        super::emitln(&serde_json::to_string(&record).map_err(|e| e.to_string())?);
+        // The referee's log: every event with its structured fields, and the board as the
+        // mission lays it out (doors as they start), so that a program outside servitor can
+        // check each rule (grammar/README.md, "The event log").
+        let json = serde_json::json!({
+            "log_version": servitor::game::event::LOG_VERSION,
+            "package": package,
+            "game": game_id,
+            "mission": mission,
+            "seed": record.seed,
+            "options": options,
+            "board": board,
+            "result": record.result,
+            "events": servitor::game::event::annotate(&record.events),
+        });
+        super::emit_json(&json);
     } else {
-        super::emit(&account(&record.events));
+        super::emit(&account(&record.events, args.verbose));
         let r = &record.result;
         let scores: Vec<String> = r.scores.iter().map(|(s, p)| format!("{s} {p}")).collect();
         super::emitln(&format!(
@@ -107,10 +148,28 @@ pub fn run(args: GameArgs) -> Result<(), super::Failure> {
     Ok(())
 }
 
-/// The log as a player reads it: a heading per phase, one line per event, sources in brackets.
-pub fn account(events: &[Event]) -> String {
+/// `game --json` when the game fails: the seed, the error (a script's as a diagnostic, with
+/// its file and line) and the log up to it.
+fn failure_json(ruleset: &servitor::Ruleset, error: &GameError, seed: Option<u64>) -> serde_json::Value {
+    match error {
+        GameError::Script {
+            diagnostic,
+            events,
+            turn,
+        } => serde_json::json!({
+            "seed": seed, "turn": turn, "error": diagnostic.to_json(&ruleset.sources), "events": events,
+        }),
+        GameError::Usage(m) | GameError::Save(m) | GameError::Refused(m) | GameError::Scenario(m) => {
+            serde_json::json!({ "seed": seed, "error": { "message": m }, "events": [] })
+        }
+    }
+}
+
+/// The log as a player reads it: a heading per phase, one line per event, sources in brackets;
+/// the engine's bookkeeping only when `verbose`.
+pub fn account(events: &[Event], verbose: bool) -> String {
     let mut out = String::new();
-    for e in events {
+    for e in events.iter().filter(|e| verbose || !e.is_bookkeeping()) {
         match e.kind.as_str() {
             "phase" if e.turn == 0 => out.push_str("Setup\n"),
             "phase" => out.push_str(&format!("\nTurn {} · {} · {}\n", e.turn, e.side, e.phase)),
@@ -173,16 +232,4 @@ fn final_board(game: &Game) -> (servitor::board::Grid, Overlay) {
         }
     }
     (game.view.grid.clone(), overlay)
-}
-
-/// Writes to a temporary file beside the target, syncs it, then renames it over the target:
-/// a crash leaves the old file or the new one, never half of one.
-pub fn write_atomically(path: &std::path::Path, text: &str) -> Result<(), String> {
-    use std::io::Write;
-    let tmp = path.with_extension("tmp");
-    let fail = |e: std::io::Error| format!("error: cannot write {}: {e}", path.display());
-    let mut file = std::fs::File::create(&tmp).map_err(fail)?;
-    file.write_all(text.as_bytes()).map_err(fail)?;
-    file.sync_all().map_err(fail)?;
-    std::fs::rename(&tmp, path).map_err(fail)
 }

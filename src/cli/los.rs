@@ -67,7 +67,7 @@ pub fn run(args: LosArgs) -> Result<(), super::Failure> {
             "visible": visible, "seen_from": seen_from.map(|s| s.to_string()),
             "path": sight.path, "blocked_at": sight.blocked_at.map(|(s, why)| serde_json::json!({"square": s.to_string(), "why": why})),
         });
-        super::emitln(&format!("{json}"));
+        super::emit_json(&json);
         return Ok(());
     }
     let overlay = Overlay {

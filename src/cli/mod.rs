@@ -3,13 +3,16 @@
 mod check;
 mod describe;
 mod game;
+mod lab;
 mod los;
 mod odds;
 mod packages;
 mod play;
+mod plot;
 mod render;
 mod roll;
 mod run;
+mod savefile;
 mod scenario;
 mod show;
 mod sim;
@@ -27,7 +30,7 @@ use std::process::ExitCode;
     about = "Runs the enemy in solo play of sci-fi miniatures games."
 )]
 #[command(
-    after_help = "A <PACKAGE> is a path (a folder or a .rules file), or a bare NAME: ./NAME, then each folder of $SERVITOR_RULESETS, then the rulesets bundled with servitor (`servitor packages` lists them)."
+    after_help = "A <PACKAGE> is a path (a folder or a .rules file, written with a / or starting with .), or a bare NAME, looked up in this order: ./NAME in the current folder, NAME in each folder of $SERVITOR_RULESETS, ./rulesets/NAME (in a checkout), then the rulesets bundled with servitor; the first found is loaded (`servitor packages` lists them all)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -170,6 +173,13 @@ pub fn main() -> ExitCode {
 /// sequences included) is made visible.
 pub fn emit(text: &str) {
     write_out(&servitor::escape::terminal(text, false));
+}
+
+/// One line of JSON on stdout: escaped by the JSON encoder alone ([`servitor::escape::json`]:
+/// control and bidi characters as `\uXXXX`), never by [`emit`]'s terminal pictures, which
+/// are not JSON.
+pub fn emit_json<T: serde::Serialize + ?Sized>(value: &T) {
+    write_out(&format!("{}\n", servitor::escape::json(value)));
 }
 
 /// [`emit`] for a picture servitor painted itself (a board map, whose squares carry no package

@@ -1,5 +1,7 @@
-//! `servitor odds <package> <what>`: exact odds of a table, a constant that holds dice, a
-//! record's dice field, or a dice expression (`--dice`); `--vs` puts another package beside it.
+//! `servitor odds <package> <what>`: exact odds of a table, a constant that holds dice or a
+//! roll, a record's dice and rolls (what a weapon's dice mean: `kill any 6 in dice`), or dice
+//! given with `--dice` (a dice expression, or dice read die by die); `--vs` puts another
+//! package beside it.
 
 use super::AvailabilityArgs;
 use clap::Args;
@@ -9,7 +11,8 @@ use num_traits::{One, ToPrimitive, Zero};
 use servitor::Ruleset;
 use servitor::diagnostic::did_you_mean;
 use servitor::diagnostic::thousands;
-use servitor::dice::DiceExpr;
+use servitor::dice::{DiceExpr, Odds, Roll, to_f64};
+use servitor::limits::{MAX_DICE_WORK, MAX_ODDS_TOTALS};
 use servitor::ruleset::Value;
 use servitor::tables::Table;
 use servitor::tables::odds::{Dist, Refused, table_odds_within, table_totals_within, totals_fit};
@@ -21,8 +24,9 @@ pub struct OddsArgs {
     package: String,
     /// A table id, a constant that holds dice, or a record's dice as kind.id (or kind.id.field)
     what: Option<String>,
-    /// The odds of a dice expression instead, read with the package's dice, e.g. '2d6+4'
-    #[arg(long, value_name = "EXPR", conflicts_with = "what")]
+    /// The odds of dice instead, read with the package's dice: a total ('2d6+4', '-d6+7') or
+    /// dice read die by die ('highest of 3d6', 'any 6 in 2d6', '… vs …'; see grammar/README.md)
+    #[arg(long, value_name = "EXPR", conflicts_with = "what", allow_hyphen_values = true)]
     dice: Option<String>,
     /// Another package (a variant, or its base) beside this one, row by row, with the difference
     #[arg(long, value_name = "PACKAGE")]
@@ -38,14 +42,27 @@ pub struct OddsArgs {
     json: bool,
 }
 
-/// What the odds are of, as found in one package.
-enum Subject<'r> {
+/// What the odds are of (or what `roll` rolls), as found in one package.
+pub(super) enum Subject<'r> {
     Table(&'r Table),
     /// A dice total: `name` says where it came from (`const blips-per-scan`, `--dice`).
     Dice {
         name: String,
         expr: DiceExpr,
     },
+    /// Rolls read die by die, each with its field (empty for `--dice` and constants): a
+    /// record's dice and rolls, a constant that holds a roll, `--dice` with a reading.
+    Rolls {
+        name: String,
+        rolls: Vec<Declared>,
+    },
+}
+
+/// One roll of a subject: its field, the roll, and the dice field it reads (`in dice`).
+pub(super) struct Declared {
+    pub field: String,
+    pub roll: Roll,
+    pub reads: Option<String>,
 }
 
 /// One block of rows: a table's outcomes, or a total's values (`value` set).
@@ -92,21 +109,20 @@ impl Section {
     }
 
     fn of_distribution(heading: Option<String>, dist: &BTreeMap<i64, BigRational>) -> Section {
-        // "At least v" for every v, summed once from the top.
+        // "At least v" for every v, summed once from the top, exactly: every chance as a
+        // numerator over the denominators' lcm (one division each, no gcd), then each running
+        // sum correctly rounded to a float.
+        let mut common = BigInt::one();
+        for p in dist.values() {
+            if !(&common % p.denom()).is_zero() {
+                common = num_integer::Integer::lcm(&common, p.denom());
+            }
+        }
         let mut tails = BTreeMap::new();
-        // Exactly while the fractions are short; summed as floats once they are long.
-        if dist.values().all(|p| p.denom().bits() <= 64) {
-            let mut sum = BigRational::zero();
-            for (v, p) in dist.iter().rev() {
-                sum += p;
-                tails.insert(*v, probability(&sum));
-            }
-        } else {
-            let mut sum = 0.0;
-            for (v, p) in dist.iter().rev() {
-                sum += probability(p);
-                tails.insert(*v, sum.min(1.0));
-            }
+        let mut sum = BigInt::zero();
+        for (v, p) in dist.iter().rev() {
+            sum += p.numer() * (&common / p.denom());
+            tails.insert(*v, to_f64(&BigRational::new_raw(sum.clone(), common.clone())));
         }
         Section {
             heading,
@@ -130,6 +146,8 @@ struct Computed {
     /// `dice 2d6 · …`, `source: …`.
     lines: Vec<String>,
     sections: Vec<Section>,
+    /// For rolls read die by die: the JSON, made with the sections.
+    json: Option<serde_json::Value>,
 }
 
 pub fn run(args: OddsArgs) -> Result<(), super::Failure> {
@@ -146,7 +164,7 @@ pub fn run(args: OddsArgs) -> Result<(), super::Failure> {
         }
         let computed = compute(ruleset, &subject, &args)?;
         if args.json {
-            super::emitln(&json_one(&subject, &computed).to_string());
+            super::emit_json(&json_one(&subject, &computed));
         } else {
             super::emit(&render_one(&computed));
         }
@@ -157,22 +175,58 @@ pub fn run(args: OddsArgs) -> Result<(), super::Failure> {
     let other_subject = subject_in(&other.ruleset, &args).map_err(super::usage).map_err(in_vs)?;
     let a = compute(ruleset, &subject, &args)?;
     let b = compute(&other.ruleset, &other_subject, &args).map_err(in_vs)?;
-    let names = [ruleset.name().to_string(), other.ruleset.name().to_string()];
+    let names = distinct_names(
+        [ruleset.name().to_string(), other.ruleset.name().to_string()],
+        [args.package.clone(), vs.clone()],
+    );
     if args.json {
-        super::emitln(&json_vs(&names, &a, &b).to_string());
+        super::emit_json(&json_vs(&names, &a, &b));
     } else {
         super::emit(&render_vs(&names, &a, &b));
     }
     Ok(())
 }
 
+/// The two packages' names as columns, never the same twice (a JSON object would keep one):
+/// equal names become the packages as written on the command line, and those, if equal too,
+/// get ` (A)` and ` (B)`.
+fn distinct_names(names: [String; 2], written: [String; 2]) -> [String; 2] {
+    if names[0] != names[1] {
+        names
+    } else if written[0] != written[1] {
+        written
+    } else {
+        [format!("{} (A)", names[0]), format!("{} (B)", names[1])]
+    }
+}
+
 /// Finds what `args` asks about in `ruleset`.
 fn subject_in<'r>(ruleset: &'r Ruleset, args: &OddsArgs) -> Result<Subject<'r>, String> {
-    if let Some(text) = &args.dice {
-        let expr = ruleset.parse_dice(text).map_err(|e| format!("error: {e}\n"))?;
-        return dice_subject(String::new(), expr);
+    find_subject(ruleset, args.what.as_deref(), args.dice.as_deref())
+}
+
+/// A table, a constant, a record's dice and rolls (`kind.id`, `kind.id.field`), or dice given
+/// as text.
+pub(super) fn find_subject<'r>(
+    ruleset: &'r Ruleset,
+    what: Option<&str>,
+    dice: Option<&str>,
+) -> Result<Subject<'r>, String> {
+    if let Some(text) = dice {
+        let roll = ruleset.parse_roll(text).map_err(|e| format!("error: {e}\n"))?;
+        return match roll {
+            Roll::Read(servitor::dice::Reading::Total(expr)) => dice_subject(String::new(), expr),
+            roll => Ok(Subject::Rolls {
+                name: String::new(),
+                rolls: vec![Declared {
+                    field: String::new(),
+                    roll,
+                    reads: None,
+                }],
+            }),
+        };
     }
-    let Some(what) = &args.what else {
+    let Some(what) = what else {
         return Err(format!(
             "error: say what to count: a table, a constant that holds dice, kind.id for a record's dice, or --dice EXPR\n  {}\n",
             what_exists(ruleset)
@@ -184,6 +238,14 @@ fn subject_in<'r>(ruleset: &'r Ruleset, args: &OddsArgs) -> Result<Subject<'r>, 
     if let Some(c) = ruleset.consts.get(what) {
         return match &c.value {
             Value::Dice(d) => dice_subject(format!("const {what}"), d.expr.clone()),
+            Value::Roll(r) => Ok(Subject::Rolls {
+                name: format!("const {what}"),
+                rolls: vec![Declared {
+                    field: String::new(),
+                    roll: r.roll.clone(),
+                    reads: None,
+                }],
+            }),
             other => Err(format!(
                 "error: constant `{what}` is {}, not dice: there are no odds to compute\n",
                 other.show()
@@ -218,7 +280,7 @@ fn dice_consts(ruleset: &Ruleset) -> Vec<&str> {
     ruleset
         .consts
         .values()
-        .filter(|c| matches!(c.value, Value::Dice(_)))
+        .filter(|c| matches!(c.value, Value::Dice(_) | Value::Roll(_)))
         .map(|c| c.id.as_str())
         .collect()
 }
@@ -265,68 +327,85 @@ fn record_dice<'r>(ruleset: &'r Ruleset, what: &str) -> Result<Subject<'r>, Stri
             .unwrap_or_default();
         return Err(format!("error: no {kind} `{id}`{hint}\n  {kind}: {}\n", ids.join(", ")));
     };
-    let dice: Vec<(&String, &servitor::value::DiceText)> = record
+    // Its dice and its rolls, in the schema's order.
+    let fields: Vec<(&String, &Value)> = record
         .fields
         .iter()
-        .filter_map(|(k, v)| match v {
-            Value::Dice(d) => Some((k, d)),
-            _ => None,
-        })
+        .filter(|(_, v)| matches!(v, Value::Dice(_) | Value::Roll(_)))
         .collect();
-    let fields: Vec<&str> = dice.iter().map(|(k, _)| k.as_str()).collect();
-    let chosen = match field {
-        Some(f) => dice.iter().find(|(k, _)| k.as_str() == f).ok_or_else(|| {
-            let hint = did_you_mean(f, fields.iter().copied())
+    let names: Vec<&str> = fields.iter().map(|(k, _)| k.as_str()).collect();
+    let chosen: Vec<(&String, &Value)> = match field {
+        Some(f) => vec![*fields.iter().find(|(k, _)| k.as_str() == f).ok_or_else(|| {
+            let hint = did_you_mean(f, names.iter().copied())
                 .map(|h| format!("\n  help: {h}"))
                 .unwrap_or_default();
             format!(
                 "error: {kind} `{id}` has no dice field `{f}`{hint}\n  dice fields: {}\n",
-                if fields.is_empty() {
+                if names.is_empty() {
                     "(none)".into()
                 } else {
-                    fields.join(", ")
+                    names.join(", ")
                 }
             )
-        })?,
-        None => match dice.as_slice() {
-            [one] => one,
-            [] => return Err(format!("error: {kind} `{id}` has no dice field\n")),
-            _ => {
-                return Err(format!(
-                    "error: {kind} `{id}` has several dice fields: say which, e.g. {what}.{}\n",
-                    fields[0]
-                ));
-            }
-        },
+        })?],
+        None if fields.is_empty() => return Err(format!("error: {kind} `{id}` has no dice field\n")),
+        None => {
+            // A record whose dice are read by its rolls answers with the rolls (a weapon's
+            // `dice 2d6` is never added up when `kill any 6 in dice` says what it means).
+            let read: Vec<&str> = fields
+                .iter()
+                .filter_map(|(_, v)| match v {
+                    Value::Roll(r) => r.reads.as_deref(),
+                    _ => None,
+                })
+                .collect();
+            fields
+                .iter()
+                .filter(|(k, v)| !(matches!(v, Value::Dice(_)) && read.contains(&k.as_str())))
+                .copied()
+                .collect()
+        }
     };
-    dice_subject(format!("{kind}.{id}.{}", chosen.0), chosen.1.expr.clone())
+    if let [(name, Value::Dice(d))] = chosen.as_slice() {
+        return dice_subject(format!("{kind}.{id}.{name}"), d.expr.clone());
+    }
+    let mut rolls = Vec::new();
+    for (name, value) in chosen {
+        let (roll, reads) = match value {
+            Value::Dice(d) => {
+                if let Some(die) = d.expr.symbolic_faces() {
+                    return Err(format!(
+                        "error: {kind} `{id}`: `{name}` has no total: die `{die}` has faces without a number; ask for its rolls instead, e.g. {kind}.{id}.<roll field>\n"
+                    ));
+                }
+                (Roll::Read(servitor::dice::Reading::Total(d.expr.clone())), None)
+            }
+            Value::Roll(r) => (r.roll.clone(), r.reads.clone()),
+            _ => continue,
+        };
+        rolls.push(Declared {
+            field: name.clone(),
+            roll,
+            reads,
+        });
+    }
+    Ok(Subject::Rolls {
+        name: format!("{kind}.{id}"),
+        rolls,
+    })
 }
 
 fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Computed, super::Failure> {
     match subject {
         Subject::Dice { name, expr } => {
-            if args.availability.times != 1 {
-                return Err(super::usage(
-                    "error: --times is for tables; write the dice you want, e.g. --dice '3d6'\n",
-                ));
-            }
-            if args.sum {
-                return Err(super::usage(
-                    "error: --sum is for tables rolled --times N; dice already give a total\n",
-                ));
-            }
-            if !args.availability.unavailable.is_empty() || !args.availability.available.is_empty() {
-                return Err(super::usage(
-                    "error: --unavailable and --available are for tables' results; dice have none\n",
-                ));
-            }
+            dice_only(args)?;
             // Costed before the work, like every distribution the loader checks.
             match expr.odds_cost() {
-                Some((work, totals))
-                    if work <= servitor::limits::MAX_ODDS_WORK && totals <= servitor::limits::MAX_ODDS_TOTALS => {}
-                _ => {
+                Some((work, totals)) if work <= MAX_DICE_WORK && totals <= MAX_ODDS_TOTALS => {}
+                Some((work, totals)) => return Err(too_costly(&expr.to_string(), work, totals).into()),
+                None => {
                     return Err(format!(
-                        "error: the exact odds of `{expr}` are past servitor's limits (`MAX_ODDS_WORK`, `MAX_ODDS_TOTALS`; see \"Limits\" in grammar/README.md): use fewer dice or dice with fewer faces\n"
+                        "error: the totals of `{expr}` do not fit in a number: use smaller dice and modifiers\n"
                     )
                     .into());
                 }
@@ -341,7 +420,94 @@ fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Comp
                 title,
                 lines,
                 sections: vec![Section::of_distribution(None, &expr.distribution().weights)],
+                json: None,
             })
+        }
+        Subject::Rolls { name, rolls } => {
+            dice_only(args)?;
+            for d in rolls {
+                let bound = match &d.roll {
+                    Roll::Read(r) => r.values_bound(),
+                    _ => 0,
+                };
+                let work = d.roll.odds_cost();
+                if work > MAX_DICE_WORK || bound > MAX_ODDS_TOTALS {
+                    return Err(too_costly(&d.roll.to_string(), work, bound).into());
+                }
+            }
+            let mut lines = Vec::new();
+            let mut sections = Vec::new();
+            let mut json = Vec::new();
+            let single = name.is_empty() || (rolls.len() == 1 && rolls[0].field.is_empty());
+            for d in rolls {
+                let odds = d.roll.odds().map_err(|e| format!("error: {e}\n"))?;
+                if !single {
+                    let text = match (&d.reads, &d.roll) {
+                        (Some(f), Roll::Read(servitor::dice::Reading::Pool(p))) => p.text_with_pool(f),
+                        _ => d.roll.to_string(),
+                    };
+                    lines.push(format!("{}: {text}", d.field));
+                }
+                let mut entry = serde_json::json!({ "roll": d.roll.to_string() });
+                if !d.field.is_empty() {
+                    entry["field"] = d.field.clone().into();
+                }
+                if let Some(f) = &d.reads {
+                    entry["reads"] = f.clone().into();
+                }
+                let field = (!d.field.is_empty()).then(|| d.field.clone());
+                let made = roll_sections(field.as_deref(), &odds);
+                match (&odds, made.as_slice()) {
+                    (Odds::Opposed { .. }, [who, margin]) => {
+                        let who_json = section_json(who);
+                        entry["outcomes"] = who_json["outcomes"].clone();
+                        entry["margin"] = section_json(margin);
+                    }
+                    (_, [one]) => {
+                        let one_json = section_json(one);
+                        entry["outcomes"] = one_json["outcomes"].clone();
+                        if let Some(mean) = one_json.get("mean") {
+                            entry["mean"] = mean.clone();
+                        }
+                    }
+                    _ => {}
+                }
+                json.push(entry);
+                sections.extend(made);
+            }
+            // Readings of one field are read from one roll of it.
+            let mut shared: BTreeMap<&str, (String, Vec<&str>)> = BTreeMap::new();
+            for d in rolls {
+                if let (Some(f), Roll::Read(servitor::dice::Reading::Pool(p))) = (&d.reads, &d.roll) {
+                    let entry = shared
+                        .entry(f.as_str())
+                        .or_insert_with(|| (p.pool.to_string(), Vec::new()));
+                    entry.1.push(&d.field);
+                }
+            }
+            for (field, (dice, readers)) in shared {
+                lines.push(format!("`{field}` is {dice}, rolled once for {}", and_list(&readers)));
+            }
+            let title = if name.is_empty() {
+                format!("dice {}", rolls.first().map(|d| d.roll.to_string()).unwrap_or_default())
+            } else if single {
+                lines.insert(0, format!("dice {}", rolls[0].roll));
+                name.clone()
+            } else {
+                name.clone()
+            };
+            let mut out = Computed {
+                title,
+                lines,
+                sections,
+                json: None,
+            };
+            let mut whole = serde_json::json!({ "rolls": json });
+            if !name.is_empty() {
+                whole["what"] = name.clone().into();
+            }
+            out.json = Some(whole);
+            Ok(out)
         }
         Subject::Table(table) if args.sum => {
             super::check_results(table, &args.availability)?;
@@ -366,6 +532,7 @@ fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Comp
                         Section::of_distribution(Some(name.to_string()), dist)
                     })
                     .collect(),
+                json: None,
             })
         }
         Subject::Table(table) => {
@@ -390,8 +557,100 @@ fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Comp
                         })
                         .collect(),
                 }],
+                json: None,
             })
         }
+    }
+}
+
+/// Dice take no table flags.
+fn dice_only(args: &OddsArgs) -> Result<(), super::Failure> {
+    if args.availability.times != 1 {
+        return Err(super::usage(
+            "error: --times is for tables; write the dice you want, e.g. --dice '3d6'\n",
+        ));
+    }
+    if args.sum {
+        return Err(super::usage(
+            "error: --sum is for tables rolled --times N; dice already give a total\n",
+        ));
+    }
+    if !args.availability.unavailable.is_empty() || !args.availability.available.is_empty() {
+        return Err(super::usage(
+            "error: --unavailable and --available are for tables' results; dice have none\n",
+        ));
+    }
+    Ok(())
+}
+
+/// Why the odds of some dice were not computed: the estimate, made before any work, and the
+/// limits it passes.
+fn too_costly(what: &str, work: u64, values: u64) -> String {
+    if work > MAX_DICE_WORK {
+        format!(
+            "error: the exact odds of `{what}` would take about {} steps; servitor takes at most {} (`MAX_DICE_WORK`, see \"Limits\" in grammar/README.md)\n  help: use fewer dice or dice with fewer faces\n",
+            thousands(work),
+            thousands(MAX_DICE_WORK)
+        )
+    } else {
+        format!(
+            "error: `{what}` can come to {} different values; servitor lists at most {} (`MAX_ODDS_TOTALS`, see \"Limits\" in grammar/README.md)\n  help: use fewer dice or dice with fewer faces\n",
+            thousands(values),
+            thousands(MAX_ODDS_TOTALS)
+        )
+    }
+}
+
+/// A roll's odds as sections: a number's values; yes and no; who wins, then the margin.
+fn roll_sections(field: Option<&str>, odds: &Odds) -> Vec<Section> {
+    let heading = |what: &str| match (field, what) {
+        (None, "") => None,
+        (None, w) => Some(w.to_string()),
+        (Some(f), "") => Some(f.to_string()),
+        (Some(f), w) => Some(format!("{f}, {w}")),
+    };
+    let labelled = |heading: Option<String>, rows: Vec<(&str, &BigRational)>| Section {
+        heading,
+        tails: BTreeMap::new(),
+        rows: rows
+            .into_iter()
+            .map(|(label, p)| Row {
+                label: label.to_string(),
+                value: None,
+                p: p.clone(),
+            })
+            .collect(),
+    };
+    match odds {
+        Odds::Number(d) => vec![Section::of_distribution(heading(""), &d.weights)],
+        Odds::Flag(yes) => {
+            let no = BigRational::one() - yes;
+            vec![labelled(heading(""), vec![("yes", yes), ("no", &no)])]
+        }
+        Odds::Opposed {
+            first,
+            second,
+            tie,
+            margin,
+        } => {
+            let mut rows = vec![("first wins", first), ("second wins", second)];
+            if !tie.is_zero() {
+                rows.push(("tie", tie));
+            }
+            vec![
+                labelled(heading("who wins"), rows),
+                Section::of_distribution(heading("margin (first - second)"), &margin.weights),
+            ]
+        }
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
     }
 }
 
@@ -539,7 +798,12 @@ fn render_one(c: &Computed) -> String {
 }
 
 fn difference(a: &BigRational, b: &BigRational) -> String {
-    difference_of(probability(a), probability(b))
+    let d = to_f64(&(b - a)) * 100.0;
+    if d.abs() < 0.005 {
+        "0.00".into()
+    } else {
+        format!("{d:+.2}")
+    }
 }
 
 /// `b` − `a` in percentage points, two probabilities.
@@ -628,7 +892,7 @@ fn render_vs(names: &[String; 2], a: &Computed, b: &Computed) -> String {
             let _ = writeln!(out, "{line}");
         }
         if let (Some(ma), Some(mb)) = (sa.mean(), sb.mean()) {
-            let d = probability(&mb) - probability(&ma);
+            let d = to_f64(&(&mb - &ma));
             let _ = writeln!(
                 out,
                 "  {:>lw$}  {:>8.2}  {:>8.2}  {:>6}",
@@ -718,6 +982,7 @@ fn json_one(subject: &Subject, c: &Computed) -> serde_json::Value {
             let sections: Vec<serde_json::Value> = c.sections.iter().map(section_json).collect();
             serde_json::json!({ "table": table.id, "dice": table.dice.to_string(), "sections": sections })
         }
+        Subject::Rolls { .. } => c.json.clone().unwrap_or_default(),
         Subject::Dice { name, expr } => {
             let mut out = section_json(&c.sections[0]);
             if !name.is_empty() {
@@ -740,7 +1005,7 @@ fn json_vs(names: &[String; 2], a: &Computed, b: &Computed) -> serde_json::Value
                         "label": label,
                         names[0].clone(): probability(&pa),
                         names[1].clone(): probability(&pb),
-                        "difference": probability(&pb) - probability(&pa),
+                        "difference": to_f64(&(&pb - &pa)),
                     });
                     if let Some(v) = value {
                         row["value"] = v.into();
@@ -762,13 +1027,7 @@ fn json_vs(names: &[String; 2], a: &Computed, b: &Computed) -> serde_json::Value
     serde_json::json!({ "what": a.title, "packages": names, "sections": sections })
 }
 
-/// A fraction as a float, even when its numerator and denominator are too large for one.
+/// A fraction as a float: the nearest one, however long its numerator and denominator.
 pub fn probability(p: &BigRational) -> f64 {
-    match (p.numer().to_f64(), p.denom().to_f64()) {
-        (Some(n), Some(d)) if n.is_finite() && d.is_finite() => n / d,
-        _ => {
-            let scaled: num_bigint::BigInt = (p.numer() << 64u32) / p.denom();
-            scaled.to_f64().unwrap_or(0.0) / 2f64.powi(64)
-        }
-    }
+    to_f64(p)
 }

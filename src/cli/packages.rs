@@ -9,6 +9,70 @@ pub struct PackagesArgs {
     /// Print one JSON object instead of text
     #[arg(long)]
     json: bool,
+    /// Copy a bundled package's files out, to read it or start a variant from it: into
+    /// DIR/NAME (existing files are never overwritten)
+    #[arg(long, num_args = 2, value_names = ["NAME", "DIR"])]
+    export: Option<Vec<String>>,
+}
+
+/// `--export NAME DIR`: writes every file of the bundled package NAME under DIR/NAME, after
+/// checking that none of them exists yet.
+fn export(name: &str, dir: &str) -> Result<(), super::Failure> {
+    let files = servitor::package::bundled_files(name);
+    if files.is_empty() {
+        let mut names = servitor::package::bundled_packages();
+        names.sort_unstable();
+        let hint = servitor::diagnostic::did_you_mean(name, names.iter().copied())
+            .map(|h| format!("\n  help: {h}"))
+            .unwrap_or_default();
+        return Err(super::usage(format!(
+            "error: no bundled package `{}`{hint}\n  bundled: {}",
+            servitor::escape::one_line(name),
+            names.join(", ")
+        )));
+    }
+    let folder = std::path::Path::new(dir).join(name);
+    let shown = |p: &std::path::Path| servitor::escape::one_line(&p.display().to_string()).into_owned();
+    let existing: Vec<String> = files
+        .iter()
+        .map(|(path, _)| folder.join(path))
+        .filter(|p| std::fs::symlink_metadata(p).is_ok())
+        .map(|p| shown(&p))
+        .collect();
+    if !existing.is_empty() {
+        return Err(super::usage(format!(
+            "error: {} already there; nothing was written (export into another folder, or move {} away)\n  {}",
+            if existing.len() == 1 { "a file is" } else { "files are" },
+            shown(&folder),
+            existing.join("\n  ")
+        )));
+    }
+    for (path, bytes) in &files {
+        let to = folder.join(path);
+        let write = || -> std::io::Result<()> {
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            // `create_new`: a file that appeared since the check above is not overwritten.
+            use std::io::Write;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&to)?
+                .write_all(bytes)
+        };
+        write().map_err(|e| super::Failure::Failed(format!("error: cannot write {}: {e}", shown(&to))))?;
+    }
+    let mut out = format!("wrote {} files of `{name}` to {}:\n", files.len(), shown(&folder));
+    for (path, _) in &files {
+        out.push_str(&format!("  {path}\n"));
+    }
+    out.push_str(&format!(
+        "`servitor check {}` loads it from there; a variant that extends it by name still finds the bundled one unless the export sits beside it\n",
+        shown(&folder)
+    ));
+    super::emit(&out);
+    Ok(())
 }
 
 /// The folders of `$SERVITOR_RULESETS`, as shown to the user.
@@ -31,6 +95,12 @@ fn origin(a: &Available) -> String {
 }
 
 pub fn run(args: PackagesArgs) -> Result<(), super::Failure> {
+    if let Some([name, dir]) = args.export.as_deref() {
+        if args.json {
+            return Err(super::usage("error: --export writes files; it has no --json"));
+        }
+        return export(name, dir);
+    }
     let roots = roots();
     let found = available(&roots);
     let mut rows = Vec::new();
@@ -77,7 +147,7 @@ pub fn run(args: PackagesArgs) -> Result<(), super::Failure> {
             .collect();
         let checkout = roots.contains(&Root::Checkout);
         let order = serde_json::json!({ "current_folder": true, "servitor_rulesets": listed(&roots), "rulesets_folder": checkout, "bundled": true });
-        super::emitln(&serde_json::json!({ "packages": list, "looked_up": order }).to_string());
+        super::emit_json(&serde_json::json!({ "packages": list, "looked_up": order }));
         return Ok(());
     }
     let mut out = String::from("Packages a bare name finds (the first of a name is the one loaded):\n");

@@ -7,6 +7,7 @@
 use clap::{Args, ValueEnum};
 use servitor::board::render::{self, Overlay};
 use servitor::dice::rng::{DieAsk, Forced};
+use servitor::game::event::player_log;
 use servitor::game::session::{self, Entry, SESSION_FORMAT, SESSION_VERSION, Session};
 use servitor::game::table;
 use servitor::game::{Game, GameError, Host};
@@ -53,6 +54,10 @@ pub struct PlayArgs {
     /// Answer each command with one JSON line (for other front ends)
     #[arg(long)]
     json: bool,
+    /// Also show the engine's bookkeeping (variables, piece fields, pool counters); --json
+    /// always has everything the player may know
+    #[arg(long)]
+    verbose: bool,
 }
 
 /// Where lines come from: the terminal's line editor, or standard input.
@@ -62,12 +67,14 @@ enum Input {
 }
 
 impl Input {
-    fn line(&mut self, prompt: &str) -> Option<String> {
+    /// The next line, or `None` when input ends; a line that is not a command a player could
+    /// type (longer than `MAX_COMMAND_BYTES`, not UTF-8) is an `Err` to refuse.
+    fn line(&mut self, prompt: &str) -> Option<Result<String, String>> {
         match self {
             Input::Editor(editor) => match editor.readline(prompt) {
                 Ok(line) => {
                     let _ = editor.add_history_entry(line.as_str());
-                    Some(line)
+                    Some(session::check_line(&line).map(|()| line))
                 }
                 Err(_) => None,
             },
@@ -76,12 +83,44 @@ impl Input {
     }
 }
 
-fn read_stdin_line() -> Option<String> {
-    let mut line = String::new();
-    match std::io::stdin().lock().read_line(&mut line) {
-        Ok(0) | Err(_) => None,
-        Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_string()),
+/// One line of standard input, without its line end: at most `MAX_COMMAND_BYTES` of it are
+/// held (the rest of a longer line is read and dropped, and the line refused).
+fn read_stdin_line() -> Option<Result<String, String>> {
+    use servitor::limits::MAX_COMMAND_BYTES;
+    let mut stdin = std::io::stdin().lock();
+    let mut line = Vec::new();
+    let mut dropped = 0u64;
+    // Nothing read at all (the end of input, or an error reading it) ends the input.
+    let mut read = false;
+    while let Ok(buf) = stdin.fill_buf() {
+        if buf.is_empty() {
+            break;
+        }
+        read = true;
+        let end = buf.iter().position(|&b| b == b'\n');
+        let take = end.unwrap_or(buf.len());
+        let room = (MAX_COMMAND_BYTES as usize + 2).saturating_sub(line.len());
+        line.extend_from_slice(&buf[..take.min(room)]);
+        dropped += take.saturating_sub(room) as u64;
+        stdin.consume(end.map_or(take, |n| n + 1));
+        if end.is_some() {
+            break;
+        }
     }
+    if !read {
+        return None;
+    }
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    if dropped > 0 || line.len() as u64 > MAX_COMMAND_BYTES {
+        return Some(Err(format!(
+            "a command is at most {} bytes (`MAX_COMMAND_BYTES`, see \"Limits\" in grammar/README.md); this line has {}",
+            servitor::diagnostic::thousands(MAX_COMMAND_BYTES),
+            servitor::diagnostic::thousands(line.len() as u64 + dropped)
+        )));
+    }
+    Some(String::from_utf8(line).map_err(|_| "the line is not UTF-8 text".to_string()))
 }
 
 /// Tab completion: commands, piece ids and squares of the game as it stands.
@@ -106,20 +145,40 @@ struct Table {
     game: Game,
     save: Option<PathBuf>,
     json: bool,
+    verbose: bool,
     /// Set when input ended while a die was asked for.
     dice_ran_out: Arc<Mutex<bool>>,
+    /// Saves written so far: one per command that changes the game, one at the start.
+    writes: usize,
 }
 
 pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
+    // The save is checked, and held for the whole session, before anything is played or read.
+    let _lock = match args.resume.as_ref().or(args.save.as_ref()) {
+        Some(path) => {
+            super::savefile::target(path).map_err(super::usage)?;
+            Some(super::savefile::lock(path)?)
+        }
+        None => None,
+    };
     let loaded = super::load(&args.package)?;
     let ruleset = Arc::new(loaded.ruleset);
     let mut host = Host::new(&ruleset);
+    let resumed = args.resume.is_some();
+    // What a new session is refused for is its command line's fault (exit 2); what a save
+    // names wrongly is the save's (exit 1).
+    let refused = |e: GameError| match e {
+        GameError::Usage(m) if !resumed => super::usage(format!("error: {m}")),
+        other => super::Failure::Failed(failure(&ruleset, other)),
+    };
     let (session, save) = match &args.resume {
         Some(path) => {
             let text = super::read_named(path, servitor::limits::MAX_SAVE_BYTES, "MAX_SAVE_BYTES")?;
             let session: Session = serde_json::from_str(&text)
                 .map_err(|e| format!("error: {} is not a servitor play save: {e}", path.display()))?;
-            session.check(ruleset.name()).map_err(|e| format!("error: {e}"))?;
+            session
+                .check(ruleset.name())
+                .map_err(|e| format!("error: {}: {e}", path.display()))?;
             (session, Some(path.clone()))
         }
         None => {
@@ -160,34 +219,20 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
         Input::Pipe
     };
     let dice_ran_out = Arc::new(Mutex::new(false));
-    let fresh = session.entries.is_empty() && args.resume.is_none();
-    let game = if fresh && session.manual_dice {
+    let fresh = session.entries.is_empty() && !resumed;
+    let (session, game) = if fresh && session.manual_dice {
         // The setup's dice are asked for too, and kept with the session.
-        let mut game = host
-            .start(&session.setup(), Some(0))
-            .map_err(|e| failure(&ruleset, e))?;
+        let mut game = host.start(&session.setup(), Some(0)).map_err(refused)?;
         let dice = manual_dice(dice_ran_out.clone());
         game.forced = Some(dice.clone());
-        let game = host.advance_to(game, &session.side).map_err(|e| failure(&ruleset, e))?;
+        let game = host.advance_to(game, &session.side).map_err(refused)?;
         let recorded = lock(&dice).record.take().unwrap_or_default();
         let mut session = session.clone();
         session.start_dice = recorded;
-        return play_loop(
-            Table {
-                host,
-                session,
-                game,
-                save,
-                json: args.json,
-                dice_ran_out,
-            },
-            &mut input,
-            &words,
-            true,
-        )
-        .map_err(super::Failure::from);
+        (session, game)
     } else {
-        session.replay(&mut host).map_err(|e| failure(&ruleset, e))?
+        let game = session.replay(&mut host).map_err(refused)?;
+        (session, game)
     };
     play_loop(
         Table {
@@ -196,7 +241,9 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
             game,
             save,
             json: args.json,
+            verbose: args.verbose,
             dice_ran_out,
+            writes: 0,
         },
         &mut input,
         &words,
@@ -206,7 +253,7 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
 }
 
 fn play_loop(mut t: Table, input: &mut Input, words: &Arc<Mutex<Vec<String>>>, fresh: bool) -> Result<(), String> {
-    t.save_now()?;
+    t.save_now().map_err(|e| format!("error: {e}"))?;
     if !t.json {
         let m = &t.game.mission;
         super::emitln(&format!(
@@ -222,7 +269,8 @@ fn play_loop(mut t: Table, input: &mut Input, words: &Arc<Mutex<Vec<String>>>, f
         } else {
             t.game.events.len().saturating_sub(30)
         };
-        super::emit(&table::instructions(&t.game.events[shown..], &t.session.side));
+        let seen = player_log(&t.game.events);
+        super::emit(&table::instructions(&seen[shown..], &t.session.side, t.verbose));
     } else {
         t.respond("start", true, 0, None);
     }
@@ -236,7 +284,14 @@ fn play_loop(mut t: Table, input: &mut Input, words: &Arc<Mutex<Vec<String>>>, f
         }
         let prompt = format!("{} turn {}> ", t.session.side, t.game.state.turn);
         let Some(line) = input.line(&prompt) else { return Ok(()) };
-        let line = line.trim().to_string();
+        let line = match line {
+            Ok(line) => line.trim().to_string(),
+            Err(why) => {
+                // Refused before it is kept, echoed, or run.
+                t.respond("", false, t.game.events.len(), Some(format!("{why} — nothing changed")));
+                continue;
+            }
+        };
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
@@ -257,7 +312,15 @@ impl Table {
         let rest: Vec<&str> = parts.collect();
         match first {
             "help" => self.say(&table::help(&self.game)),
-            "board" => self.say_painted(&board(&self.game, rest.first().copied(), &self.session.side)?),
+            "board" => match board(&self.game, rest.first().copied(), &self.session.side) {
+                Ok(text) => self.say_painted(&text),
+                Err(why) => self.respond(
+                    line,
+                    false,
+                    self.game.events.len(),
+                    Some(format!("{why} — nothing changed")),
+                ),
+            },
             "status" => self.say(&table::status(&self.game)),
             "why" => self.say(&table::why(&self.game, rest.first().copied())),
             "odds" => self.say(&odds(&self.game, rest.first().copied())),
@@ -276,7 +339,7 @@ impl Table {
 
     fn say(&self, text: &str) {
         if self.json {
-            super::emitln(&serde_json::json!({ "command": "info", "ok": true, "text": text }).to_string());
+            super::emit_json(&serde_json::json!({ "command": "info", "ok": true, "text": text }));
         } else {
             super::emit(text);
         }
@@ -291,12 +354,15 @@ impl Table {
         }
     }
 
-    /// Runs a command; `dice` replays a redone command's dice. Whether it was accepted.
+    /// Runs a command; `dice` replays a redone command's dice. Whether it was accepted: a
+    /// command is accepted once the save that keeps it is written (one write), and a command
+    /// whose save cannot be written is refused, the game and the save as they were.
     fn command(&mut self, line: &str, dice: Option<Vec<u64>>) -> Result<bool, String> {
         let before = self.game.events.len();
         let forced = match (&dice, self.session.manual_dice) {
-            (Some(values), _) => Arc::new(Mutex::new(Forced {
+            (Some(values), manual) => Arc::new(Mutex::new(Forced {
                 values: values.iter().copied().collect(),
+                record: manual.then(Vec::new),
                 ..Forced::default()
             })),
             (None, true) => manual_dice(self.dice_ran_out.clone()),
@@ -306,7 +372,14 @@ impl Table {
         let placeholder = self.placeholder()?;
         let mut game = std::mem::replace(&mut self.game, placeholder);
         game.forced = Some(forced.clone());
-        match session::run_line(&mut self.host, game, line, &self.session.side) {
+        let played = session::run_line(&mut self.host, game, line, &self.session.side).and_then(|game| match &dice {
+            // A redone command's saved dice must fit the dice it rolls, as on a resume.
+            Some(values) if self.session.manual_dice => session::check_dice(&forced, values, &format!("`{line}`"))
+                .map(|()| game)
+                .map_err(GameError::Refused),
+            _ => Ok(game),
+        });
+        match played {
             Ok(game) if !*lock(&self.dice_ran_out) => {
                 self.game = game;
                 let used = lock(&forced).record.take().unwrap_or_default();
@@ -319,7 +392,12 @@ impl Table {
                     line: line.to_string(),
                     dice,
                 });
-                self.save_now()?;
+                if let Err(why) = self.save_now() {
+                    self.session.entries.pop();
+                    self.restore()?;
+                    self.respond(line, false, before, Some(format!("{why} — nothing changed")));
+                    return Ok(false);
+                }
                 self.respond(line, true, before, None);
                 Ok(true)
             }
@@ -356,8 +434,18 @@ impl Table {
             return Ok(());
         };
         self.session.redo.push(entry.clone());
+        if let Err(why) = self.save_now() {
+            self.session.redo.pop();
+            self.session.entries.push(entry);
+            self.respond(
+                "undo",
+                false,
+                self.game.events.len(),
+                Some(format!("{why} — nothing changed")),
+            );
+            return Ok(());
+        }
         self.restore()?;
-        self.save_now()?;
         self.respond(
             "undo",
             true,
@@ -367,20 +455,23 @@ impl Table {
         Ok(())
     }
 
+    /// Puts back the command `undo` took last: run again with its dice, and saved once with
+    /// what is left to redo.
     fn redo(&mut self) -> Result<(), String> {
         let Some(entry) = self.session.redo.pop() else {
             self.respond("redo", false, self.game.events.len(), Some("nothing to redo".into()));
             return Ok(());
         };
-        let redo = std::mem::take(&mut self.session.redo);
         let dice = self
             .session
             .manual_dice
             .then(|| entry.dice.clone())
             .or(Some(Vec::new()));
-        self.command(&entry.line, dice)?;
-        self.session.redo = redo;
-        self.save_now()
+        if !self.command(&entry.line, dice)? {
+            // Refused: it stays to redo, as nothing changed.
+            self.session.redo.push(entry);
+        }
+        Ok(())
     }
 
     /// The game as the accepted commands leave it.
@@ -399,16 +490,23 @@ impl Table {
             .map_err(|e| failure(self.host.ruleset(), e))
     }
 
-    fn save_now(&self) -> Result<(), String> {
+    /// Writes the session to its save, if it has one (see `savefile`): the reason when it
+    /// cannot, the previous save kept.
+    fn save_now(&mut self) -> Result<(), String> {
         if let Some(path) = &self.save {
-            let text = serde_json::to_string_pretty(&self.session).map_err(|e| e.to_string())?;
-            super::game::write_atomically(path, &text)?;
+            let text = servitor::game::host::encode(&self.session)?;
+            super::savefile::write_atomically(path, text.as_bytes())
+                .map_err(|e| e.trim_start_matches("error: ").to_string())?;
+            self.writes += 1;
         }
         Ok(())
     }
 
     fn respond(&self, line: &str, ok: bool, from: usize, note: Option<String>) {
-        let events = &self.game.events[from.min(self.game.events.len())..];
+        // The player's view: never what the player may not know (face-down identities,
+        // secret pools, the order of decks).
+        let seen = player_log(&self.game.events);
+        let events = &seen[from.min(seen.len())..];
         if self.json {
             let json = serde_json::json!({
                 "command": line,
@@ -418,14 +516,14 @@ impl Table {
                 "turn": self.game.state.turn,
                 "over": self.game.state.over,
             });
-            super::emitln(&json.to_string());
+            super::emit_json(&json);
             return;
         }
         if let Some(note) = note {
             super::emitln(&if ok { note } else { format!("refused: {note}") });
         }
         if ok {
-            super::emit(&table::instructions(events, &self.session.side));
+            super::emit(&table::instructions(events, &self.session.side, self.verbose));
         }
     }
 }
@@ -455,36 +553,118 @@ fn failure(ruleset: &servitor::Ruleset, e: GameError) -> String {
     }
 }
 
-/// Dice asked of the player: "roll 1 red die (faces 0 0 0 1 2 3):"; a face the die has, or
-/// `auto` to let servitor roll that one.
+/// What `help` at a dice prompt says.
+const DICE_HELP: &str = "type the face the die shows (for a die by faces, as listed: `0`, `hit`); several at once, \
+one per die in the order asked, separated by spaces (`2 1`); `auto` lets servitor roll this die, `auto roll` the \
+rest of this roll, `auto all` every die left of this command; `help` shows this again\n";
+
+/// Which dice servitor rolls by itself for the rest of a command.
+#[derive(Clone, PartialEq)]
+enum Auto {
+    Ask,
+    /// Up to the last die of the roll (its expression and count).
+    Roll(Option<String>, usize),
+    Command,
+}
+
+/// The line that says what a die is for: the roll it belongs to, its place in it, the table
+/// rolled on and the purpose of the game's stream (the phase or trigger rolling it).
+fn die_for(die: &DieAsk) -> Option<String> {
+    let roll = die.roll.as_ref()?;
+    let mut line = roll.clone();
+    if let Some(t) = &die.table {
+        line.push_str(&format!(" on table {t}"));
+    }
+    if die.count > 1 {
+        line.push_str(&format!(", die {} of {}", die.index, die.count));
+    }
+    if let Some(p) = &die.purpose {
+        // Streams are named after a phase id, or `on-<event>` for a trigger.
+        match p.strip_prefix("on-") {
+            Some(event) => line.push_str(&format!(" — rolled for the {event} trigger")),
+            None => line.push_str(&format!(" — rolled for {p}")),
+        }
+    }
+    Some(line)
+}
+
+/// Dice asked of the player: a line saying what the die is for, then "roll 1 red die (faces
+/// 0 0 0 1 2 3), or auto:"; a face the die has (several, for the next dice too), `auto`
+/// (this die), `auto roll`, `auto all`, or `help`.
 fn manual_dice(ran_out: Arc<Mutex<bool>>) -> Arc<Mutex<Forced>> {
+    let mut pending: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+    let mut auto = Auto::Ask;
     let ask = move |die: &DieAsk| -> Option<u64> {
+        match &auto {
+            Auto::Command => return None,
+            Auto::Roll(roll, count) if *roll == die.roll && die.index > 1 && die.index <= *count => return None,
+            Auto::Roll(..) => auto = Auto::Ask,
+            Auto::Ask => {}
+        }
+        let plain = die
+            .die
+            .strip_prefix('d')
+            .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()));
+        let what = if plain {
+            format!("a {}", die.die)
+        } else {
+            format!("1 {} die", die.die)
+        };
+        if let Some(line) = die_for(die) {
+            super::eprint_safe(&servitor::escape::visible(&format!("  {line}\n")));
+        }
         loop {
-            let plain = die
-                .die
-                .strip_prefix('d')
-                .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()));
-            let what = if plain {
-                format!("a {}", die.die)
-            } else {
-                format!("1 {} die", die.die)
-            };
-            let prompt = format!("roll {what} (faces {}), or auto: ", die.faces.join(" "));
+            let prompt = format!("roll {what} (faces {}), help, or auto: ", die.faces.join(" "));
             super::eprint_safe(&servitor::escape::visible(&prompt));
-            // The player may take their time: the script that asked does not run meanwhile.
-            let Some(answer) = servitor::script::outside_the_deadline(read_stdin_line) else {
-                *ran_out.lock().unwrap_or_else(|p| p.into_inner()) = true;
-                return None;
+            let answer = match pending.pop_front() {
+                Some(face) => {
+                    super::eprint_safe(&servitor::escape::visible(&format!("{face} (typed before)\n")));
+                    face
+                }
+                None => {
+                    // The player may take their time: the script that asked does not run meanwhile.
+                    let Some(line) = servitor::script::outside_the_deadline(read_stdin_line) else {
+                        *ran_out.lock().unwrap_or_else(|p| p.into_inner()) = true;
+                        return None;
+                    };
+                    let line = match line {
+                        Ok(line) => line,
+                        Err(why) => {
+                            super::eprint_safe(&format!("{why}\n"));
+                            continue;
+                        }
+                    };
+                    let mut words = line
+                        .split([' ', ',', '\t'])
+                        .filter(|w| !w.is_empty())
+                        .map(str::to_string);
+                    let Some(first) = words.next() else { continue };
+                    match (first.as_str(), words.clone().next().as_deref()) {
+                        ("auto", None) => return None,
+                        ("auto", Some("roll")) => {
+                            auto = Auto::Roll(die.roll.clone(), die.count);
+                            return None;
+                        }
+                        ("auto", Some("all")) => {
+                            auto = Auto::Command;
+                            return None;
+                        }
+                        ("help", None) => {
+                            super::eprint_safe(DICE_HELP);
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    pending.extend(words);
+                    first
+                }
             };
-            let answer = answer.trim();
-            if answer == "auto" {
-                return None;
-            }
-            if let Some(position) = die.faces.iter().position(|f| f == answer) {
+            if let Some(position) = die.faces.iter().position(|f| *f == answer) {
                 return Some(position as u64 + 1);
             }
+            pending.clear();
             super::eprint_safe(&servitor::escape::visible(&format!(
-                "{what} has no face `{answer}`: its faces are {}\n",
+                "{what} has no face `{answer}`: its faces are {} (type `help` for what else a die takes)\n",
                 die.faces.join(" ")
             )));
         }
@@ -534,7 +714,7 @@ fn board(game: &Game, svg: Option<&str>, human: &str) -> Result<String, String> 
     out.push_str(&format!("{}\n", legend.join("; ")));
     if let Some(path) = svg {
         std::fs::write(path, render::svg(&game.view.grid, &game.mission, &overlay))
-            .map_err(|e| format!("error: cannot write {path}: {e}"))?;
+            .map_err(|e| format!("cannot write {}: {e}", servitor::escape::one_line(path)))?;
         out.push_str(&format!("written to {path}\n"));
     }
     Ok(out)
@@ -555,5 +735,54 @@ fn odds(game: &Game, table: Option<&str>) -> String {
                 Err(e) => format!("{e}\n"),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `redo` once wrote the save twice, the first time without its redo list (a kill between
+    /// the two lost the history): one command, one write.
+    #[test]
+    fn redo_writes_the_save_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let package = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/games/skirmish");
+        let ruleset = Arc::new(servitor::load(package).unwrap().ruleset);
+        let mut host = Host::new(&ruleset);
+        let session = Session {
+            format: SESSION_FORMAT.into(),
+            version: SESSION_VERSION,
+            package: ruleset.name().to_string(),
+            game: None,
+            mission: "hall-fight".into(),
+            seed: 3,
+            options: Vec::new(),
+            side: "hunters".into(),
+            manual_dice: false,
+            start_dice: Vec::new(),
+            entries: Vec::new(),
+            redo: Vec::new(),
+        };
+        let game = session.replay(&mut host).unwrap();
+        let mut t = Table {
+            host,
+            session,
+            game,
+            save: Some(dir.path().join("s.json")),
+            json: true,
+            verbose: false,
+            dice_ran_out: Arc::new(Mutex::new(false)),
+            writes: 0,
+        };
+        for line in ["move hunter-1 2,1 3,1", "end", "undo", "undo"] {
+            t.handle(line).unwrap();
+        }
+        assert_eq!(t.writes, 4);
+        t.handle("redo").unwrap();
+        assert_eq!(t.writes, 5, "one redo, one write");
+        let saved: Session = serde_json::from_slice(&std::fs::read(dir.path().join("s.json")).unwrap()).unwrap();
+        assert_eq!(saved.entries.len(), 1);
+        assert_eq!(saved.redo.len(), 1, "written with what is left to redo");
     }
 }

@@ -37,7 +37,7 @@ pub fn run(args: RunArgs) -> Result<(), super::Failure> {
     match run_procedure(&ruleset, &args.procedure, &args.args, seed) {
         Ok(output) => {
             if args.json {
-                super::emitln(&serde_json::to_string(&output).map_err(|e| e.to_string())?);
+                super::emit_json(&output);
             } else {
                 super::emit(&super::render::run_output(&ruleset, &output));
             }
@@ -58,7 +58,7 @@ pub fn run(args: RunArgs) -> Result<(), super::Failure> {
                 let mut json = serde_json::to_value(&partial).map_err(|e| e.to_string())?;
                 json["failed"] = failure.diagnostic.message.clone().into();
                 json["at"] = ruleset.sources.locate(failure.diagnostic.span).into();
-                super::emitln(&json.to_string());
+                super::emit_json(&json);
             } else {
                 // The steps nearest the failure are the evidence; a flood of them is not read.
                 let n = partial.steps.len();

@@ -7,6 +7,7 @@
 //!   // dice: 3 5 1                      (forced dice, face positions from 1, in order)
 //!   // call: enemy_turn                 (functions to play, in order; repeatable)
 //!   // seed: 1                          (optional; used once the forced dice run out)
+//!   // set: name=value                  (a game option, as `--set` gives it; repeatable)
 //! and defines `fn scenario(game) { … }`, which places the pieces with the game API.
 
 use clap::Args;
@@ -38,6 +39,7 @@ pub fn read(path: &std::path::Path) -> Result<Header, super::Failure> {
         script: text.clone(),
         dice: Vec::new(),
         calls: Vec::new(),
+        options: Vec::new(),
     };
     for (n, line) in text.lines().enumerate() {
         let Some(rest) = line.trim().strip_prefix("//") else {
@@ -54,6 +56,12 @@ pub fn read(path: &std::path::Path) -> Result<Header, super::Failure> {
             "game" => sc.game = Some(value.to_string()),
             "seed" => sc.seed = value.parse().map_err(|_| bad("`seed:` takes a whole number"))?,
             "call" => sc.calls.extend(value.split_whitespace().map(str::to_string)),
+            "set" => {
+                let (name, v) = value
+                    .split_once('=')
+                    .ok_or_else(|| bad("`set:` takes name=value, e.g. `// set: marine-style=bold`"))?;
+                sc.options.push((name.trim().to_string(), v.trim().to_string()));
+            }
             "dice" => {
                 for word in value.split_whitespace() {
                     sc.dice.push(
@@ -91,9 +99,9 @@ pub fn run(args: ScenarioArgs) -> Result<(), super::Failure> {
                 .into());
             }
             if args.json {
-                super::emitln(&serde_json::to_string(&game.events).map_err(|e| e.to_string())?);
+                super::emit_json(&game.events);
             } else {
-                super::emit(&super::game::account(&game.events));
+                super::emit(&super::game::account(&game.events, true));
             }
             Ok(())
         }
@@ -103,7 +111,7 @@ pub fn run(args: ScenarioArgs) -> Result<(), super::Failure> {
         }
         Err(GameError::Script { diagnostic, events, .. }) => {
             // The log is made visible here: the report after it may be coloured.
-            let mut text = servitor::escape::terminal(&super::game::account(&events), false).into_owned();
+            let mut text = servitor::escape::terminal(&super::game::account(&events, true), false).into_owned();
             let report = servitor::diagnostic::Report {
                 diagnostics: vec![*diagnostic],
             };

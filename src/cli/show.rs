@@ -42,7 +42,7 @@ pub fn run(args: ShowArgs) -> Result<(), super::Failure> {
     if let Some(id) = &args.battlefield {
         let b = super::find_named(r, &r.battlefields, "battlefield", "battlefields", id)?;
         if args.json {
-            super::emitln(&battlefield_json(b).to_string());
+            super::emit_json(&battlefield_json(b));
             return Ok(());
         }
         let title = heading(&b.id, b.label.as_deref());
@@ -100,7 +100,7 @@ pub fn run(args: ShowArgs) -> Result<(), super::Failure> {
                 .collect::<Vec<_>>()
         });
         json["pieces"] = pieces.unwrap_or_default().into();
-        super::emitln(&json.to_string());
+        super::emit_json(&json);
         return Ok(());
     }
     let color = std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
@@ -123,7 +123,7 @@ pub fn run(args: ShowArgs) -> Result<(), super::Failure> {
 
 /// A grid as data: what the picture shows, square by square. Walls are listed between two
 /// squares of the grid (the outer edge is always a wall), not between two solid squares.
-fn grid_json(grid: &Grid) -> serde_json::Value {
+pub(super) fn grid_json(grid: &Grid) -> serde_json::Value {
     use servitor::board::Edge;
     let mut solid = Vec::new();
     let mut marks: indexmap::IndexMap<&str, Vec<Square>> = indexmap::IndexMap::new();

@@ -33,15 +33,41 @@ pub struct SimArgs {
     /// Print one JSON object instead of text
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    lab: super::lab::LabArgs,
 }
 
 pub fn run(args: SimArgs) -> Result<(), super::Failure> {
+    if args.lab.compares() {
+        let plain = super::lab::Plain {
+            package: &args.package,
+            mission: args.mission.clone(),
+            games: args.games,
+            seed: args.seed,
+            jobs: super::lab::jobs(args.jobs),
+            game: args.game.clone(),
+            options: args.options.clone(),
+            json: args.json,
+        };
+        return super::lab::run(plain, &args.lab);
+    }
+    args.lab.check_plain()?;
     let loaded = super::load(&args.package)?;
     let ruleset = Arc::new(loaded.ruleset);
-    let jobs = args.jobs.map_or_else(
-        || std::thread::available_parallelism().map_or(1, |n| n.get()),
-        |j| j as usize,
-    );
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = args.jobs.map_or(cores, |j| j as usize);
+    // Games use the processor only: threads past two a core gain nothing, and each holds a
+    // script stack (`script::STACK_BYTES`) that a limited address space may not have room for.
+    let most = cores.saturating_mul(2);
+    let jobs = if jobs > most {
+        super::eprint_safe(&format!(
+            "note: --jobs {jobs} is more than this machine's {cores} core{} can use: the games play on {most} threads\n",
+            if cores == 1 { "" } else { "s" }
+        ));
+        most
+    } else {
+        jobs
+    };
     let setup = SimSetup {
         game: args.game,
         mission: args.mission,
@@ -65,12 +91,30 @@ pub fn run(args: SimArgs) -> Result<(), super::Failure> {
     } else {
         ProgressBar::hidden()
     };
-    let report = sim::run(&ruleset, &setup, &|| bar.inc(1), &stop);
+    let report = sim::run(&ruleset, &setup, &|| bar.inc(1), &stop).map_err(|e| format!("error: {e}"))?;
     bar.finish_and_clear();
+    if report.timing.jobs < jobs {
+        super::eprint_safe(&format!(
+            "note: only {} of the {jobs} threads asked for could be started; the games played on {}\n",
+            report.timing.jobs, report.timing.jobs
+        ));
+    }
+    if let Some(path) = &args.lab.svg {
+        super::plot::single(&report, path)?;
+    }
     if args.json {
-        super::emitln(&serde_json::to_string(&report).map_err(|e| e.to_string())?);
+        super::emit_json(&report);
     } else {
         super::emit(&text(&report));
+    }
+    // The report is printed either way; a sim whose games failed says so in its exit code.
+    let failed = report.outcomes.get("error").copied().unwrap_or(0);
+    if failed > 0 {
+        return Err(format!(
+            "error: {failed} of {} games failed (the report lists the errors, with games to replay)",
+            report.games
+        )
+        .into());
     }
     Ok(())
 }
@@ -104,15 +148,34 @@ pub fn text(r: &SimReport) -> String {
         let list: Vec<String> = kinds.iter().map(|(k, v)| format!("{k} {v:.2}")).collect();
         out.push_str(&format!("{side} losses per game: {}\n", list.join(", ")));
     }
-    if r.errors.is_empty() {
+    let failed = r.outcomes.get("error").copied().unwrap_or(0);
+    if failed == 0 {
         out.push_str("errors: none\n");
     } else {
         out.push_str(&format!(
-            "errors: {} (replay one with `servitor game … --seed N`)\n",
-            r.errors.len()
+            "errors: {failed} game{} failed (replay one with `servitor game … --seed N`)\n",
+            if failed == 1 { "" } else { "s" }
         ));
-        for e in r.errors.iter().take(20) {
-            out.push_str(&format!("  game {} seed {}: {}\n", e.game, e.seed, e.message));
+        for e in &r.errors {
+            let examples: Vec<String> = e
+                .examples
+                .iter()
+                .map(|x| format!("game {} seed {}", x.game, x.seed))
+                .collect();
+            let more = if e.games > e.examples.len() as u64 { ", …" } else { "" };
+            out.push_str(&format!(
+                "  {} × {}\n    {}{more}\n",
+                e.games,
+                e.message,
+                examples.join(", ")
+            ));
+        }
+        if r.other_errors > 0 {
+            out.push_str(&format!(
+                "  {} more with other errors (only the first {} different errors are kept)\n",
+                r.other_errors,
+                servitor::limits::MAX_SIM_ERRORS
+            ));
         }
     }
     out.push_str(&format!(

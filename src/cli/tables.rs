@@ -27,7 +27,7 @@ pub fn run(args: TablesArgs) -> Result<(), super::Failure> {
         }
         if args.json {
             let items: Vec<_> = found.iter().map(|(k, id)| super::describe::json(r, k, id)).collect();
-            super::emitln(&serde_json::json!({ "package": r.name(), "items": items }).to_string());
+            super::emit_json(&serde_json::json!({ "package": r.name(), "items": items }));
         } else {
             let texts: Vec<String> = found.iter().map(|(k, id)| super::describe::text(r, k, id)).collect();
             super::emit(&texts.join("\n"));
@@ -35,7 +35,7 @@ pub fn run(args: TablesArgs) -> Result<(), super::Failure> {
         return Ok(());
     }
     if args.json {
-        super::emitln(&json(r).to_string());
+        super::emit_json(&json(r));
     } else {
         super::emit(&super::render::listing(r));
     }

@@ -1,11 +1,17 @@
 //! Dice: expressions (`2d6+4`, `d66`, `2 red + 1 white`), dice defined by their faces,
 //! rolling through the seeded [`Rng`], and exact distributions as fractions.
 
+pub mod exact;
+pub mod float;
+pub mod read;
 pub mod rng;
 
+pub use exact::Odds;
+pub use float::to_f64;
+pub use read::{Pool, PoolRead, Read, Reading, Reroll, Roll, Rolled, Target, Test};
 pub use rng::Rng;
 
-use num_bigint::{BigInt, BigUint};
+use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::Zero;
 use serde::Serialize;
@@ -56,7 +62,7 @@ impl DieKind {
     }
 
     /// Each possible value with its weight (faces of equal probability).
-    fn values(&self) -> Vec<i64> {
+    pub(crate) fn values(&self) -> Vec<i64> {
         match self {
             DieKind::Numbered(s) => (1..=*s as i64).collect(),
             DieKind::Halved => vec![1, 1, 2, 2, 3, 3],
@@ -65,47 +71,107 @@ impl DieKind {
         }
     }
 
-    fn roll(&self, rng: &mut Rng) -> RolledDie {
+    /// Each face as a reading sees it (its number and its name), one entry per face.
+    pub(crate) fn shown_faces(&self) -> Vec<Shown> {
+        match self {
+            DieKind::Custom { faces, .. } => faces
+                .iter()
+                .map(|f| Shown {
+                    value: f.value,
+                    name: f.name.as_deref().map(Arc::from),
+                })
+                .collect(),
+            _ => self.values().into_iter().map(Shown::number).collect(),
+        }
+    }
+
+    pub(crate) fn roll(&self, rng: &mut Rng) -> RolledDie {
+        self.roll_shown(rng).0
+    }
+
+    /// One die rolled, and its face as a reading sees it.
+    pub(crate) fn roll_shown(&self, rng: &mut Rng) -> (RolledDie, Shown) {
         let die = self.name();
         match self {
             DieKind::Numbered(s) => {
                 let value = rng.die(*s as u64) as i64 + 1;
-                RolledDie::plain(die, value)
+                (RolledDie::plain(die, value), Shown::number(value))
             }
             DieKind::Halved => {
                 let d6 = rng.die(6) as i64 + 1;
-                RolledDie {
+                let value = (d6 + 1) / 2;
+                let rolled = RolledDie {
                     die,
-                    value: (d6 + 1) / 2,
+                    value,
                     face: None,
                     raw: vec![d6],
-                }
+                    negative: false,
+                };
+                (rolled, Shown::number(value))
             }
             DieKind::Tens => {
                 let tens = rng.die(6) as i64 + 1;
                 let units = rng.die(6) as i64 + 1;
-                RolledDie {
+                let rolled = RolledDie {
                     die,
                     value: tens * 10 + units,
                     face: None,
                     raw: vec![tens, units],
-                }
+                    negative: false,
+                };
+                (rolled, Shown::number(tens * 10 + units))
             }
             DieKind::Custom { faces, .. } => {
                 let describe = || crate::dice::rng::DieAsk {
                     die: die.clone(),
                     faces: faces.iter().map(|f| f.to_string()).collect(),
+                    ..Default::default()
                 };
                 let face = &faces[rng.die_asking(faces.len() as u64, &describe) as usize];
                 // A named face shows its number too: `arrow(0)`, but plain `hit`.
                 let shown = face.name.as_ref().map(|_| face.to_string());
-                RolledDie {
+                let rolled = RolledDie {
                     die,
                     value: face.value.unwrap_or(0),
                     face: shown,
                     raw: Vec::new(),
-                }
+                    negative: false,
+                };
+                let read = Shown {
+                    value: face.value,
+                    name: face.name.as_deref().map(Arc::from),
+                };
+                (rolled, read)
             }
+        }
+    }
+}
+
+/// One face as a reading sees it: its number (a face may have none) and its name (a face may
+/// have none). Ordered by number, faces without one first, then by name: "highest" and
+/// "lowest" follow this order.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Shown {
+    pub value: Option<i64>,
+    pub name: Option<Arc<str>>,
+}
+
+impl Shown {
+    pub fn number(value: i64) -> Self {
+        Shown {
+            value: Some(value),
+            name: None,
+        }
+    }
+}
+
+impl fmt::Display for Shown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.name, self.value) {
+            (Some(n), Some(v)) => write!(f, "{n}({v})"),
+            (Some(n), None) => f.write_str(n),
+            (None, Some(v)) => write!(f, "{v}"),
+            (None, None) => f.write_str("?"),
         }
     }
 }
@@ -136,6 +202,9 @@ pub struct RolledDie {
     /// The physical dice behind a `d3` (one d6) or a `d66` (two d6).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub raw: Vec<i64>,
+    /// Taken away from the total (`-d6+7`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub negative: bool,
 }
 
 impl RolledDie {
@@ -145,6 +214,7 @@ impl RolledDie {
             value,
             face: None,
             raw: Vec::new(),
+            negative: false,
         }
     }
 }
@@ -162,8 +232,19 @@ impl fmt::Display for DiceRoll {
     /// `2d6: 3 + 5 = 8`, `d66: 3,5 → 35`, `d3: 5 → 3`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: ", self.expr)?;
-        let faces: Vec<String> = self.dice.iter().map(describe_die).collect();
-        f.write_str(&faces.join(" + "))?;
+        if self.dice.is_empty() && self.modifier == 0 {
+            // A total drawn from the exact odds, with no dice to show.
+            return write!(f, "{} (drawn)", self.total);
+        }
+        for (i, d) in self.dice.iter().enumerate() {
+            match (i, d.negative) {
+                (0, true) => f.write_str("-")?,
+                (0, false) => {}
+                (_, true) => f.write_str(" - ")?,
+                (_, false) => f.write_str(" + ")?,
+            }
+            f.write_str(&describe_die(d))?;
+        }
         if self.modifier != 0 {
             let sign = if self.modifier < 0 { '-' } else { '+' };
             write!(f, " {sign} {}", self.modifier.abs())?;
@@ -172,6 +253,13 @@ impl fmt::Display for DiceRoll {
             write!(f, " = {}", self.total)?;
         }
         Ok(())
+    }
+}
+
+impl fmt::Display for RolledDie {
+    /// The face shown (`5`, `hit`, `[3,5→35]`), without its sign.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&describe_die(self))
     }
 }
 
@@ -214,6 +302,21 @@ impl DiceExpr {
     }
 
     pub fn roll(&self, rng: &mut Rng) -> DiceRoll {
+        let physical: usize = self
+            .parts
+            .iter()
+            .map(|(_, p)| match p {
+                Part::Dice { count, kind } => *count as usize * if matches!(kind, DieKind::Tens) { 2 } else { 1 },
+                Part::Modifier(_) => 0,
+            })
+            .sum();
+        rng.rolling(Some((&self.text, physical)));
+        let rolled = self.roll_dice(rng);
+        rng.rolling(None);
+        rolled
+    }
+
+    fn roll_dice(&self, rng: &mut Rng) -> DiceRoll {
         let mut dice = Vec::new();
         let mut modifier = 0;
         let mut total = 0;
@@ -228,8 +331,9 @@ impl DiceExpr {
                 }
                 Part::Dice { count, kind } => {
                     for _ in 0..*count {
-                        let die = kind.roll(rng);
+                        let mut die = kind.roll(rng);
                         total = sign.saturating_mul(die.value).saturating_add(total);
+                        die.negative = *negative;
                         dice.push(die);
                     }
                 }
@@ -241,19 +345,6 @@ impl DiceExpr {
             modifier,
             total,
         }
-    }
-
-    /// Each die in the expression with its sign, one entry per die.
-    fn each_die(&self) -> impl Iterator<Item = (i64, &DieKind)> {
-        self.parts.iter().flat_map(|(negative, part)| {
-            let sign: i64 = if *negative { -1 } else { 1 };
-            let (count, kind) = match part {
-                Part::Dice { count, kind } => (*count, Some(kind)),
-                Part::Modifier(_) => (0, None),
-            };
-            kind.into_iter()
-                .flat_map(move |k| std::iter::repeat_n((sign, k), count as usize))
-        })
     }
 
     /// How many dice the expression rolls (saturating).
@@ -292,70 +383,33 @@ impl DiceExpr {
         Some((lo, hi))
     }
 
-    /// What the exact distribution costs to compute: the number of (total so far, face)
-    /// pairs summed over every die added, and how many totals it may have at the end. Both
-    /// saturate; `None` when the totals do not fit in an `i64`.
+    /// What the exact distribution costs to compute, before any of it: the steps (dice are
+    /// added one by one, each step one running total and one face) and how many different
+    /// totals it can have at most. Totals are counted as the dice can really make them: the
+    /// fewer of the totals on the dice's common step (a die with faces 0 and 20,000 makes two,
+    /// not 20,001) and the multisets of faces the dice can show. Both saturate; `None` when
+    /// the totals do not fit in an `i64`.
     pub fn odds_cost(&self) -> Option<(u64, u64)> {
         self.bounds()?;
-        let mut spread: u64 = 0;
-        let mut work: u64 = 0;
-        for (_, kind) in self.each_die() {
-            let values = kind.values();
-            let distinct = values.iter().collect::<std::collections::BTreeSet<_>>().len() as u64;
-            let min = values.iter().copied().min().unwrap_or(0);
-            let max = values.iter().copied().max().unwrap_or(0);
-            work = work.saturating_add(spread.saturating_add(1).saturating_mul(distinct));
-            spread = spread.saturating_add(max.abs_diff(min));
-        }
-        Some((work, spread.saturating_add(1)))
+        let (dice, _) = self.sum_dice();
+        let plan = exact::sum_plan(&dice);
+        Some((plan.work, plan.totals))
     }
 
     /// The exact distribution of the total. The work is bounded by [`DiceExpr::odds_cost`],
     /// which the loader checks against the limits before any distribution is asked for.
     pub fn distribution(&self) -> Distribution {
-        let mut offset: i64 = 0;
-        for (negative, part) in &self.parts {
-            if let Part::Modifier(n) = part {
-                offset = offset.saturating_add(if *negative { n.saturating_neg() } else { *n });
-            }
-        }
-        // Counts of each total from `lo`, over a common denominator: whole numbers only, so
-        // no fraction is reduced until the end.
-        let mut lo: i64 = 0;
-        let mut counts: Vec<BigUint> = vec![BigUint::from(1u8)];
-        let mut denominator = BigUint::from(1u8);
-        for (sign, kind) in self.each_die() {
-            let values = kind.values();
-            let mut faces: BTreeMap<i64, u32> = BTreeMap::new();
-            for v in &values {
-                *faces.entry(v.saturating_mul(sign)).or_default() += 1;
-            }
-            let (min, max) = (
-                *faces.keys().next().unwrap_or(&0),
-                *faces.keys().next_back().unwrap_or(&0),
-            );
-            let width = max.abs_diff(min) as usize;
-            let mut next = vec![BigUint::default(); counts.len() + width];
-            for (i, c) in counts.iter().enumerate() {
-                if c.is_zero() {
-                    continue;
-                }
-                for (v, m) in &faces {
-                    next[i + v.abs_diff(min) as usize] += c * *m;
-                }
-            }
-            counts = next;
-            lo = lo.saturating_add(min);
-            denominator *= values.len().max(1);
-        }
+        let (dice, offset) = self.sum_dice();
+        let (counts, denominator) = exact::sum_counts(&dice);
         let denominator = BigInt::from(denominator);
         let weights = counts
             .into_iter()
-            .enumerate()
             .filter(|(_, c)| !c.is_zero())
-            .map(|(i, c)| {
-                let total = lo.saturating_add(i as i64).saturating_add(offset);
-                (total, BigRational::new(BigInt::from(c), denominator.clone()))
+            .map(|(total, c)| {
+                (
+                    total.saturating_add(offset),
+                    BigRational::new(BigInt::from(c), denominator.clone()),
+                )
             })
             .collect();
         Distribution { weights }

@@ -13,6 +13,9 @@ pub struct Rng {
     /// Dice given from outside (a scenario's forced dice, the player's physical dice): each
     /// draw takes the next one before the stream is used.
     forced: Option<Arc<Mutex<Forced>>>,
+    /// The purpose a game's stream was derived for (`Rng::derived`): told to a player asked
+    /// for a die.
+    purpose: Option<Arc<str>>,
 }
 
 /// Where dice come from when not from the stream: a queue of results for the next dice (each
@@ -27,6 +30,20 @@ pub struct Forced {
     /// Asks for a die: its name and faces; the face position, or `None` to roll it here.
     pub ask: Option<AskDie>,
     pub record: Option<Vec<u64>>,
+    /// What is being rolled now, for the player asked for a die.
+    pub context: RollContext,
+}
+
+/// The roll a die asked of a player belongs to.
+#[derive(Debug, Clone, Default)]
+pub struct RollContext {
+    /// The dice expression (`2 red + 1 white`), while one is rolled.
+    pub roll: Option<String>,
+    /// Physical dice in the roll (a `d66` is two), and how many were asked so far.
+    pub count: usize,
+    pub asked: usize,
+    /// The table being rolled on, if any.
+    pub table: Option<String>,
 }
 
 impl std::fmt::Debug for Forced {
@@ -36,6 +53,7 @@ impl std::fmt::Debug for Forced {
             .field("misfits", &self.misfits)
             .field("ask", &self.ask.is_some())
             .field("record", &self.record)
+            .field("context", &self.context)
             .finish()
     }
 }
@@ -44,10 +62,18 @@ impl std::fmt::Debug for Forced {
 pub type AskDie = Box<dyn FnMut(&DieAsk) -> Option<u64> + Send>;
 
 /// A die about to be rolled, as the player at the table sees it.
+#[derive(Debug, Clone, Default)]
 pub struct DieAsk {
     pub die: String,
     /// The face labels in order (`1`…`6`, or `0, 0, 0, 1, 2, 3` for a die by faces).
     pub faces: Vec<String>,
+    /// What the die is for: the purpose of the game's stream (a phase id, `on-<event>`, …).
+    pub purpose: Option<String>,
+    /// The table rolled on, and the dice expression with this die's place in it (from 1).
+    pub table: Option<String>,
+    pub roll: Option<String>,
+    pub index: usize,
+    pub count: usize,
 }
 
 impl Rng {
@@ -55,6 +81,7 @@ impl Rng {
         Rng {
             inner: ChaCha8Rng::seed_from_u64(seed),
             forced: None,
+            purpose: None,
         }
     }
 
@@ -67,7 +94,35 @@ impl Rng {
     /// An independent stream for one purpose of a game: the game seed and the purpose's name
     /// pick the stream, so a change in how often one purpose rolls never moves another's dice.
     pub fn derived(seed: u64, purpose: &str) -> Self {
-        Rng::seeded(mix(seed, purpose))
+        Rng {
+            purpose: Some(purpose.into()),
+            ..Rng::seeded(mix(seed, purpose))
+        }
+    }
+
+    /// A dice expression of `count` physical dice is about to be rolled (`None`: it is done):
+    /// what a player asked for one of its dice is told.
+    pub fn rolling(&mut self, roll: Option<(&str, usize)>) {
+        if let Some(forced) = &self.forced {
+            let mut f = forced.lock().unwrap_or_else(|p| p.into_inner());
+            f.context.roll = roll.map(|(text, _)| text.to_string());
+            f.context.count = roll.map_or(0, |(_, n)| n);
+            f.context.asked = 0;
+        }
+    }
+
+    /// The table being rolled on (`None`: done); returns the one before, to put back.
+    pub fn rolling_table(&mut self, table: Option<&str>) -> Option<String> {
+        let forced = self.forced.as_ref()?;
+        let mut f = forced.lock().unwrap_or_else(|p| p.into_inner());
+        std::mem::replace(&mut f.context.table, table.map(str::to_string))
+    }
+
+    /// [`Rng::rolling_table`] putting back what it returned.
+    pub fn restore_table(&mut self, table: Option<String>) {
+        if let Some(forced) = &self.forced {
+            forced.lock().unwrap_or_else(|p| p.into_inner()).context.table = table;
+        }
     }
 
     /// How far the stream has gone, in 32-bit words (saved with a game).
@@ -88,6 +143,7 @@ impl Rng {
         self.die_asking(n, &|| DieAsk {
             die: format!("d{n}"),
             faces: (1..=n).map(|f| f.to_string()).collect(),
+            ..DieAsk::default()
         })
     }
 
@@ -105,10 +161,20 @@ impl Rng {
                 forced.misfits.push((v, n));
             }
         }
-        if result.is_none()
-            && let Some(ask) = forced.ask.as_mut()
-        {
-            result = ask(&describe()).filter(|v| (1..=n).contains(v)).map(|v| v - 1);
+        forced.context.asked += 1;
+        if result.is_none() && forced.ask.is_some() {
+            let context = forced.context.clone();
+            let asking = DieAsk {
+                purpose: self.purpose.as_deref().map(str::to_string),
+                table: context.table,
+                roll: context.roll,
+                index: context.asked,
+                count: context.count,
+                ..describe()
+            };
+            if let Some(ask) = forced.ask.as_mut() {
+                result = ask(&asking).filter(|v| (1..=n).contains(v)).map(|v| v - 1);
+            }
         }
         let value = result.unwrap_or_else(|| self.below(n));
         if let Some(record) = forced.record.as_mut() {
@@ -127,6 +193,35 @@ impl Rng {
             let x = self.inner.next_u64();
             if x <= limit {
                 return x % n;
+            }
+        }
+    }
+
+    /// A uniform whole number below `n` (0 when `n` is 0), however large: whole 64-bit words
+    /// from the stream, the top one cut to `n`'s bit length, rejected until below `n`.
+    pub fn below_big(&mut self, n: &num_bigint::BigUint) -> num_bigint::BigUint {
+        use num_traits::{ToPrimitive, Zero};
+        if n.is_zero() {
+            return num_bigint::BigUint::zero();
+        }
+        if let Some(small) = n.to_u64() {
+            return num_bigint::BigUint::from(self.below(small));
+        }
+        let bits = n.bits();
+        let words = bits.div_ceil(64) as usize;
+        let spare = words as u64 * 64 - bits;
+        loop {
+            let mut digits: Vec<u32> = Vec::with_capacity(words * 2);
+            for w in 0..words {
+                let mut x = self.inner.next_u64();
+                if w + 1 == words {
+                    x >>= spare;
+                }
+                digits.extend([x as u32, (x >> 32) as u32]);
+            }
+            let x = num_bigint::BigUint::from_slice(&digits);
+            if &x < n {
+                return x;
             }
         }
     }

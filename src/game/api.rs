@@ -14,6 +14,8 @@ use serde_json::Value as Json;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+mod verbs;
+
 type Res<T> = Result<T, Box<EvalAltResult>>;
 pub type SharedGame = Arc<Mutex<Option<Box<Game>>>>;
 
@@ -72,6 +74,21 @@ impl Api {
     /// limit too, not at the wall-clock deadline).
     fn cost(&self, units: u64) -> Result<(), String> {
         self.budget.try_charge(units.saturating_add(QUESTION_BASE))
+    }
+
+    /// Piece `id` is about to act: the triggers that waited for the piece that acted before
+    /// it to finish (`after-activation`) run first.
+    fn activate(&self, ctx: &NativeCallContext, id: &str) -> Res<()> {
+        let flushed = self.with(|g, _| {
+            let i = g.index(id)?;
+            let before = g.pending.len();
+            g.begin_activation(i);
+            Ok(g.pending.len() > before)
+        })?;
+        if flushed {
+            self.triggers(ctx)?;
+        }
+        Ok(())
     }
 
     /// Runs the trigger functions that actions queued, each on its own stream. Runs after
@@ -163,7 +180,9 @@ fn squares(game: &Game, value: &Dynamic) -> Result<Vec<Square>, String> {
 }
 
 fn to_json(value: &Dynamic) -> Result<Json, String> {
-    rhai::serde::from_dynamic(value).map_err(|e| format!("cannot keep this value in the game: {e}"))
+    let json = rhai::serde::from_dynamic(value).map_err(|e| format!("cannot keep this value in the game: {e}"))?;
+    super::state::check_depth(&json)?;
+    Ok(json)
 }
 
 fn from_json(value: &Json) -> Dynamic {
@@ -315,7 +334,14 @@ fn walk(api: &Api, ctx: &NativeCallContext, id: &str, path: Vec<Square>) -> Res<
         };
         behind.push(from);
         steps += 1;
-        if interrupted {
+        // A piece passing over one of its own side's models is seen (or sets off anything
+        // else) where it can stand: the triggers wait for the next square it may end on.
+        let may_stop_here = interrupted
+            && api.with(|g, _| {
+                let i = g.on_board(id)?;
+                Ok(!g.state.shares_a_square(i))
+            })?;
+        if interrupted && may_stop_here {
             triggered = true;
             // The walk's line is written when a trigger logs something (or the move ends).
             let was_hidden = api.with(|g, _| Ok(g.state.piece(id).is_some_and(|p| p.hidden.is_some())))?;
@@ -348,7 +374,31 @@ fn walk(api: &Api, ctx: &NativeCallContext, id: &str, path: Vec<Square>) -> Res<
 
 /// `n` life off piece `id`, `by` the piece that struck (or ""); at 0 it is eliminated.
 fn damage(api: &Api, ctx: &NativeCallContext, id: &str, n: INT, reason: &str, by: &str) -> Res<INT> {
+    damage_with(api, ctx, id, n, reason, by, None)
+}
+
+/// A script's map of structured fields for an event (`game.say(…, #{ … })`), as JSON.
+fn json_fields(fields: &Map) -> Result<indexmap::IndexMap<String, Json>, String> {
+    fields.iter().map(|(k, v)| Ok((k.to_string(), to_json(v)?))).collect()
+}
+
+/// [`damage`], with the structured fields a script attaches to the `damage` event (the
+/// striker `by` is its `attacker`).
+fn damage_with(
+    api: &Api,
+    ctx: &NativeCallContext,
+    id: &str,
+    n: INT,
+    reason: &str,
+    by: &str,
+    fields: Option<&Map>,
+) -> Res<INT> {
     let left = api.with(|g, _| {
+        let fields = fields.map(json_fields).transpose()?;
+        if let Some(f) = &fields {
+            // Checked before the action: a refused call changes nothing.
+            super::Event::default().attach(f.clone())?;
+        }
         let i = g.on_board(id)?;
         if n < 0 {
             return Err(format!("damage of {n}: give 0 or more"));
@@ -366,6 +416,14 @@ fn damage(api: &Api, ctx: &NativeCallContext, id: &str, n: INT, reason: &str, by
                 amount: n,
             },
         );
+        if let Some(e) = g.events.last_mut() {
+            if !by.is_empty() {
+                e.attacker = Some(by.to_string());
+            }
+            if let Some(fields) = fields {
+                e.attach(fields)?;
+            }
+        }
         if left <= 0 {
             g.eliminate(i, reason, by);
         }
@@ -393,7 +451,14 @@ fn new_pool(g: &mut Game, id: &str, entries: Map, secret: bool) -> Result<(), St
         format!("pool {id}: {} face down", plural(total as usize, "token"))
     } else {
         let list: Vec<String> = counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        format!("pool {id}: {}", list.join(", "))
+        format!(
+            "pool {id}: {}",
+            if list.is_empty() {
+                "none".into()
+            } else {
+                list.join(", ")
+            }
+        )
     };
     g.act(
         "pool",
@@ -423,7 +488,8 @@ fn step_back(g: &mut Game, id: &str, behind: &mut Vec<Square>) {
         return;
     };
     while let (Some(at), Some(&back)) = (g.state.pieces[i].at, behind.last()) {
-        if g.view.may_end(&g.state.pieces, i, at) || g.view.check_step(&g.state.pieces, i, at, back).is_err() {
+        let may_stop = g.view.may_end(&g.state.pieces, i, at) && !g.state.shares_a_square(i);
+        if may_stop || g.view.check_step(&g.state.pieces, i, at, back).is_err() {
             break;
         }
         behind.pop();
@@ -493,6 +559,7 @@ pub fn register(engine: &mut Engine, game: &SharedGame, run: &Arc<Mutex<RunState
     register_pieces(engine, &api);
     register_moves(engine, &api);
     register_counters(engine, &api);
+    verbs::register(engine, &api);
 }
 
 fn register_reads(engine: &mut Engine, api: &Api) {
@@ -607,6 +674,10 @@ fn register_reads(engine: &mut Engine, api: &Api) {
             g.say(text.to_string(), Some(source.to_string()));
             Ok(())
         })
+    });
+    let a = api.clone();
+    engine.register_fn("say", move |_: GameRef, text: &str, source: &str, fields: Map| {
+        a.with(|g, _| g.say_with(text.to_string(), Some(source.to_string()), json_fields(&fields)?))
     });
     let a = api.clone();
     engine.register_fn("use_stream", move |_: GameRef, name: &str| {
@@ -1018,6 +1089,7 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
     engine.register_fn(
         "enter",
         move |ctx: NativeCallContext, _: GameRef, id: &str, at: Dynamic| -> Res<()> {
+            a.activate(&ctx, id)?;
             a.with(|g, _| {
                 let i = g.index(id)?;
                 if g.state.pieces[i].on_board() {
@@ -1044,25 +1116,29 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
         },
     );
     let a = api.clone();
-    engine.register_fn("leave", move |_: GameRef, id: &str, status: &str| {
-        a.with(|g, _| {
-            let i = g.on_board(id)?;
-            if [ON_BOARD, super::state::REMOVED, ""].contains(&status) {
-                return Err(format!("`{status}` cannot be the status of a piece leaving the board"));
-            }
-            let from = g.state.pieces[i].at.expect("on the board");
-            g.act(
-                "leave",
-                format!("{id} leaves the board from {from} ({status})"),
-                Some(id),
-                Action::Leave {
-                    id: id.into(),
-                    status: status.into(),
-                },
-            );
-            Ok(())
-        })
-    });
+    engine.register_fn(
+        "leave",
+        move |ctx: NativeCallContext, _: GameRef, id: &str, status: &str| {
+            a.activate(&ctx, id)?;
+            a.with(|g, _| {
+                let i = g.on_board(id)?;
+                if [ON_BOARD, super::state::REMOVED, ""].contains(&status) {
+                    return Err(format!("`{status}` cannot be the status of a piece leaving the board"));
+                }
+                let from = g.state.pieces[i].at.expect("on the board");
+                g.act(
+                    "leave",
+                    format!("{id} leaves the board from {from} ({status})"),
+                    Some(id),
+                    Action::Leave {
+                        id: id.into(),
+                        status: status.into(),
+                    },
+                );
+                Ok(())
+            })
+        },
+    );
     let a = api.clone();
     engine.register_fn(
         "damage",
@@ -1075,6 +1151,13 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
         "damage",
         move |ctx: NativeCallContext, _: GameRef, id: &str, n: INT, reason: &str, by: &str| -> Res<INT> {
             damage(&a, &ctx, id, n, reason, by)
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "damage",
+        move |ctx: NativeCallContext, _: GameRef, id: &str, n: INT, reason: &str, by: &str, fields: Map| -> Res<INT> {
+            damage_with(&a, &ctx, id, n, reason, by, Some(&fields))
         },
     );
     let a = api.clone();
@@ -1096,7 +1179,7 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
             let value = to_json(&value)?;
             g.act(
                 "set",
-                format!("{id}: {field} = {value}"),
+                format!("{id}: {field} = {}", crate::script::words_of_json(&value)),
                 Some(id),
                 Action::Set {
                     id: id.into(),
@@ -1162,6 +1245,7 @@ fn register_moves(engine: &mut Engine, api: &Api) {
         engine.register_fn(
             name,
             move |ctx: NativeCallContext, _: GameRef, id: &str, other: &str, n: INT| -> Res<Map> {
+                a.activate(&ctx, id)?;
                 let path = a.with(|g, run| {
                     let i = g.on_board(id)?;
                     let j = g.on_board(other)?;
@@ -1186,6 +1270,7 @@ fn register_moves(engine: &mut Engine, api: &Api) {
     engine.register_fn(
         "move_to",
         move |ctx: NativeCallContext, _: GameRef, id: &str, to: Dynamic, n: INT| -> Res<Map> {
+            a.activate(&ctx, id)?;
             let path = a.with(|g, run| {
                 let i = g.on_board(id)?;
                 let targets = squares(g, &to)?;
@@ -1205,6 +1290,7 @@ fn register_moves(engine: &mut Engine, api: &Api) {
     engine.register_fn(
         "move_path",
         move |ctx: NativeCallContext, _: GameRef, id: &str, squares: Array| -> Res<Map> {
+            a.activate(&ctx, id)?;
             let path = a.with(|g, _| {
                 let i = g.on_board(id)?;
                 let path: Vec<Square> = squares.iter().map(|s| square(g, s)).collect::<Result<_, _>>()?;
@@ -1233,7 +1319,7 @@ fn register_counters(engine: &mut Engine, api: &Api) {
             let value = to_json(&value)?;
             g.act(
                 "var",
-                format!("{name} = {value}"),
+                format!("{name} = {}", crate::script::words_of_json(&value)),
                 None,
                 Action::SetVar {
                     name: name.into(),
@@ -1405,7 +1491,7 @@ fn register_counters(engine: &mut Engine, api: &Api) {
                 .ok_or_else(|| format!("pool `{id}` has a count below zero"))?;
             let left = p[&entry] - 1;
             g.act(
-                "take",
+                "draw",
                 if g.state.secret_pools.contains(id) {
                     format!("a token drawn at random from {id} ({} left)", total - 1)
                 } else {

@@ -45,6 +45,8 @@ pub struct Scenario {
     pub dice: Vec<u64>,
     /// Functions to play after the layout, in order.
     pub calls: Vec<String>,
+    /// The game's options (`// set: name=value`), checked as `--set` is.
+    pub options: Vec<(String, String)>,
 }
 
 /// Why a game could not be played.
@@ -112,7 +114,7 @@ pub struct Host {
     game: SharedGame,
     run: Arc<Mutex<RunState>>,
     /// Mission → its grid with every door open (for distances).
-    open_grids: HashMap<String, Arc<OpenBoard>>,
+    open_grids: HashMap<(String, bool), Arc<OpenBoard>>,
 }
 
 impl Host {
@@ -196,12 +198,14 @@ impl Host {
         if m.grid.is_empty() {
             return Err(GameError::Usage(format!("mission `{mission}` has no map to play on")));
         }
+        let mut grid = m.grid.clone();
+        grid.set_straight_doorways(def.doors.straight);
         let open = self
             .open_grids
-            .entry(mission.to_string())
-            .or_insert_with(|| Arc::new(OpenBoard::new(&m.grid)))
+            .entry((mission.to_string(), def.doors.straight))
+            .or_insert_with(|| Arc::new(OpenBoard::new(&grid)))
             .clone();
-        let view = View::new(m.grid.clone(), open);
+        let view = View::new(grid, open, def.doors);
         self.budget.begin_game();
         Ok(Game::new(self.ruleset.clone(), def, mission, seed, options, view))
     }
@@ -259,6 +263,7 @@ impl Host {
         if !game.awaiting {
             return Err(GameError::Refused("it is not your turn".into()));
         }
+        game = self.finish_activations(game)?;
         game.awaiting = false;
         let (turn, index) = game.next;
         game.next = if index + 1 < game.def.phases.len() {
@@ -330,12 +335,29 @@ impl Host {
                 },
             );
             game = self.call(game, &phase.function, &phase.id)?;
+            game = self.finish_activations(game)?;
             game.next = if index + 1 < game.def.phases.len() {
                 (turn, index + 1)
             } else {
                 (turn + 1, 0)
             };
             budget -= 1;
+        }
+        Ok(game)
+    }
+
+    /// The phase is over: the triggers that waited for its last piece to finish acting
+    /// (`after-activation`) run now, each on its own stream.
+    fn finish_activations(&mut self, mut game: Game) -> Result<Game, GameError> {
+        game.end_activation();
+        let waiting: Vec<super::Pending> = game.pending.drain(..).collect();
+        let ruleset = self.ruleset.clone();
+        for p in waiting {
+            if game.state.over.is_some() {
+                break;
+            }
+            let args = vec![Dynamic::from(GameRef), Dynamic::from_map(p.event)];
+            game = self.call_args(&ruleset.program, game, &p.function, &p.stream, args, false)?;
         }
         Ok(game)
     }
@@ -408,7 +430,7 @@ impl Host {
     /// plays as its phase). Returns the game and the forced dice that did not fit a die.
     pub fn scenario(&mut self, sc: &Scenario) -> Result<(Game, Vec<(u64, u64)>), GameError> {
         let def = self.game_def(sc.game.as_deref())?.clone();
-        let options = options(&self.ruleset, &def, &[])?;
+        let options = options(&self.ruleset, &def, &sc.options)?;
         let mut game = self.make_game(def, &sc.mission, sc.seed, options)?;
         let forced = Arc::new(Mutex::new(crate::dice::rng::Forced {
             values: sc.dice.iter().copied().collect(),
@@ -449,6 +471,8 @@ impl Host {
                 },
             );
             game = self.call_in(&program, game, function, &phase)?;
+            // A call plays as a phase: what waits for its last piece to finish acting runs now.
+            game = self.finish_activations(game)?;
         }
         let misfits = std::mem::take(&mut lock(&forced).misfits);
         if !lock(&forced).values.is_empty() {
@@ -498,7 +522,12 @@ impl Host {
         }
     }
 
-    /// A saved game, ready to play on.
+    /// A saved game, ready to play on. A save is a file anyone may edit, so nothing in it is
+    /// taken on trust: its options go through the checks the command line's do, its log must
+    /// replay to its state, and then the whole game is played again from its mission, seed
+    /// and options for as many phases as the log has begun — the save must be exactly that
+    /// game (log, state, next phase, the position of every random stream). The game returned
+    /// is the one played again, so it goes on as the game that never stopped would.
     pub fn load(&mut self, save: Save) -> Result<Game, GameError> {
         if save.format != SAVE_FORMAT || save.version != SAVE_VERSION {
             return Err(GameError::Save(format!(
@@ -513,8 +542,13 @@ impl Host {
                 self.ruleset.name()
             )));
         }
-        let def = self.game_def(Some(&save.game))?.clone();
-        let mut game = self.make_game(def, &save.mission, save.seed, save.options)?;
+        // What the save names wrongly is the save's fault, not the command line's.
+        let in_save = |e: GameError| match e {
+            GameError::Usage(m) => GameError::Save(format!("the save names {m}")),
+            other => other,
+        };
+        let def = self.game_def(Some(&save.game)).map_err(in_save)?.clone();
+        let options = saved_options(&self.ruleset, &def, &save.options)?;
         // Rebuild by replaying the log's actions: the save's state must agree.
         let mut replayed = GameState::default();
         for e in &save.events {
@@ -527,17 +561,183 @@ impl Host {
         if replayed != save.state {
             return Err(GameError::Save("the saved state is not what its log replays to".into()));
         }
+        let game = self
+            .make_game(def, &save.mission, save.seed, options)
+            .map_err(in_save)?;
         check_save(&game, save.next, &save.state)?;
-        for (a, b, open) in &save.state.doors {
-            game.view.grid.set_door(*a, *b, *open);
+        let phases = save
+            .events
+            .iter()
+            .filter(|e| matches!(e.action, Some(Action::Begin { .. })))
+            .count();
+        let phases = u32::try_from(phases).unwrap_or(u32::MAX);
+        let mut game = self.advance(game, Some(phases))?;
+        if game.state.over.is_none() && save.state.over.is_some() {
+            // The end past the last turn begins no phase of its own.
+            game = self.advance(game, Some(1))?;
         }
-        game.state = save.state;
-        game.view.rebuild(&game.state.pieces);
-        game.events = save.events;
-        game.next = save.next;
-        game.restore_streams(&save.streams).map_err(GameError::Save)?;
+        same_game(&self.save(&game), &save)?;
         Ok(game)
     }
+}
+
+/// The save's options, each through the same checks as `--set name=value` (its value written
+/// as the command line would give it, read back by the type of the option's default and its
+/// `of …`); an option the save leaves out has its default, one the game lacks is refused.
+fn saved_options(
+    ruleset: &Ruleset,
+    def: &GameDef,
+    saved: &IndexMap<String, Json>,
+) -> Result<IndexMap<String, Json>, GameError> {
+    let mut given = Vec::new();
+    for (name, value) in saved {
+        if !def.options.contains_key(name) {
+            return Err(GameError::Save(format!(
+                "the save sets option `{name}`, which game `{}` does not have",
+                def.id
+            )));
+        }
+        let refused = |why: String| GameError::Save(format!("the save's option `{name}` = {value}: {why}"));
+        let text = option_text(value).ok_or_else(|| refused("not a value an option takes".into()))?;
+        given.push((name.clone(), text));
+    }
+    let options = options(ruleset, def, &given).map_err(|e| match e {
+        GameError::Usage(m) => GameError::Save(format!("the save's options: {m}")),
+        other => other,
+    })?;
+    for (name, value) in saved {
+        if options.get(name) != Some(value) {
+            return Err(GameError::Save(format!(
+                "the save's option `{name}` = {value} is not what its text reads as ({})",
+                options.get(name).map_or("nothing".into(), |v| v.to_string())
+            )));
+        }
+    }
+    Ok(options)
+}
+
+/// An option's saved value as `--set` would give it, if it is one an option can have.
+fn option_text(value: &Json) -> Option<String> {
+    let item = |v: &Json| match v {
+        Json::Number(n) => Some(n.to_string()),
+        Json::String(s) if crate::script::args::is_name(s) => Some(s.clone()),
+        Json::String(s) => Some(format!(
+            "\"{}\"",
+            s.replace('\\', "\\\\")
+                .replace('"', "\\\"")
+                .replace('\n', "\\n")
+                .replace('\t', "\\t")
+        )),
+        _ => None,
+    };
+    match value {
+        Json::Bool(b) => Some(if *b { "yes" } else { "no" }.into()),
+        Json::Number(n) => Some(n.to_string()),
+        Json::String(s) => Some(s.clone()),
+        Json::Array(items) => Some(format!(
+            "[{}]",
+            items.iter().map(item).collect::<Option<Vec<_>>>()?.join(", ")
+        )),
+        _ => None,
+    }
+}
+
+/// The save, field by field, against the game its mission, seed and options play: the first
+/// difference refuses it.
+fn same_game(played: &Save, saved: &Save) -> Result<(), GameError> {
+    let refuse = |what: String| {
+        Err(GameError::Save(format!(
+            "the save is not the game that mission `{}`, seed {} and its options play: {what}",
+            saved.mission, saved.seed
+        )))
+    };
+    if let Some(n) =
+        (0..played.events.len().max(saved.events.len())).find(|&n| played.events.get(n) != saved.events.get(n))
+    {
+        let line = |e: Option<&Event>| {
+            e.map_or("nothing".into(), |e| {
+                format!("`{}` (turn {})", crate::escape::one_line(&e.text), e.turn)
+            })
+        };
+        let (a, b) = (saved.events.get(n), played.events.get(n));
+        let same_words = matches!((a, b), (Some(a), Some(b)) if a.text == b.text);
+        return refuse(format!(
+            "line {} of its log is {}, where the game has {}{}",
+            n + 1,
+            line(a),
+            line(b),
+            if same_words {
+                " (the same words, but not the same record: its action, table, result or source differ)"
+            } else {
+                ""
+            }
+        ));
+    }
+    if played.state != saved.state {
+        return refuse("its state differs".into());
+    }
+    if played.next != saved.next {
+        return refuse(format!(
+            "its next phase is {:?}, where the game's is {:?}",
+            saved.next, played.next
+        ));
+    }
+    if played.streams != saved.streams {
+        let name = saved
+            .streams
+            .keys()
+            .chain(played.streams.keys())
+            .find(|k| saved.streams.get(*k) != played.streams.get(*k))
+            .cloned()
+            .unwrap_or_default();
+        let at = |s: &Save| s.streams.get(&name).map_or("nowhere".into(), |p| format!("at {p}"));
+        return refuse(format!(
+            "its random stream `{}` stands {}, where the game's stands {}",
+            crate::escape::one_line(&name),
+            at(saved),
+            at(played)
+        ));
+    }
+    Ok(())
+}
+
+/// A save (a game's, or a `play` session's) as servitor writes it: compact JSON — indentation
+/// grows with nesting, and a game may keep deep values — of at most [`MAX_SAVE_BYTES`], and
+/// one that reads back as JSON. Checked before anything is written, so a save servitor writes
+/// is always one it can read; over the limit, the caller keeps the previous save.
+///
+/// [`MAX_SAVE_BYTES`]: crate::limits::MAX_SAVE_BYTES
+pub fn encode<T: Serialize + serde::de::DeserializeOwned>(value: &T) -> Result<String, String> {
+    use crate::limits::MAX_SAVE_BYTES;
+    /// Stops the encoding as soon as it passes the limit: nothing past it is ever held.
+    struct Bounded(Vec<u8>);
+    impl std::io::Write for Bounded {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if (self.0.len() + buf.len()) as u64 > MAX_SAVE_BYTES {
+                return Err(std::io::Error::other("too large"));
+            }
+            self.0.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut out = Bounded(Vec::new());
+    if let Err(e) = serde_json::to_writer(&mut out, value) {
+        return Err(if e.is_io() {
+            format!(
+                "the save would be larger than {} bytes (`MAX_SAVE_BYTES`, see \"Limits\" in grammar/README.md), which servitor could not read back: it was not written",
+                crate::diagnostic::thousands(MAX_SAVE_BYTES)
+            )
+        } else {
+            format!("the game cannot be saved: {e}")
+        });
+    }
+    let text = String::from_utf8(out.0).map_err(|e| format!("the game cannot be saved: {e}"))?;
+    // Read back as what it is (a JSON reader stops 128 levels deep, wherever the nesting is).
+    serde_json::from_str::<T>(&text).map_err(|e| format!("the save would not read back ({e}): it was not written"))?;
+    Ok(text)
 }
 
 /// A save is a file anyone may edit, and its log replays whatever it says: what the turn
@@ -640,5 +840,30 @@ pub fn record(game: Game) -> GameRecord {
         seed: game.seed,
         result: summary(&game),
         events: game.events,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::encode;
+
+    #[test]
+    fn a_save_past_the_limit_is_refused_before_anything_is_written() {
+        let big = vec!["x".repeat(1 << 20); (crate::limits::MAX_SAVE_BYTES >> 20) as usize + 1];
+        let refused = encode(&big).unwrap_err();
+        assert!(refused.contains("`MAX_SAVE_BYTES`"), "{refused}");
+        // Compact: no indentation, whatever the nesting.
+        let deep = serde_json::json!({ "a": [[[[1, 2]]]] });
+        assert_eq!(encode(&deep).unwrap(), r#"{"a":[[[[1,2]]]]}"#);
+    }
+
+    #[test]
+    fn a_save_that_would_not_read_back_is_refused() {
+        let mut deep = serde_json::json!(0);
+        for _ in 0..200 {
+            deep = serde_json::json!([deep]);
+        }
+        let refused = encode(&deep).unwrap_err();
+        assert!(refused.contains("would not read back"), "{refused}");
     }
 }

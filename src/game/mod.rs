@@ -11,6 +11,7 @@ pub mod host;
 pub mod session;
 pub mod state;
 pub mod table;
+pub mod verbs;
 pub mod view;
 
 pub use event::Event;
@@ -19,7 +20,7 @@ pub use state::{Action, GameState, Outcome, Piece};
 
 use crate::board::Square;
 use crate::dice::Rng;
-use crate::ruleset::{GameDef, Ruleset, TriggerEvent};
+use crate::ruleset::{GameDef, Ruleset, TriggerEvent, TriggerTiming};
 use crate::script::{RunState, Step};
 use indexmap::IndexMap;
 use serde_json::Value as Json;
@@ -57,8 +58,16 @@ pub struct Game {
     pub forced: Option<Arc<std::sync::Mutex<crate::dice::rng::Forced>>>,
     /// `entered-section` triggers wait until the move that caused them ends.
     after_move: Vec<Pending>,
+    /// … or, declared `after-activation`, until the piece that caused them has finished
+    /// acting: another piece of its side acts, or the phase ends.
+    after_activation: Vec<Pending>,
+    /// The piece of the side whose phase it is that acted last (enter, move, leave).
+    acting: Option<usize>,
     /// The piece walking now and the squares walked since its last logged segment.
     segment: Option<(usize, Square, Vec<Square>)>,
+    /// Why the walk about to start goes where it goes (a decision verb's reason): said on
+    /// the walk's first line.
+    pub move_reason: Option<String>,
     /// Per piece index, the map `game.piece(id)` last gave scripts, until the piece changes:
     /// behaviours ask for the same pieces many times between two actions.
     piece_maps: Vec<Option<rhai::Dynamic>>,
@@ -91,7 +100,10 @@ impl Game {
             pending: VecDeque::new(),
             forced: None,
             after_move: Vec::new(),
+            after_activation: Vec::new(),
+            acting: None,
             segment: None,
+            move_reason: None,
             piece_maps: Vec::new(),
         }
     }
@@ -156,11 +168,7 @@ impl Game {
             phase: self.state.phase.clone(),
             kind: kind.into(),
             text,
-            table: None,
-            result: None,
-            source: None,
-            piece: None,
-            action: None,
+            ..Event::default()
         }
     }
 
@@ -202,6 +210,22 @@ impl Game {
         self.events.push(e);
     }
 
+    /// [`Game::say`] with structured fields (`game.say(text, source, #{ … })`, see
+    /// [`Event::attach`]); a field of the wrong type refuses the whole line.
+    pub fn say_with(
+        &mut self,
+        text: String,
+        source: Option<String>,
+        fields: IndexMap<String, Json>,
+    ) -> Result<(), String> {
+        let mut e = self.event("decision", text);
+        e.source = source;
+        e.attach(fields)?;
+        self.flush_segment();
+        self.events.push(e);
+        Ok(())
+    }
+
     /// Turns the script run's steps (rolls, table rolls, notes) into log events, in order.
     pub fn absorb(&mut self, steps: Vec<Step>) {
         if steps.is_empty() {
@@ -215,7 +239,10 @@ impl Game {
                         Some(w) => format!("{roll} ({w})"),
                         None => roll.to_string(),
                     };
-                    self.event("roll", text)
+                    let mut e = self.event("roll", text);
+                    e.dice = roll.dice.iter().map(Into::into).collect();
+                    e.total = Some(roll.total);
+                    e
                 }
                 Step::Table(t) => {
                     let dice: Vec<String> = t.rolls.iter().map(|r| r.to_string()).collect();
@@ -238,6 +265,10 @@ impl Game {
                     );
                     e.table = Some(t.table.clone());
                     e.result = result;
+                    if let Some(last) = t.rolls.last() {
+                        e.dice = last.dice.iter().map(Into::into).collect();
+                        e.total = Some(last.total);
+                    }
                     e.source = t.outcome.as_ref().and_then(|o| o.source.clone()).or(t.source.clone());
                     e
                 }
@@ -311,6 +342,17 @@ impl Game {
         )
     }
 
+    /// Field `field` of piece `i`'s stats record (the game's `stats` kind, by its kind).
+    pub fn stat(&self, i: usize, field: &str) -> Option<&crate::value::Value> {
+        let kind = self.def.stats.as_ref()?;
+        self.ruleset
+            .records
+            .get(kind)?
+            .get(&self.state.pieces[i].kind)?
+            .fields
+            .get(field)
+    }
+
     pub fn is_stats_kind(&self, kind: &str) -> bool {
         match self.def.stats.as_ref() {
             None => true,
@@ -332,11 +374,33 @@ impl Game {
     // ----- triggers ---------------------------------------------------------------------
 
     fn trigger_for(&self, event: TriggerEvent, side: &str) -> Option<String> {
+        self.trigger_def(event, side).map(|t| t.function.clone())
+    }
+
+    fn trigger_def(&self, event: TriggerEvent, side: &str) -> Option<&crate::ruleset::TriggerDef> {
         self.def
             .triggers
             .iter()
             .find(|t| t.event == event && t.side.as_deref().is_none_or(|s| s == side))
-            .map(|t| t.function.clone())
+    }
+
+    /// Piece `i` is about to act (enter, move, leave). When it is of the side whose phase it
+    /// is and another piece acted before it, that piece's activation is over: the triggers
+    /// waiting for it are queued to run now, before `i` acts.
+    pub fn begin_activation(&mut self, i: usize) {
+        if self.acting == Some(i) || self.state.pieces[i].side != self.state.side {
+            return;
+        }
+        self.acting = Some(i);
+        self.pending.extend(self.after_activation.drain(..));
+    }
+
+    /// The phase is over (or a script said the piece acting is done): what waited for the
+    /// piece acting to finish is queued to run now.
+    pub fn end_activation(&mut self) {
+        self.flush_segment();
+        self.acting = None;
+        self.pending.extend(self.after_activation.drain(..));
     }
 
     pub fn queue(&mut self, event: TriggerEvent, side: &str, map: rhai::Map) {
@@ -457,15 +521,20 @@ impl Game {
             if !fire {
                 continue;
             }
-            if let Some(function) = self.trigger_for(TriggerEvent::EnteredSection, &side) {
+            if let Some(t) = self.trigger_def(TriggerEvent::EnteredSection, &side) {
+                let (function, timing) = (t.function.clone(), t.timing);
                 let mut map = rhai::Map::new();
                 map.insert("piece".into(), id.into());
                 map.insert("section".into(), section.into());
-                self.after_move.push(Pending {
+                let pending = Pending {
                     function,
                     stream: format!("on-{}", TriggerEvent::EnteredSection.name()),
                     event: map,
-                });
+                };
+                match timing {
+                    TriggerTiming::AfterMove => self.after_move.push(pending),
+                    TriggerTiming::AfterActivation => self.after_activation.push(pending),
+                }
             }
         }
     }
@@ -514,10 +583,11 @@ impl Game {
         let id = self.state.pieces[i].id.clone();
         let route: Vec<String> = path.iter().map(Square::to_string).collect();
         let n = path.len();
+        let why = self.move_reason.take().map(|w| format!(" ({w})")).unwrap_or_default();
         let mut e = self.event(
             "move",
             format!(
-                "{id} moves {n} square{}: {from} → {}",
+                "{id} moves {n} square{}: {from} → {}{why}",
                 if n == 1 { "" } else { "s" },
                 route.join(" → ")
             ),

@@ -58,7 +58,11 @@ impl Session {
         }
     }
 
-    /// Checks a session read from a file before replaying it.
+    /// Checks a session read from a file before replaying it: its format, its package, and
+    /// that each command is one a player could have typed (one line of at most
+    /// [`MAX_COMMAND_BYTES`]).
+    ///
+    /// [`MAX_COMMAND_BYTES`]: crate::limits::MAX_COMMAND_BYTES
     pub fn check(&self, package: &str) -> Result<(), String> {
         if self.format != SESSION_FORMAT || self.version != SESSION_VERSION {
             return Err(format!(
@@ -72,29 +76,98 @@ impl Session {
                 self.package
             ));
         }
+        for (n, entry) in self.entries.iter().chain(self.redo.iter().rev()).enumerate() {
+            check_line(&entry.line).map_err(|e| format!("command {} of the save: {e}", n + 1))?;
+        }
         Ok(())
     }
 
-    /// The game as the session's commands leave it.
+    /// The game as the session's commands leave it. Everything the save says is checked by
+    /// the replay: the game, mission, seed and options as a new game checks them, the side
+    /// against the game's sides, and every saved die against the die the replay rolls with
+    /// it (a face it has, and as many dice as it rolls: with manual dice each command keeps
+    /// its own, with automatic dice the seed gives them and none are saved).
     pub fn replay(&self, host: &mut Host) -> Result<Game, GameError> {
+        let sides = &host.game_def(self.game.as_deref())?.sides;
+        if !sides.contains(&self.side) {
+            return Err(GameError::Save(format!(
+                "the save plays side `{}`, which is not a side of this game (sides: {})",
+                self.side,
+                sides.join(", ")
+            )));
+        }
+        let saved_dice = self.entries.iter().chain(&self.redo).any(|e| !e.dice.is_empty());
+        if !self.manual_dice && (saved_dice || !self.start_dice.is_empty()) {
+            return Err(GameError::Save(
+                "the save has dice for its commands, but its dice are rolled by servitor (`manual_dice` is false)"
+                    .into(),
+            ));
+        }
         let mut game = host.start(&self.setup(), Some(0))?;
-        let dice: Dice = Arc::new(Mutex::new(Forced {
-            values: self.start_dice.iter().copied().collect(),
-            ..Forced::default()
-        }));
+        let dice: Dice = Arc::new(Mutex::new(Forced::default()));
+        self.force(&dice, &self.start_dice);
         game.forced = Some(dice.clone());
         game = host.advance_to(game, &self.side)?;
+        check_dice(&dice, &self.start_dice, "the setup").map_err(GameError::Save)?;
         for (n, entry) in self.entries.iter().enumerate() {
-            lock(&dice).values = entry.dice.iter().copied().collect();
+            self.force(&dice, &entry.dice);
+            let what = || format!("command {} (`{}`)", n + 1, entry.line);
             game = run_line(host, game, &entry.line, &self.side).map_err(|e| match e {
-                GameError::Refused(m) => {
-                    GameError::Save(format!("command {} (`{}`) no longer plays: {m}", n + 1, entry.line))
-                }
+                GameError::Refused(m) => GameError::Save(format!("{} no longer plays: {m}", what())),
                 other => other,
             })?;
+            check_dice(&dice, &entry.dice, &what()).map_err(GameError::Save)?;
         }
         Ok(game)
     }
+
+    /// Sets `dice` to give `values` next, recording what is rolled (manual dice).
+    fn force(&self, dice: &Dice, values: &[u64]) {
+        let mut d = lock(dice);
+        d.values = values.iter().copied().collect();
+        d.misfits.clear();
+        d.record = self.manual_dice.then(Vec::new);
+    }
+}
+
+/// A command as a player may type it: one line of at most [`MAX_COMMAND_BYTES`].
+///
+/// [`MAX_COMMAND_BYTES`]: crate::limits::MAX_COMMAND_BYTES
+pub fn check_line(line: &str) -> Result<(), String> {
+    use crate::limits::MAX_COMMAND_BYTES;
+    if line.len() as u64 > MAX_COMMAND_BYTES {
+        return Err(format!(
+            "a command is at most {} bytes (`MAX_COMMAND_BYTES`, see \"Limits\" in grammar/README.md); this one has {}",
+            crate::diagnostic::thousands(MAX_COMMAND_BYTES),
+            crate::diagnostic::thousands(line.len() as u64)
+        ));
+    }
+    if line.contains(['\n', '\r']) {
+        return Err("a command is one line".into());
+    }
+    Ok(())
+}
+
+/// After a command was played with `saved` as its dice (see [`Session::replay`]): each die
+/// given fitted the die it was given to, every one was used, and none was rolled past them.
+pub fn check_dice(dice: &Dice, saved: &[u64], what: &str) -> Result<(), String> {
+    let d = lock(dice);
+    if let Some((value, faces)) = d.misfits.first() {
+        return Err(format!(
+            "{what}: a die saved as {value} was given to a die with {faces} faces (face positions are 1 to {faces})"
+        ));
+    }
+    let rolled = match &d.record {
+        Some(record) => record.len(),
+        None => saved.len() - d.values.len(),
+    };
+    if rolled != saved.len() {
+        return Err(format!(
+            "{what}: the save has {} dice for it, but it rolls {rolled}",
+            saved.len()
+        ));
+    }
+    Ok(())
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

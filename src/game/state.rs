@@ -52,9 +52,48 @@ pub type Footprint = smallvec::SmallVec<[Square; 4]>;
 /// The squares a `size × size` piece covers with its top-left square on `at`.
 pub fn footprint(at: Option<Square>, size: i32) -> Footprint {
     let Some(at) = at else { return Footprint::new() };
+    if size == 1 {
+        // Nearly every piece: no iterator chain for the hot loops (moves, sight) to pay for.
+        let mut one = Footprint::new();
+        one.push(at);
+        return one;
+    }
     (0..size)
         .flat_map(|dy| (0..size).map(move |dx| at.offset(dx, dy)))
         .collect()
+}
+
+/// A value a game keeps (a variable, a piece's field) nests lists and maps at most
+/// [`MAX_VALUE_DEPTH`] deep: a save holds it, and a save must read back.
+///
+/// [`MAX_VALUE_DEPTH`]: crate::limits::MAX_VALUE_DEPTH
+pub fn check_depth(value: &Json) -> Result<(), String> {
+    use crate::limits::MAX_VALUE_DEPTH;
+    // Level by level, without recursion: the value may be deeper than a stack allows.
+    let mut level: Vec<&Json> = vec![value];
+    let mut depth = 0;
+    while !level.is_empty() {
+        let next: Vec<&Json> = level
+            .iter()
+            .flat_map(|v| -> Box<dyn Iterator<Item = &Json>> {
+                match v {
+                    Json::Array(items) => Box::new(items.iter()),
+                    Json::Object(map) => Box::new(map.values()),
+                    _ => Box::new(std::iter::empty()),
+                }
+            })
+            .collect();
+        if level.iter().any(|v| v.is_array() || v.is_object()) {
+            depth += 1;
+            if depth > MAX_VALUE_DEPTH {
+                return Err(format!(
+                    "cannot keep this value in the game: its lists and maps nest more than {MAX_VALUE_DEPTH} deep (`MAX_VALUE_DEPTH`, see \"Limits\" in grammar/README.md)"
+                ));
+            }
+        }
+        level = next;
+    }
+    Ok(())
 }
 
 /// How a game ended.
@@ -91,6 +130,17 @@ pub struct GameState {
 }
 
 impl GameState {
+    /// Whether piece `i` stands on a square another piece on the board covers (a walker
+    /// passing over one of its own side's models). The board's occupancy keeps one piece per
+    /// square, the walker's while it passes, so this asks the pieces themselves.
+    pub fn shares_a_square(&self, i: usize) -> bool {
+        let mine = self.pieces[i].squares();
+        self.pieces
+            .iter()
+            .enumerate()
+            .any(|(j, p)| j != i && p.on_board() && p.squares().iter().any(|s| mine.contains(s)))
+    }
+
     pub fn index_of(&self, id: &str) -> Option<usize> {
         self.pieces.iter().position(|p| p.id == id)
     }

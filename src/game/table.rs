@@ -33,10 +33,12 @@ pub enum Line {
 
 /// The events since the last command as [`Line`]s: `human` plays one side, the engine the
 /// others; the engine's turns are numbered.
-pub fn lines(events: &[Event], human: &str) -> Vec<Line> {
+pub fn lines(events: &[Event], human: &str, verbose: bool) -> Vec<Line> {
     let mut out = Vec::new();
     let mut n = 0;
-    for e in events {
+    // The engine's bookkeeping (script variables, piece fields, counters that did not move)
+    // is nothing to do on the table: kept in the log and the save, shown only when `verbose`.
+    for e in events.iter().filter(|e| verbose || !e.is_bookkeeping()) {
         match e.kind.as_str() {
             "phase" if e.turn == 0 => out.push(Line::Setup),
             "phase" => {
@@ -47,9 +49,6 @@ pub fn lines(events: &[Event], human: &str) -> Vec<Line> {
                     phase: e.phase.clone(),
                 });
             }
-            // A script's own bookkeeping (its variables, a piece's fields) is nothing to do on
-            // the table: kept in the log and the save, not shown here.
-            "var" | "set" => {}
             kind => {
                 // Counters and scores are notes beside the instructions, not steps of their own.
                 let numbered = e.side != human
@@ -75,9 +74,9 @@ pub fn lines(events: &[Event], human: &str) -> Vec<Line> {
 }
 
 /// The events since the last command as instructions in plain text.
-pub fn instructions(events: &[Event], human: &str) -> String {
+pub fn instructions(events: &[Event], human: &str, verbose: bool) -> String {
     let mut out = String::new();
-    for line in lines(events, human) {
+    for line in lines(events, human, verbose) {
         match line {
             Line::Setup => out.push_str("Setup\n"),
             Line::Turn { turn, side, phase } => out.push_str(&format!("\nTurn {turn} · {side} · {phase}\n")),
@@ -171,8 +170,9 @@ pub fn why(game: &Game, piece: Option<&str>) -> String {
     let Some(id) = piece else {
         return "say which piece: `why ork-2`\n".into();
     };
-    let lines: Vec<&Event> = game
-        .events
+    // The player's view of the log: a face-down piece's secrets stay secret here too.
+    let seen = super::event::player_log(&game.events);
+    let lines: Vec<&Event> = seen
         .iter()
         .filter(|e| e.piece.as_deref() == Some(id) || e.text.contains(id))
         .collect();

@@ -6,6 +6,7 @@ use super::state::{Piece, footprint};
 use crate::board::moves::{self, Steps, UNREACHABLE};
 use crate::board::{DIRECTIONS, Edge, Grid, Square, area, los};
 use crate::dice::Rng;
+use crate::ruleset::DoorRules;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -77,6 +78,8 @@ pub struct View {
     open: Arc<OpenBoard>,
     /// Per square: index + 1 of the piece standing there, 0 when empty.
     occ: Vec<u32>,
+    /// How the game's doors open and are crossed.
+    pub doors: DoorRules,
 }
 
 /// The best area shot found.
@@ -89,9 +92,9 @@ pub struct Shot {
 }
 
 impl View {
-    pub fn new(grid: Grid, open: Arc<OpenBoard>) -> View {
+    pub fn new(grid: Grid, open: Arc<OpenBoard>, doors: DoorRules) -> View {
         let occ = vec![0; grid.len()];
-        View { grid, open, occ }
+        View { grid, open, occ, doors }
     }
 
     pub fn rebuild(&mut self, pieces: &[Piece]) {
@@ -108,7 +111,7 @@ impl View {
 
     /// Whether the occupancy kept step by step agrees with one built afresh (for tests).
     pub fn occupancy_is_fresh(&self, pieces: &[Piece]) -> bool {
-        let mut fresh = View::new(self.grid.clone(), self.open.clone());
+        let mut fresh = View::new(self.grid.clone(), self.open.clone(), self.doors);
         fresh.rebuild(pieces);
         fresh.occ == self.occ
     }
@@ -374,11 +377,18 @@ impl View {
         best.map(|(shot, _)| shot)
     }
 
-    /// Whether piece `a` may step its footprint by (dx, dy) onto squares it may pass.
+    /// Whether piece `a` may step its footprint by (dx, dy) onto squares it may pass. Where
+    /// a step opens the doors it meets, closed doors count as open; where doors open by an
+    /// action, a closed one stops the step.
     fn may_step(&self, pieces: &[Piece], a: usize, at: Square, dx: i32, dy: i32) -> bool {
         let p = &pieces[a];
+        let grid = if self.doors.open_on_step {
+            &self.open.grid
+        } else {
+            &self.grid
+        };
         footprint(Some(at), p.size).iter().all(|&s| {
-            self.open.grid.can_step(s, dx, dy)
+            grid.can_step(s, dx, dy)
                 && self
                     .occupant(s.offset(dx, dy))
                     .is_none_or(|o| o == a || pieces[o].side == p.side)

@@ -12,6 +12,18 @@ pub fn file(path: &str) -> Option<&'static [u8]> {
         .map(|i| FILES[i].1)
 }
 
+/// Every file of a bundled package, by its path inside the package's folder, sorted; empty
+/// for a name that is not one.
+pub fn files(package: &str) -> Vec<(&'static str, &'static [u8])> {
+    FILES
+        .iter()
+        .filter_map(|(name, bytes)| {
+            let inside = name.strip_prefix(package)?.strip_prefix('/')?;
+            Some((inside, *bytes))
+        })
+        .collect()
+}
+
 /// Whether `path` is a folder of the bundle (the bundle itself is `""`).
 pub fn is_dir(path: &str) -> bool {
     path.is_empty()

@@ -36,6 +36,8 @@ pub struct Merged {
     /// (kind, id) → item, in definition order.
     pub items: IndexMap<(String, String), MergedItem>,
     pub consts: IndexMap<String, MergedConst>,
+    /// What the `override`s changed, for `check`'s warnings.
+    pub overrides: Vec<crate::ruleset::Overridden>,
 }
 
 impl Merged {
@@ -71,6 +73,15 @@ impl Merged {
                             ),
                         ),
                         _ => {
+                            if is_override {
+                                self.overrides.push(crate::ruleset::Overridden {
+                                    kind: "const".into(),
+                                    id: id.text.clone(),
+                                    entry: None,
+                                    span: id.span,
+                                    package: package.to_string(),
+                                });
+                            }
                             let package = package.to_string();
                             self.consts.insert(
                                 id.text.clone(),
@@ -116,8 +127,24 @@ impl Merged {
         }
         for entry in def.body.entries {
             match entry {
-                Entry::Property(prop) => override_property(&mut base.entries, prop),
+                Entry::Property(prop) => {
+                    self.overrides.push(crate::ruleset::Overridden {
+                        kind: def.kind.text.clone(),
+                        id: def.id.text.clone(),
+                        entry: Some(prop.key.text.clone()),
+                        span: prop.key.span,
+                        package: package.to_string(),
+                    });
+                    override_property(&mut base.entries, prop)
+                }
                 Entry::Row(row) => {
+                    self.overrides.push(crate::ruleset::Overridden {
+                        kind: def.kind.text.clone(),
+                        id: def.id.text.clone(),
+                        entry: Some("rows".into()),
+                        span: row.span,
+                        package: package.to_string(),
+                    });
                     // Painted over: no longer a removal's gap.
                     base.removed
                         .retain(|(lo, hi, _)| !(row.key.lo <= *lo && *hi <= row.key.hi));

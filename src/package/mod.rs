@@ -267,7 +267,11 @@ impl Loader {
                             ),
                         );
                     }
-                    scripts.push(s)
+                    // The bases are in `packages` already; this package comes next.
+                    scripts.push(Script {
+                        package: packages.len(),
+                        ..s
+                    })
                 }
                 Err(d) => {
                     self.scripts_failed = true;
@@ -481,13 +485,46 @@ pub(crate) fn entry_span(entry: &ast::Entry) -> Span {
     }
 }
 
-pub use lower::dice_from_ast;
+pub use bundled::{files as bundled_files, packages as bundled_packages};
+pub use lower::{RollNames, chart_cell_loaded, dice_from_ast, roll_from_ast};
 
 impl Ruleset {
     /// Reads a dice expression given as text, with this ruleset's custom dice.
     pub fn parse_dice(&self, text: &str) -> Result<crate::dice::DiceExpr, String> {
         let expr = syntax::parse_dice_text(text)?;
         dice_from_ast(&expr, &self.dice).map_err(|errors| {
+            let messages: Vec<String> = errors
+                .iter()
+                .map(|d| {
+                    let help = d.help.as_deref().map(|h| format!(" ({h})")).unwrap_or_default();
+                    format!("{}{help}", d.message)
+                })
+                .collect();
+            format!("cannot roll `{text}`: {}", messages.join("; "))
+        })
+    }
+
+    /// Reads dice given as text, with this ruleset's custom dice: a dice expression (read as
+    /// its total) or dice read die by die (`any 6 in 2d6`).
+    pub fn parse_roll(&self, text: &str) -> Result<crate::dice::Roll, String> {
+        use crate::syntax::ast::ValueKind;
+        let value = syntax::parse_roll_text(text)?;
+        let result = match &value.kind {
+            ValueKind::Roll(r) => {
+                let look =
+                    |chart: &ast::Name, keys: &[i64], span: Span| chart_cell_loaded(&self.consts, chart, keys, span);
+                let names = RollNames {
+                    fields: None,
+                    chart: Some(&look),
+                };
+                roll_from_ast(r, &self.dice, &names).map(|(roll, _)| roll)
+            }
+            ValueKind::Expr(e) => {
+                dice_from_ast(e, &self.dice).map(|d| crate::dice::Roll::Read(crate::dice::Reading::Total(d)))
+            }
+            _ => return Err(format!("cannot read `{text}` as dice")),
+        };
+        result.map_err(|errors| {
             let messages: Vec<String> = errors
                 .iter()
                 .map(|d| {

@@ -4,7 +4,8 @@
 use super::run::Step;
 use super::sandbox::Budget;
 use crate::diagnostic::did_you_mean;
-use crate::dice::{DiceExpr, DiceRoll, Rng};
+use crate::dice::read::{self, Rolled};
+use crate::dice::{DiceExpr, DiceRoll, Rng, Roll};
 use crate::ruleset::{Record, Ruleset, Value};
 use crate::tables::Availability;
 use crate::tables::roll::{TableRoll, roll_series};
@@ -40,6 +41,86 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
     let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
     engine.register_fn("roll_dice", move |text: &str| -> Res<Map> {
         Ok(dice_map(&roll(&r, &s, &b, text)?))
+    });
+
+    // Dice read die by die, through the same definition `odds` computes: a roll given as
+    // text, or a record's rolls (the readings of one dice field see one roll of it).
+    let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
+    // Rolls depend only on the package: each text is read once per engine.
+    let parsed: Mutex<HashMap<String, Roll>> = Mutex::default();
+    engine.register_fn("read_roll", move |text: &str| -> Res<Map> {
+        let cached = parsed.lock().unwrap_or_else(|p| p.into_inner()).get(text).cloned();
+        let roll = match cached {
+            Some(roll) => roll,
+            None => {
+                let roll = r.parse_roll(text).map_err(Box::<EvalAltResult>::from)?;
+                parsed
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(text.to_string(), roll.clone());
+                roll
+            }
+        };
+        let mut st = lock(&s);
+        let rolled = roll.roll(&mut st.rng);
+        push(
+            &mut st,
+            &b,
+            Step::Note {
+                text: rolled.to_string(),
+                source: None,
+            },
+        )?;
+        Ok(rolled_map(&rolled))
+    });
+    let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
+    engine.register_fn("read_record", move |kind: &str, id: &str| -> Res<Map> {
+        let records = find_kind(&r, kind)?;
+        let Some(record) = records.get(id) else {
+            return fail(format!(
+                "no {kind} `{id}`{}",
+                hint(did_you_mean(id, records.keys().map(String::as_str)))
+            ));
+        };
+        let declared: Vec<read::Declared> = record
+            .fields
+            .iter()
+            .filter_map(|(name, v)| match v {
+                Value::Roll(rt) => Some(read::Declared {
+                    name,
+                    roll: &rt.roll,
+                    reads: rt.reads.as_deref(),
+                }),
+                _ => None,
+            })
+            .collect();
+        if declared.is_empty() {
+            return fail(format!(
+                "{kind} `{id}` declares no roll: give its schema a field of type `roll` (`kill any 6 in dice`), or roll its dice with roll_dice"
+            ));
+        }
+        let mut st = lock(&s);
+        let rolled = read::roll_declared(&declared, &mut st.rng);
+        for line in read::describe_declared(&declared, &rolled) {
+            push(
+                &mut st,
+                &b,
+                Step::Note {
+                    text: format!("{kind} {id}: {line}"),
+                    source: record.source.clone(),
+                },
+            )?;
+        }
+        let mut map = Map::new();
+        let mut shown = Map::new();
+        for (d, (field, result)) in declared.iter().zip(&rolled) {
+            map.insert(field.as_str().into(), reading_value(result));
+            if let (Some(f), Rolled::Read { reading, .. }) = (d.reads, result) {
+                shown.insert(f.into(), faces(reading.dice()).into());
+            }
+        }
+        map.insert("rolled".into(), shown.into());
+        Ok(map)
     });
 
     let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
@@ -139,6 +220,7 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
                 value,
                 face: None,
                 raw: Vec::new(),
+                negative: false,
             }],
             modifier: 0,
             total: value,
@@ -264,8 +346,10 @@ fn availability(table: &crate::tables::Table, ctx: &Map) -> Res<Availability> {
         }
     };
     for key in ctx.keys() {
-        if key != "unavailable" && key != "available" {
-            return fail(format!("unknown roll option `{key}`: use `unavailable` or `available`"));
+        if !["unavailable", "available", "who"].contains(&key.as_str()) {
+            return fail(format!(
+                "unknown roll option `{key}`: use `unavailable`, `available` or `who` (whose roll it is, for the log)"
+            ));
         }
     }
     Ok(Availability {
@@ -287,10 +371,16 @@ fn roll_table(
         return fail(format!("roll_table_times: {times} rolls; give 1 to 1000"));
     }
     let avail = availability(table, ctx)?;
+    // `who`: whose roll it is, said in the log line ("Alien movement for ork-2: …").
+    let who = ctx.get("who").filter(|v| !v.is_unit()).map(|v| v.to_string());
     let mut st = lock(state);
     let rolls = roll_series(&ruleset.tables, table, times as usize, &avail, &mut st.rng)?;
     for r in &rolls {
-        push(&mut st, budget, Step::Table(Box::new(r.clone())))?;
+        let mut step = r.clone();
+        if let Some(who) = &who {
+            step.title = format!("{} for {who}", step.title);
+        }
+        push(&mut st, budget, Step::Table(Box::new(step)))?;
     }
     Ok(rolls)
 }
@@ -310,6 +400,69 @@ fn dice_map(roll: &DiceRoll) -> Map {
         })
         .collect();
     map.insert("dice".into(), dice.into());
+    map
+}
+
+/// The numbers the dice show (a face without a number shows its name).
+fn faces(dice: &[crate::dice::RolledDie]) -> Array {
+    dice.iter()
+        .map(|d| match &d.face {
+            Some(face) => Dynamic::from(face.clone()),
+            None => Dynamic::from_int(d.value),
+        })
+        .collect()
+}
+
+/// What a roll comes to, as a script reads it: yes / no as a bool, a number as an int, an
+/// opposed roll as `#{ winner, margin, first, second }`.
+fn reading_value(rolled: &Rolled) -> Dynamic {
+    match rolled {
+        Rolled::Read { value, flag: true, .. } => Dynamic::from_bool(*value != 0),
+        Rolled::Read { value, .. } | Rolled::Chain { value, .. } => Dynamic::from_int(*value),
+        Rolled::Opposed {
+            winner,
+            margin,
+            first,
+            second,
+            ..
+        } => {
+            let mut m = Map::new();
+            m.insert("winner".into(), winner.word().into());
+            m.insert("margin".into(), Dynamic::from_int(*margin));
+            m.insert("first".into(), Dynamic::from_int(*first));
+            m.insert("second".into(), Dynamic::from_int(*second));
+            m.into()
+        }
+    }
+}
+
+/// A roll read die by die as a script gets it: `value` (what `reading_value` gives), `text`
+/// (the roll in words), and the dice: `dice` for one reading, `first` / `second` dice of the
+/// deciding round for an opposed roll (as `first_dice`, `second_dice`), `stages` (each
+/// stage's count) for a chain.
+fn rolled_map(rolled: &Rolled) -> Map {
+    let mut map = Map::new();
+    map.insert("value".into(), reading_value(rolled));
+    map.insert("text".into(), rolled.to_string().into());
+    match rolled {
+        Rolled::Read { reading, .. } => {
+            map.insert("dice".into(), faces(reading.dice()).into());
+        }
+        Rolled::Opposed {
+            rounds, winner, margin, ..
+        } => {
+            map.insert("winner".into(), winner.word().into());
+            map.insert("margin".into(), Dynamic::from_int(*margin));
+            if let Some((a, b)) = rounds.last() {
+                map.insert("first_dice".into(), faces(a.dice()).into());
+                map.insert("second_dice".into(), faces(b.dice()).into());
+            }
+        }
+        Rolled::Chain { stages, .. } => {
+            let counts: Array = stages.iter().map(|s| Dynamic::from_int(s.passed)).collect();
+            map.insert("stages".into(), counts.into());
+        }
+    }
     map
 }
 
@@ -385,6 +538,7 @@ pub fn to_dynamic(value: &Value) -> Dynamic {
         Value::Flag(b) => Dynamic::from_bool(*b),
         Value::Text(t) | Value::Name(t) => Dynamic::from(ImmutableString::from(t.as_str())),
         Value::Dice(d) => Dynamic::from(ImmutableString::from(d.text.as_str())),
+        Value::Roll(r) => Dynamic::from(ImmutableString::from(r.text.as_str())),
         Value::List(items) => items.iter().map(to_dynamic).collect::<Array>().into(),
         Value::Map(m) => Dynamic::from_map(m.iter().map(|(k, v)| (k.as_str().into(), to_dynamic(v))).collect()),
     }

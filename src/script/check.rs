@@ -10,6 +10,7 @@
 use super::{Script, span_at};
 use crate::Ruleset;
 use crate::diagnostic::{Diagnostic, did_you_mean};
+use crate::source::Span;
 use rhai::{ASTNode, Expr, Stmt};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -70,7 +71,7 @@ enum Names {
 fn first_argument(name: &str) -> Option<Names> {
     Some(match name {
         "roll_table" | "roll_table_times" | "table_results" => Names::Table,
-        "record" | "records" => Names::Kind,
+        "record" | "records" | "read_record" => Names::Kind,
         "constant" => Names::Const,
         "pool" => Names::Pool,
         "mission" | "marked" | "los" | "visible_from" | "distance" | "nearest" | "move_towards" | "move_away"
@@ -92,7 +93,151 @@ pub fn check(ruleset: &Ruleset, engine: &HashSet<String>) -> Vec<Diagnostic> {
         check_script(ruleset, script, engine, &defined, &mut out);
         check_fields(ruleset, script, &mut out);
     }
+    out.extend(unused(ruleset));
     out
+}
+
+/// Every name the scripts mention: the functions they call (plainly, as methods, or by `Fn`),
+/// the properties they read, and every text they hold (an id, a field, a function's name).
+fn mentions(ruleset: &Ruleset) -> HashSet<String> {
+    let mut names = HashSet::new();
+    for script in &ruleset.scripts {
+        script.ast.walk(&mut |path: &[ASTNode]| {
+            match path.last() {
+                Some(ASTNode::Expr(Expr::FnCall(call, _) | Expr::MethodCall(call, _)))
+                | Some(ASTNode::Stmt(Stmt::FnCall(call, _))) => {
+                    names.insert(call.name.to_string());
+                }
+                Some(ASTNode::Expr(Expr::StringConstant(text, _))) => {
+                    names.insert(text.to_string());
+                }
+                Some(ASTNode::Expr(Expr::Property(p, _))) => {
+                    names.insert(p.2.to_string());
+                }
+                Some(ASTNode::Expr(Expr::DynamicConstant(value, _))) => {
+                    if let Some(f) = value.clone().try_cast::<rhai::FnPtr>() {
+                        names.insert(f.fn_name().to_string());
+                    }
+                }
+                _ => {}
+            }
+            true
+        });
+    }
+    names
+}
+
+/// The fields of a piece's stats record that the engine itself reads.
+const ENGINE_STATS_FIELDS: [&str; 3] = ["life", "size", "diagonal"];
+
+/// Entries every record may carry that are for people, not for rules.
+const RECORD_NOTES: [&str; 4] = ["source", "text", "label", "provisional"];
+
+/// Warnings on what a variant adds that can change nothing: a script function that overrides
+/// no base function and that nothing calls (a misspelled hook: `fn choose_tagret(`), and an
+/// `override` of a constant or of a record's field that no script reads.
+pub fn unused(ruleset: &Ruleset) -> Vec<Diagnostic> {
+    let mentioned = mentions(ruleset);
+    let mut called: HashSet<&str> = HashSet::new();
+    for p in ruleset.procedures.values() {
+        called.insert(&p.function);
+    }
+    for g in ruleset.games.values() {
+        called.extend(g.setup.iter().map(String::as_str));
+        called.extend(g.phases.iter().map(|p| p.function.as_str()));
+        called.extend(g.triggers.iter().map(|t| t.function.as_str()));
+        called.extend(g.commands.values().map(|c| c.function.as_str()));
+    }
+    let mut out = Vec::new();
+    // Functions: a script of a package that extends another (`package` > 0).
+    for script in ruleset.scripts.iter().filter(|s| s.package > 0) {
+        let earlier: Vec<&str> = ruleset
+            .scripts
+            .iter()
+            .filter(|s| s.package < script.package)
+            .flat_map(|s| s.functions.iter().map(|(n, _)| n.as_str()))
+            .collect();
+        let text = &ruleset.sources.get(script.file).text;
+        for (name, _) in &script.functions {
+            if earlier.contains(&name.as_str()) || called.contains(name.as_str()) || mentioned.contains(name) {
+                continue;
+            }
+            let at = definition(text, name);
+            let base = &ruleset.packages[script.package - 1].name;
+            let mut d = Diagnostic::warning(
+                Span::new(script.file, at, at + name.len()),
+                format!("`{name}` replaces no function of `{base}` or what it extends, and nothing calls it"),
+                "changes nothing",
+            );
+            d = match did_you_mean(name, earlier.iter().copied()) {
+                Some(hint) => d.with_help(format!("{hint} (to replace a base's function, use its exact name)")),
+                None => d.with_help(
+                    "a variant's function changes a game when it has the name of a base's function (a hook: see \"Hooks\" in grammar/README.md) or when something calls it",
+                ),
+            };
+            out.push(d);
+        }
+    }
+    // Overrides of constants and of record fields that no script reads.
+    let stats_kinds: HashSet<&str> = ruleset.games.values().filter_map(|g| g.stats.as_deref()).collect();
+    for o in &ruleset.overrides {
+        let (what, name, read_by) = match &o.entry {
+            None => (
+                format!("constant `{}`", o.id),
+                o.id.as_str(),
+                format!("a script reads a constant with `constant(\"{}\")`", o.id),
+            ),
+            Some(field) if ruleset.schemas.contains_key(&o.kind) => {
+                if RECORD_NOTES.contains(&field.as_str())
+                    || (stats_kinds.contains(o.kind.as_str()) && ENGINE_STATS_FIELDS.contains(&field.as_str()))
+                {
+                    continue;
+                }
+                (
+                    format!("field `{field}` of {} `{}`", o.kind, o.id),
+                    field.as_str(),
+                    format!("a script reads a field with `.{field}` or `[\"{field}\"]`"),
+                )
+            }
+            // Tables, procedures, games and the like: the engine reads every entry.
+            Some(_) => continue,
+        };
+        if mentioned.contains(name) {
+            continue;
+        }
+        out.push(
+            Diagnostic::warning(
+                o.span,
+                format!("no script reads the {what}: overriding it changes no game"),
+                "read by nothing",
+            )
+            .with_help(format!(
+                "{read_by}, and none does; it may be there for people to read (a rule the scripts do not play), or a name the scripts spell otherwise"
+            )),
+        );
+    }
+    out
+}
+
+/// Where `fn NAME(` is written in a script's text (the name's byte offset).
+fn definition(text: &str, name: &str) -> usize {
+    let mut from = 0;
+    while let Some(i) = text[from..].find(name) {
+        let at = from + i;
+        let before = text[..at].trim_end();
+        let after = text[at + name.len()..].trim_start();
+        if before.ends_with("fn")
+            && before[..before.len() - 2]
+                .chars()
+                .last()
+                .is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+            && after.starts_with('(')
+        {
+            return at;
+        }
+        from = at + name.len();
+    }
+    0
 }
 
 /// The names a record's map holds besides its schema's fields.
@@ -358,7 +503,7 @@ fn check_script(
                 // A kind the package declares a schema for but has no records of yet.
                 None if ruleset.schemas.contains_key(&id) => None,
                 None => missing("record kind", &id, ruleset.records.keys()).map(|p| (span, p)),
-                Some(records) if name == "record" => literal(1).and_then(|(rid, rat): (String, rhai::Position)| {
+                Some(records) if name == "record" || name == "read_record" => literal(1).and_then(|(rid, rat): (String, rhai::Position)| {
                     missing(&id, &rid, records.keys()).map(|p| (span_at(sources, script.file, rat), p))
                 }),
                 Some(_) => None,

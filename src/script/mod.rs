@@ -12,6 +12,7 @@ pub use api::{RunState, to_dynamic};
 pub use run::{Failure, RunError, RunOutput, Step, run_procedure, script_failure};
 pub(crate) use sandbox::Instant;
 pub use sandbox::outside_the_deadline;
+pub use sandbox::words_of_json;
 pub use sandbox::{Budget, Spent};
 
 /// Stack of every thread that runs scripts, in bytes. A script's values may nest as deep as
@@ -80,7 +81,12 @@ fn compile_with(engine: &rhai::Engine, file: FileId, sources: &SourceMap) -> Res
                 .iter_functions()
                 .map(|f| (f.name.to_string(), f.params.len()))
                 .collect();
-            Ok(Script { file, ast, functions })
+            Ok(Script {
+                file,
+                ast,
+                functions,
+                package: 0,
+            })
         }
         Err(error) => {
             let span = span_at(sources, file, error.position());

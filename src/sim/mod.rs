@@ -1,7 +1,13 @@
 //! Many headless games in parallel and what they add up to: outcome counts and rates with
-//! 95 % intervals, mean scores and turns, casualties, and every failed game with its seed.
-//! Game k's seed depends on the run's seed and k alone, and results are gathered in game
-//! order, so the report is the same for any number of threads (only `timing` differs).
+//! 95 % intervals, mean scores and turns, casualties, and the failed games by error (each
+//! error's count and its first few games with their seeds).
+//! Game k's seed depends on the run's seed and k alone, and results are added up in game
+//! order, so the report is the same for any number of threads (only `timing` differs). Games
+//! are played a chunk at a time and each chunk added up before the next: what a sim holds
+//! does not grow with its games.
+
+pub mod lab;
+pub mod stats;
 
 use crate::dice::rng::splitmix;
 use crate::game::{GameError, Host, Setup, host};
@@ -53,11 +59,22 @@ pub struct Rate {
     pub high: f64,
 }
 
+/// One error that ended games: its message, how many games it ended, and the first
+/// [`MAX_SIM_ERROR_EXAMPLES`] of them.
+///
+/// [`MAX_SIM_ERROR_EXAMPLES`]: crate::limits::MAX_SIM_ERROR_EXAMPLES
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct SimFailure {
+pub struct SimError {
+    pub message: String,
+    pub games: u64,
+    pub examples: Vec<SimExample>,
+}
+
+/// A game to replay: `servitor game … --seed SEED`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SimExample {
     pub game: u64,
     pub seed: u64,
-    pub message: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -82,8 +99,17 @@ pub struct SimReport {
     pub mean_turns: f64,
     /// Side → kind → pieces eliminated per game.
     pub casualties: IndexMap<String, IndexMap<String, f64>>,
-    pub errors: Vec<SimFailure>,
+    /// The errors that ended games, in the order the games first met them: at most
+    /// [`MAX_SIM_ERRORS`] different ones.
+    ///
+    /// [`MAX_SIM_ERRORS`]: crate::limits::MAX_SIM_ERRORS
+    pub errors: Vec<SimError>,
+    /// Games ended by an error other than those in `errors` (counted, not kept).
+    pub other_errors: u64,
     pub timing: Timing,
+    /// Side → score → games that ended with it (what `--svg` draws).
+    #[serde(skip)]
+    pub score_counts: IndexMap<String, std::collections::BTreeMap<i64, u64>>,
 }
 
 /// Wilson score interval at 95 %.
@@ -160,121 +186,229 @@ pub fn check(ruleset: &Arc<Ruleset>, setup: &SimSetup) -> Result<(), String> {
     }
 }
 
-/// Plays the games on `setup.jobs` threads; `done` is called after each game (for a progress
-/// bar), and setting `stop` ends the run early with what was played.
-pub fn run(ruleset: &Arc<Ruleset>, setup: &SimSetup, done: &(dyn Fn() + Sync), stop: &AtomicBool) -> SimReport {
+/// Games played before their results are added up: enough to keep every thread busy, few
+/// enough that what a chunk holds (a failed game's message may be 16 KiB) stays small.
+fn chunk(jobs: usize) -> u64 {
+    (jobs as u64).saturating_mul(16).max(256)
+}
+
+/// A thread pool of `jobs` threads with script stacks, or of fewer when the system cannot
+/// start that many (address space, thread limits): half as many each time, down to one.
+fn pool(jobs: usize) -> Result<rayon::ThreadPool, String> {
+    let mut n = jobs.max(1);
+    loop {
+        let built = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .stack_size(crate::script::STACK_BYTES)
+            .build();
+        match built {
+            Ok(pool) => return Ok(pool),
+            Err(_) if n > 1 => n /= 2,
+            Err(e) => return Err(format!("cannot start a thread to play the games on: {e}")),
+        }
+    }
+}
+
+/// A host borrowed from the run's idle ones (or made), given back when the work that took it
+/// ends: hosts are costly to build, and chunks come and go.
+struct Lease<'a> {
+    host: Option<Host>,
+    idle: &'a std::sync::Mutex<Vec<Host>>,
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        if let Some(host) = self.host.take() {
+            self.idle.lock().unwrap_or_else(|p| p.into_inner()).push(host);
+        }
+    }
+}
+
+/// Plays the games on `setup.jobs` threads (fewer if the system cannot start that many:
+/// `timing.jobs` says how many played); `done` is called after each game (for a progress
+/// bar), and setting `stop` ends the run early with what was played. Fails only when not one
+/// thread can be started.
+pub fn run(
+    ruleset: &Arc<Ruleset>,
+    setup: &SimSetup,
+    done: &(dyn Fn() + Sync),
+    stop: &AtomicBool,
+) -> Result<SimReport, String> {
     let started = Instant::now();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(setup.jobs.max(1))
-        .stack_size(crate::script::STACK_BYTES)
-        .build()
-        .expect("a thread pool of a few threads can be built");
-    let played: Vec<Played> = pool
-        .install(|| {
-            (0..setup.games)
+    let pool = pool(setup.jobs)?;
+    let idle = std::sync::Mutex::new(Vec::new());
+    let mut sum = Sum::new(ruleset, setup);
+    let mut from = 0;
+    while from < setup.games && !stop.load(Ordering::Relaxed) {
+        let to = from.saturating_add(chunk(pool.current_num_threads())).min(setup.games);
+        let played: Vec<Option<Played>> = pool.install(|| {
+            (from..to)
                 .into_par_iter()
                 .map_init(
-                    || Host::new(ruleset),
-                    |host, k| {
+                    || Lease {
+                        host: Some(
+                            idle.lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .pop()
+                                .unwrap_or_else(|| Host::new(ruleset)),
+                        ),
+                        idle: &idle,
+                    },
+                    |lease, k| {
                         if stop.load(Ordering::Relaxed) {
                             return None;
                         }
+                        let host = lease.host.as_mut().expect("a lease holds its host until dropped");
                         let p = play_one(host, setup, k);
                         done();
                         Some(p)
                     },
                 )
-                .collect::<Vec<Option<Played>>>()
-        })
-        .into_iter()
-        .flatten()
-        .collect();
+                .collect()
+        });
+        for p in played.into_iter().flatten() {
+            sum.add(p);
+        }
+        from = to;
+    }
     let seconds = started.elapsed().as_secs_f64();
-    let mut report = aggregate(ruleset, setup, &played);
-    report.stopped = (played.len() as u64) < setup.games;
+    let mut report = sum.report(ruleset, setup);
+    report.stopped = report.games < setup.games;
     report.timing = Timing {
         seconds: (seconds * 1000.0).round() / 1000.0,
         games_per_second: if seconds > 0.0 {
-            (played.len() as f64 / seconds).round()
+            (report.games as f64 / seconds).round()
         } else {
             0.0
         },
-        jobs: setup.jobs.max(1),
+        jobs: pool.current_num_threads(),
     };
-    report
+    Ok(report)
 }
 
-fn aggregate(ruleset: &Ruleset, setup: &SimSetup, played: &[Played]) -> SimReport {
-    let games = played.len() as u64;
-    let sides: Vec<String> = setup
-        .game
-        .as_ref()
-        .and_then(|g| ruleset.games.get(g))
-        .or_else(|| ruleset.games.first().map(|(_, g)| g))
-        .map(|g| g.sides.clone())
-        .unwrap_or_default();
-    let mut outcomes: IndexMap<String, u64> = sides.iter().map(|s| (s.clone(), 0)).collect();
-    outcomes.insert("none".into(), 0);
-    // Summed wide: one game's score is any i64, and many games' add up past it.
-    let mut score_sums: IndexMap<String, i128> = sides.iter().map(|s| (s.clone(), 0)).collect();
-    let mut turns = 0u64;
-    let mut casualties: IndexMap<String, IndexMap<String, u64>> = IndexMap::new();
-    let mut errors = Vec::new();
-    let mut finished = 0u64;
-    for p in played {
-        match &p.outcome {
+/// The games played so far, added up in game order.
+struct Sum {
+    games: u64,
+    outcomes: IndexMap<String, u64>,
+    /// Summed wide: one game's score is any i64, and many games' add up past it.
+    score_sums: IndexMap<String, i128>,
+    turns: u64,
+    casualties: IndexMap<String, IndexMap<String, u64>>,
+    errors: IndexMap<String, SimError>,
+    other_errors: u64,
+    finished: u64,
+    /// Side → score → games that ended with it (what `--svg` draws): scores are few.
+    score_counts: IndexMap<String, std::collections::BTreeMap<i64, u64>>,
+}
+
+impl Sum {
+    fn new(ruleset: &Ruleset, setup: &SimSetup) -> Sum {
+        let sides: Vec<String> = setup
+            .game
+            .as_ref()
+            .and_then(|g| ruleset.games.get(g))
+            .or_else(|| ruleset.games.first().map(|(_, g)| g))
+            .map(|g| g.sides.clone())
+            .unwrap_or_default();
+        let mut outcomes: IndexMap<String, u64> = sides.iter().map(|s| (s.clone(), 0)).collect();
+        outcomes.insert("none".into(), 0);
+        Sum {
+            games: 0,
+            outcomes,
+            score_sums: sides.iter().map(|s| (s.clone(), 0)).collect(),
+            turns: 0,
+            casualties: IndexMap::new(),
+            errors: IndexMap::new(),
+            other_errors: 0,
+            finished: 0,
+            score_counts: IndexMap::new(),
+        }
+    }
+
+    fn add(&mut self, p: Played) {
+        use crate::limits::{MAX_SIM_ERROR_EXAMPLES, MAX_SIM_ERRORS};
+        self.games += 1;
+        match p.outcome {
             Ok(g) => {
-                finished += 1;
-                *outcomes.entry(g.winner.clone()).or_default() += 1;
-                for (side, points) in &g.scores {
-                    *score_sums.entry(side.clone()).or_default() += i128::from(*points);
+                self.finished += 1;
+                *self.outcomes.entry(g.winner).or_default() += 1;
+                for (side, points) in g.scores {
+                    *self.score_sums.entry(side.clone()).or_default() += i128::from(points);
+                    *self.score_counts.entry(side).or_default().entry(points).or_default() += 1;
                 }
-                turns += u64::from(g.turns);
-                for (side, kind) in &g.casualties {
-                    *casualties
-                        .entry(side.clone())
-                        .or_default()
-                        .entry(kind.clone())
-                        .or_default() += 1;
+                self.turns += u64::from(g.turns);
+                for (side, kind) in g.casualties {
+                    *self.casualties.entry(side).or_default().entry(kind).or_default() += 1;
                 }
             }
             Err(message) => {
-                *outcomes.entry("error".into()).or_default() += 1;
-                errors.push(SimFailure {
+                *self.outcomes.entry("error".into()).or_default() += 1;
+                let example = SimExample {
                     game: p.index,
                     seed: p.seed,
-                    message: message.clone(),
-                });
+                };
+                if let Some(e) = self.errors.get_mut(&message) {
+                    e.games += 1;
+                    if e.examples.len() < MAX_SIM_ERROR_EXAMPLES {
+                        e.examples.push(example);
+                    }
+                } else if self.errors.len() < MAX_SIM_ERRORS {
+                    self.errors.insert(
+                        message.clone(),
+                        SimError {
+                            message,
+                            games: 1,
+                            examples: vec![example],
+                        },
+                    );
+                } else {
+                    self.other_errors += 1;
+                }
             }
         }
     }
-    let per_game = |x: f64| {
-        if finished == 0 {
-            0.0
-        } else {
-            (x / finished as f64 * 100.0).round() / 100.0
+
+    fn report(self, ruleset: &Ruleset, setup: &SimSetup) -> SimReport {
+        let (games, finished) = (self.games, self.finished);
+        let per_game = |x: f64| {
+            if finished == 0 {
+                0.0
+            } else {
+                (x / finished as f64 * 100.0).round() / 100.0
+            }
+        };
+        SimReport {
+            package: ruleset.name().to_string(),
+            mission: setup.mission.clone(),
+            seed: setup.seed,
+            games,
+            stopped: false,
+            rates: self
+                .outcomes
+                .iter()
+                .map(|(k, v)| (k.clone(), wilson(*v, games)))
+                .collect(),
+            outcomes: self.outcomes,
+            mean_scores: self
+                .score_sums
+                .into_iter()
+                .map(|(k, v)| (k, per_game(v as f64)))
+                .collect(),
+            mean_turns: per_game(self.turns as f64),
+            casualties: self
+                .casualties
+                .into_iter()
+                .map(|(side, kinds)| (side, kinds.into_iter().map(|(k, v)| (k, per_game(v as f64))).collect()))
+                .collect(),
+            errors: self.errors.into_values().collect(),
+            other_errors: self.other_errors,
+            score_counts: self.score_counts,
+            timing: Timing {
+                seconds: 0.0,
+                games_per_second: 0.0,
+                jobs: 0,
+            },
         }
-    };
-    SimReport {
-        package: ruleset.name().to_string(),
-        mission: setup.mission.clone(),
-        seed: setup.seed,
-        games,
-        stopped: false,
-        rates: outcomes.iter().map(|(k, v)| (k.clone(), wilson(*v, games))).collect(),
-        outcomes,
-        mean_scores: score_sums.into_iter().map(|(k, v)| (k, per_game(v as f64))).collect(),
-        mean_turns: per_game(turns as f64),
-        casualties: casualties
-            .into_iter()
-            .map(|(side, kinds)| (side, kinds.into_iter().map(|(k, v)| (k, per_game(v as f64))).collect()))
-            .collect(),
-        errors,
-        timing: Timing {
-            seconds: 0.0,
-            games_per_second: 0.0,
-            jobs: 0,
-        },
     }
 }
 

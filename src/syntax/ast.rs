@@ -118,6 +118,8 @@ pub enum ValueKind {
     List(Vec<Value>),
     Block(Block),
     Expr(Expr),
+    /// Dice read die by die: `highest of 3d6`, `any 6 in 2d6`, `… vs …`, chains.
+    Roll(Box<RollExpr>),
 }
 
 /// Terms joined by `+` / `-`: a dice expression, a number, a name or a tagged value.
@@ -152,6 +154,115 @@ pub enum Term {
     },
     Number(i64),
     Name(String),
+}
+
+/// Dice read die by die, as written (see `dice::read` for what each form means).
+#[derive(Debug, Clone)]
+pub enum RollExpr {
+    Read(Box<ReadExpr>),
+    Opposed {
+        first: Side,
+        second: Side,
+        /// `ties none|first|second|reroll`, as written (checked when lowered).
+        ties: Option<Name>,
+        force: Option<ForceExpr>,
+    },
+    Chain {
+        first: Box<ReadExpr>,
+        stages: Vec<StageExpr>,
+    },
+}
+
+/// One side of `… vs …`: a reading, or a plain dice total.
+#[derive(Debug, Clone)]
+pub enum Side {
+    Read(Box<ReadExpr>),
+    Total(Expr, Span),
+}
+
+/// A pool and how it is read, with modifiers (`highest of d6 + 1`).
+#[derive(Debug, Clone)]
+pub struct ReadExpr {
+    pub how: How,
+    pub pool: PoolExpr,
+    pub modifiers: Vec<(i64, Span)>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub enum How {
+    /// `highest 2 of`, `lowest of`, `drop lowest of` (`n` is `None` when not written: 1).
+    Keep {
+        highest: bool,
+        drop: bool,
+        n: Option<(u32, Span)>,
+    },
+    Count(TargetExpr),
+    Any(TargetExpr),
+    All(TargetExpr),
+    /// `double` (2), `triple` (3), `same N`.
+    Same(u32, Span),
+    /// A pool with a re-roll rule, summed (`2d6 reroll 1`).
+    Sum,
+}
+
+/// Dice (only dice: `3d6`, `2 red + 1 white`) and their re-roll rule.
+#[derive(Debug, Clone)]
+pub struct PoolExpr {
+    pub dice: Vec<SignedTerm>,
+    pub reroll: Option<RerollExpr>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct RerollExpr {
+    pub how: RerollHow,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub enum RerollHow {
+    Each(TargetExpr),
+    One(TargetExpr),
+    Highest,
+    Lowest,
+    Failed,
+}
+
+/// `5+`, `6`, `1..2`, a face's name, a chart's cell; `fail` in front turns it round.
+#[derive(Debug, Clone)]
+pub struct TargetExpr {
+    pub fail: bool,
+    pub test: TestExpr,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub enum TestExpr {
+    AtLeast(i64),
+    Between(i64, i64),
+    Face(String),
+    /// `to-wound(4, 5)`: the chart's value for those keys, read as `N+`.
+    Chart {
+        chart: Name,
+        keys: Vec<i64>,
+    },
+}
+
+/// `second forces reroll highest`.
+#[derive(Debug, Clone)]
+pub struct ForceExpr {
+    pub by_second: bool,
+    pub highest: bool,
+    pub span: Span,
+}
+
+/// `then 4+ [reroll …]`.
+#[derive(Debug, Clone)]
+pub struct StageExpr {
+    pub target: TargetExpr,
+    pub reroll: Option<RerollExpr>,
+    pub span: Span,
 }
 
 impl Value {
@@ -199,6 +310,7 @@ impl Value {
             ValueKind::Text(_) => "a text",
             ValueKind::List(_) => "a list",
             ValueKind::Block(_) => "a block",
+            ValueKind::Roll(_) => "dice read die by die",
             ValueKind::Expr(e) => match e.terms.as_slice() {
                 [t] => match t.term {
                     Term::Number(_) => "a number",

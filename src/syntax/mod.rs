@@ -3,4 +3,4 @@
 pub mod ast;
 mod parser;
 
-pub use parser::{parse, parse_dice_text};
+pub use parser::{parse, parse_dice_text, parse_roll_text};

@@ -46,18 +46,30 @@ pub fn parse(file: FileId, text: &str) -> (File, Vec<Diagnostic>) {
 
 /// Parses a dice expression given as text (by a script or on the command line).
 pub fn parse_dice_text(text: &str) -> Result<Expr, String> {
+    match parse_roll_text(text)?.kind {
+        ValueKind::Expr(e) => Ok(e),
+        _ => Err(format!(
+            "`{text}` reads dice die by die, which gives no total to roll here: write a dice expression (`2d6+1`)"
+        )),
+    }
+}
+
+/// Parses dice given as text (by a script or on the command line): a dice expression
+/// (`ValueKind::Expr`) or dice read die by die (`ValueKind::Roll`).
+pub fn parse_roll_text(text: &str) -> Result<Value, String> {
     let file = FileId(u32::MAX);
     let pairs = Grammar::parse(Rule::dice_text, text).map_err(|e| {
         let d = pest_error(file, text, 0, e);
-        format!("cannot read `{text}` as dice: {}", d.message)
+        let help = d.help.as_deref().map(|h| format!(" ({h})")).unwrap_or_default();
+        format!("cannot read `{text}` as dice: {}{help}", d.message)
     })?;
     let reader = Reader { file, base: 0 };
-    let expr = pairs
+    let pair = pairs
         .into_iter()
         .next()
         .and_then(|p| inner(p).next())
-        .expect("dice_text holds an expr");
-    reader.expr(expr).map_err(|d| d.message.clone())
+        .expect("dice_text holds an expr or a roll");
+    reader.value(pair).map_err(|d| d.message.clone())
 }
 
 /// The first `{` or `[` nested deeper than [`MAX_NESTING`], as a diagnostic. Texts in quotes
@@ -164,6 +176,48 @@ fn describe(rule: &Rule) -> &'static str {
         Rule::open_brace => "`{`",
         Rule::close_brace => "`}`",
         Rule::close_bracket => "`]` or `,`",
+        Rule::roll | Rule::reading | Rule::side => "a value",
+        Rule::chain | Rule::opposed => "dice read die by die",
+        Rule::modifier => "`+ N` or `- N`",
+        Rule::keep_read | Rule::keep_word => "`highest … of` or `lowest … of`",
+        Rule::keep_count => "how many dice to keep",
+        Rule::count_read => "`count … in`",
+        Rule::any_read => "`any … in`",
+        Rule::all_read => "`all … in`",
+        Rule::same_read => "`double in`, `triple in` or `same N in`",
+        Rule::rerolled => "dice with a re-roll rule",
+        Rule::pool => "dice (`3d6`, `2 red + 1 white`)",
+        Rule::die_name => "a die's name",
+        Rule::reroll => "a re-roll rule (`reroll 1`, `reroll one 0`, `reroll highest`, `reroll failed`)",
+        Rule::reroll_die => "`highest` or `lowest`",
+        Rule::target => "a target (`5+`, `6`, `1..2`, a face's name)",
+        Rule::at_least | Rule::range | Rule::exact | Rule::signed => "a target (`5+`, `6`, `1..2`)",
+        Rule::chart_cell => "a chart's cell (`to-wound(4, 5)`)",
+        Rule::face_name => "a face's name",
+        Rule::ties_rule => "`ties none`, `ties first`, `ties second` or `ties reroll`",
+        Rule::force_rule | Rule::force_side => "`first forces reroll …` or `second forces reroll …`",
+        Rule::stage => "`then <target>`",
+        Rule::highest_kw => "`highest`",
+        Rule::lowest_kw => "`lowest`",
+        Rule::drop_kw => "`drop`",
+        Rule::of_kw => "`of`",
+        Rule::in_kw => "`in`",
+        Rule::count_kw => "`count`",
+        Rule::any_kw => "`any`",
+        Rule::all_kw => "`all`",
+        Rule::double_kw => "`double`",
+        Rule::triple_kw => "`triple`",
+        Rule::same_kw => "`same`",
+        Rule::reroll_kw => "`reroll`",
+        Rule::one_kw => "`one`",
+        Rule::failed_kw => "`failed`",
+        Rule::fail_kw => "`fail`",
+        Rule::vs_kw => "`vs`",
+        Rule::ties_kw => "`ties`",
+        Rule::first_kw => "`first`",
+        Rule::second_kw => "`second`",
+        Rule::forces_kw => "`forces`",
+        Rule::then_kw => "`then`",
         _ => "something else",
     }
 }
@@ -188,11 +242,20 @@ fn pest_error(file: FileId, text: &str, base: usize, error: pest::error::Error<R
     };
     let (message, help) = match &error.variant {
         ErrorVariant::ParsingError { positives, .. } => {
+            // After a plain dice expression (where `+` or `-` may come), the words that would
+            // turn it into a roll read die by die are possible too, but name nothing the
+            // author was writing: they are left out.
+            let after_expr = positives.contains(&Rule::op);
+            let positives: Vec<Rule> = positives
+                .iter()
+                .copied()
+                .filter(|r| !(after_expr && matches!(r, Rule::vs_kw | Rule::reroll_kw)))
+                .collect();
             let mut words: Vec<&str> = positives.iter().map(describe).collect();
             words.sort();
             words.dedup();
             let expected = join_or(&words);
-            let help = hint(&found, positives);
+            let help = hint(&found, &positives);
             (format!("expected {expected}, found {found}"), help)
         }
         ErrorVariant::CustomError { message } => (message.clone(), None),
@@ -398,9 +461,263 @@ impl Reader {
             Rule::text => ValueKind::Text(self.text(pair).text),
             Rule::list => ValueKind::List(inner(pair).map(|p| self.value(p)).collect::<Res<_>>()?),
             Rule::block => ValueKind::Block(self.block(pair)?),
+            Rule::roll => ValueKind::Roll(Box::new(self.roll(pair)?)),
             _ => ValueKind::Expr(self.expr(pair)?),
         };
         Ok(Value { kind, span })
+    }
+
+    fn roll(&self, pair: Pair<Rule>) -> Res<RollExpr> {
+        let form = inner(pair).next().expect("a roll has a form");
+        Ok(match form.as_rule() {
+            Rule::chain => {
+                let mut parts = inner(form);
+                let first = Box::new(self.read(parts.next().expect("a chain starts with a count"), Vec::new())?);
+                let stages = parts.map(|s| self.stage(s)).collect::<Res<Vec<_>>>()?;
+                RollExpr::Chain { first, stages }
+            }
+            Rule::opposed => {
+                let mut parts = inner(form);
+                let first = self.side(parts.next().expect("a first side"))?;
+                parts.next(); // vs
+                let second = self.side(parts.next().expect("a second side"))?;
+                let mut ties = None;
+                let mut force = None;
+                for clause in parts {
+                    let span = self.span(&clause);
+                    match clause.as_rule() {
+                        Rule::ties_rule => ties = inner(clause).nth(1).map(|p| self.name(p)),
+                        _ => {
+                            let mut words = inner(clause);
+                            let side = words.next().expect("a side").as_str();
+                            let die = words.last().expect("a die").as_str();
+                            force = Some(ForceExpr {
+                                by_second: side == "second",
+                                highest: die == "highest",
+                                span,
+                            });
+                        }
+                    }
+                }
+                RollExpr::Opposed {
+                    first,
+                    second,
+                    ties,
+                    force,
+                }
+            }
+            _ => RollExpr::Read(Box::new(self.reading(form)?)),
+        })
+    }
+
+    fn side(&self, pair: Pair<Rule>) -> Res<Side> {
+        let part = inner(pair).next().expect("a side holds a reading or an expression");
+        let span = self.span(&part);
+        Ok(match part.as_rule() {
+            Rule::reading => Side::Read(Box::new(self.reading(part)?)),
+            _ => Side::Total(self.expr(part)?, span),
+        })
+    }
+
+    /// `reading`: one form, then modifiers.
+    fn reading(&self, pair: Pair<Rule>) -> Res<ReadExpr> {
+        let span = self.span(&pair);
+        let mut parts = inner(pair);
+        let form = parts.next().expect("a reading has a form");
+        let mut modifiers = Vec::new();
+        for m in parts {
+            let mspan = self.span(&m);
+            let mut mi = inner(m);
+            let negative = mi.next().is_some_and(|op| op.as_str() == "-");
+            let n = self.number(mi.next().expect("a modifier has a number"))?;
+            modifiers.push((if negative { -n } else { n }, mspan));
+        }
+        let mut read = self.read(form, modifiers)?;
+        read.span = span;
+        Ok(read)
+    }
+
+    /// One form of reading (`keep_read`, `count_read`, …, `rerolled`).
+    fn read(&self, pair: Pair<Rule>, modifiers: Vec<(i64, Span)>) -> Res<ReadExpr> {
+        let span = self.span(&pair);
+        let rule = pair.as_rule();
+        let mut parts = inner(pair).peekable();
+        let how = match rule {
+            Rule::keep_read => {
+                let word = parts.next().expect("highest or lowest");
+                let drop = word.as_str().starts_with("drop");
+                let highest = word.as_str().ends_with("highest");
+                let n = match parts.next_if(|p| p.as_rule() == Rule::keep_count) {
+                    Some(p) => {
+                        let s = self.span(&p);
+                        Some((self.small(p)?, s))
+                    }
+                    None => None,
+                };
+                parts.next(); // of
+                How::Keep { highest, drop, n }
+            }
+            Rule::count_read | Rule::any_read | Rule::all_read => {
+                parts.next(); // the word
+                let target = self.target(parts.next().expect("a target"))?;
+                parts.next(); // in
+                match rule {
+                    Rule::count_read => How::Count(target),
+                    Rule::any_read => How::Any(target),
+                    _ => How::All(target),
+                }
+            }
+            Rule::same_read => {
+                let word = parts.next().expect("double, triple or same");
+                let wspan = self.span(&word);
+                let n = match word.as_rule() {
+                    Rule::double_kw => 2,
+                    Rule::triple_kw => 3,
+                    _ => {
+                        let p = parts.next().expect("same N");
+                        let n = self.number(p)?;
+                        u32::try_from(n).unwrap_or(u32::MAX)
+                    }
+                };
+                parts.next(); // in
+                How::Same(n, wspan)
+            }
+            _ => {
+                // `rerolled`: the dice, then the rule.
+                let mut dice = Vec::new();
+                let mut reroll = None;
+                let mut pool_span = span;
+                for p in parts {
+                    if p.as_rule() == Rule::reroll {
+                        reroll = Some(self.reroll(p)?);
+                    } else {
+                        let s = self.span(&p);
+                        pool_span = Span::new(self.file, span.start, s.end);
+                        dice.push(SignedTerm {
+                            negative: false,
+                            term: self.term(p)?,
+                            span: s,
+                        });
+                    }
+                }
+                return Ok(ReadExpr {
+                    how: How::Sum,
+                    pool: PoolExpr {
+                        dice,
+                        reroll,
+                        span: pool_span,
+                    },
+                    modifiers,
+                    span,
+                });
+            }
+        };
+        let pool = self.pool(parts.next().expect("a reading has a pool"))?;
+        Ok(ReadExpr {
+            how,
+            pool,
+            modifiers,
+            span,
+        })
+    }
+
+    fn pool(&self, pair: Pair<Rule>) -> Res<PoolExpr> {
+        let span = self.span(&pair);
+        let mut dice = Vec::new();
+        let mut reroll = None;
+        for p in inner(pair) {
+            if p.as_rule() == Rule::reroll {
+                reroll = Some(self.reroll(p)?);
+            } else {
+                let s = self.span(&p);
+                dice.push(SignedTerm {
+                    negative: false,
+                    term: self.term(p)?,
+                    span: s,
+                });
+            }
+        }
+        Ok(PoolExpr { dice, reroll, span })
+    }
+
+    fn reroll(&self, pair: Pair<Rule>) -> Res<RerollExpr> {
+        let span = self.span(&pair);
+        let mut parts = inner(pair);
+        parts.next(); // reroll
+        let first = parts.next().expect("a re-roll rule");
+        let how = match first.as_rule() {
+            Rule::one_kw => RerollHow::One(self.target(parts.next().expect("a target"))?),
+            Rule::reroll_die => {
+                if first.as_str() == "highest" {
+                    RerollHow::Highest
+                } else {
+                    RerollHow::Lowest
+                }
+            }
+            Rule::failed_kw => RerollHow::Failed,
+            _ => RerollHow::Each(self.target(first)?),
+        };
+        Ok(RerollExpr { how, span })
+    }
+
+    fn target(&self, pair: Pair<Rule>) -> Res<TargetExpr> {
+        let span = self.span(&pair);
+        let mut fail = false;
+        let mut test = None;
+        for p in inner(pair) {
+            match p.as_rule() {
+                Rule::fail_kw => fail = true,
+                Rule::at_least => {
+                    let n = self.signed(inner(p).next().expect("a number"))?;
+                    test = Some(TestExpr::AtLeast(n));
+                }
+                Rule::range => {
+                    let mut ns = inner(p);
+                    let lo = self.signed(ns.next().expect("a low end"))?;
+                    let hi_pair = ns.next().expect("a high end");
+                    let hi_span = self.span(&hi_pair);
+                    let hi = self.signed(hi_pair)?;
+                    if hi < lo {
+                        return Err(Diagnostic::error(
+                            hi_span,
+                            format!("the range {lo}..{hi} runs backwards"),
+                            "empty range",
+                        )
+                        .with_help(format!("write the smaller value first: `{hi}..{lo}`")));
+                    }
+                    test = Some(TestExpr::Between(lo, hi));
+                }
+                Rule::exact => {
+                    let n = self.signed(inner(p).next().expect("a number"))?;
+                    test = Some(TestExpr::Between(n, n));
+                }
+                Rule::chart_cell => {
+                    let mut parts = inner(p);
+                    let chart = self.name(parts.next().expect("a chart"));
+                    let keys = parts.map(|k| self.signed(k)).collect::<Res<Vec<_>>>()?;
+                    test = Some(TestExpr::Chart { chart, keys });
+                }
+                _ => test = Some(TestExpr::Face(p.as_str().to_string())),
+            }
+        }
+        Ok(TargetExpr {
+            fail,
+            test: test.expect("a target has a test"),
+            span,
+        })
+    }
+
+    fn signed(&self, pair: Pair<Rule>) -> Res<i64> {
+        self.number(pair)
+    }
+
+    fn stage(&self, pair: Pair<Rule>) -> Res<StageExpr> {
+        let span = self.span(&pair);
+        let mut parts = inner(pair);
+        parts.next(); // then
+        let target = self.target(parts.next().expect("a stage has a target"))?;
+        let reroll = parts.next().map(|r| self.reroll(r)).transpose()?;
+        Ok(StageExpr { target, reroll, span })
     }
 
     fn expr(&self, pair: Pair<Rule>) -> Res<Expr> {
@@ -461,6 +778,7 @@ impl Reader {
                     number: if negative { -number } else { number },
                 }
             }
+            Rule::die_name => Term::Name(text.to_string()),
             Rule::number => Term::Number(
                 text.parse()
                     .map_err(|_| Diagnostic::error(span, "this number is too large", "too large"))?,

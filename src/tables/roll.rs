@@ -9,9 +9,9 @@ use indexmap::IndexMap;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 
-/// Rerolls stop after this many tries; reachable only when the usable rows are all but
-/// impossible to roll.
-const MAX_REROLLS: usize = 10_000;
+/// Rolls shown one by one before a reroll is drawn straight from the exact odds of the totals
+/// that give a usable row (renormalised): reached only when usable rows are all but impossible.
+use crate::limits::MAX_REROLLS_SHOWN as REROLLS_SHOWN;
 
 /// Everything that happened in one roll on a table, for display, logs and scripts.
 #[derive(Debug, Clone, Serialize)]
@@ -130,8 +130,31 @@ fn roll_once(
     let mut rolls = Vec::new();
     let mut notes = Vec::new();
     let mut resolution = Resolution::NothingLeft;
-    for _ in 0..MAX_REROLLS {
-        let roll = table.dice.roll(rng);
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let roll = if tries > REROLLS_SHOWN {
+            match draw_usable(table, avail, taken, rng) {
+                Some(total) => {
+                    notes.push(format!(
+                        "{REROLLS_SHOWN} rolls without a usable result: the total is drawn from the exact odds of the totals that give one"
+                    ));
+                    DiceRoll {
+                        expr: table.dice.to_string().into(),
+                        dice: Vec::new(),
+                        modifier: 0,
+                        total,
+                    }
+                }
+                None => break,
+            }
+        } else {
+            // The dice layer says which table a die is for (a player asked for it knows why).
+            let before = rng.rolling_table(Some(&table.id));
+            let roll = table.dice.roll(rng);
+            rng.restore_table(before);
+            roll
+        };
         let Some(row) = table.row_for(roll.total) else {
             // The checker proves every total has a row; a table that escaped it yields nothing.
             notes.push(format!("no row for {}", roll.total));
@@ -188,6 +211,38 @@ fn roll_once(
         outcome,
         source: table.source.clone(),
     }
+}
+
+/// A total drawn from the exact odds of the table's dice, among the totals whose row does not
+/// send the roll round again (`None` if there is none: `resolve` says so before a reroll).
+fn draw_usable(table: &Table, avail: &Availability, taken: &BTreeSet<String>, rng: &mut Rng) -> Option<i64> {
+    use num_bigint::BigInt;
+    use num_integer::Integer;
+    let usable: Vec<(i64, num_rational::BigRational)> = table
+        .dice
+        .distribution()
+        .weights
+        .into_iter()
+        .filter(|(total, _)| {
+            table
+                .row_for(*total)
+                .is_none_or(|row| table.resolve(row, avail, taken).0 != Resolution::Reroll)
+        })
+        .collect();
+    let common = usable.iter().fold(BigInt::from(1), |d, (_, p)| d.lcm(p.denom()));
+    let weights: Vec<(i64, num_bigint::BigUint)> = usable
+        .iter()
+        .filter_map(|(t, p)| (p.numer() * (&common / p.denom())).to_biguint().map(|w| (*t, w)))
+        .collect();
+    let total: num_bigint::BigUint = weights.iter().map(|(_, w)| w).sum();
+    let mut pick = rng.below_big(&total);
+    for (t, w) in &weights {
+        if &pick < w {
+            return Some(*t);
+        }
+        pick -= w;
+    }
+    None
 }
 
 fn land(

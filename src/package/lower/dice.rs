@@ -2,7 +2,8 @@
 
 use super::Lower;
 use crate::diagnostic::{Diagnostic, did_you_mean, thousands};
-use crate::dice::{DiceExpr, DieKind, Face, Part};
+use crate::dice::read::{Force, Stage, Ties};
+use crate::dice::{DiceExpr, DieKind, Face, Part, Pool, PoolRead, Read, Reading, Reroll, Roll, Target, Test};
 use crate::limits::*;
 use crate::package::merge::MergedItem;
 use crate::ruleset::*;
@@ -165,7 +166,7 @@ pub fn dice_from_ast(expr: &ast::Expr, dice: &IndexMap<String, Die>) -> Result<D
                     errors.push(
                         Diagnostic::error(t.span, format!("{count} dice in one expression"), "too many dice").with_help(
                             format!(
-                                "one dice expression rolls at most {MAX_DICE} dice (`MAX_DICE`, see \"Limits\" in grammar/README.md): roll several times instead"
+                                "one dice expression rolls at most {} dice (`MAX_DICE`, see \"Limits\" in grammar/README.md): roll several times instead", thousands(MAX_DICE)
                             ),
                         ),
                     );
@@ -211,4 +212,646 @@ pub(super) fn custom(dice: &IndexMap<String, Die>, count: u32, id: &str, span: S
             Err(Diagnostic::error(span, format!("unknown die `{id}`"), "not a declared die").with_help(help))
         }
     }
+}
+
+/// Reads a chart's cell: its name, its keys, where the roll reads it.
+pub type ChartLookup<'a> = dyn Fn(&ast::Name, &[i64], Span) -> Result<Test, Diagnostic> + 'a;
+
+/// What a roll read die by die may refer to besides the package's dice: a record's own dice
+/// fields (`kill any 6 in dice`) and the package's charts (`then to-wound(4, 5)`).
+#[derive(Default)]
+pub struct RollNames<'a> {
+    pub fields: Option<&'a IndexMap<String, DiceExpr>>,
+    pub chart: Option<&'a ChartLookup<'a>>,
+}
+
+/// Builds a roll read die by die from its syntax; the second value is the record's own dice
+/// field it reads, if any.
+pub fn roll_from_ast(
+    expr: &ast::RollExpr,
+    dice: &IndexMap<String, Die>,
+    names: &RollNames,
+) -> Result<(Roll, Option<String>), Vec<Diagnostic>> {
+    let mut cx = RollLower {
+        dice,
+        names,
+        errors: Vec::new(),
+        reads: None,
+    };
+    let roll = cx.roll(expr);
+    // A record's dice field is read as it lies: one roll, seen by every reading of it.
+    if let (Some(field), Some(roll)) = (&cx.reads, &roll) {
+        let plain = match roll {
+            Roll::Read(Reading::Pool(p)) => p.pool.reroll.is_none() && expr_pool_terms(expr) == 1,
+            _ => false,
+        };
+        if !plain {
+            cx.errors.push(
+                Diagnostic::error(
+                    expr_span(expr),
+                    format!("field `{field}` is read here with more than itself"),
+                    "not a reading of the field alone",
+                )
+                .with_help(format!(
+                    "the readings of `{field}` see one roll of it, as it lies: read it alone (`any 6 in {field}`, `highest of {field}`), with no re-roll, other dice, `vs` or `then`; write the dice out (`any 6 in 2d6 reroll 1`) for a roll of its own"
+                )),
+            );
+        }
+    }
+    match roll {
+        Some(r) if cx.errors.is_empty() => Ok((r, cx.reads)),
+        _ => Err(cx.errors),
+    }
+}
+
+struct RollLower<'a> {
+    dice: &'a IndexMap<String, Die>,
+    names: &'a RollNames<'a>,
+    errors: Vec<Diagnostic>,
+    reads: Option<String>,
+}
+
+fn limit_help(limit: &str, what: String) -> String {
+    format!("{what} (`{limit}`, see \"Limits\" in grammar/README.md)")
+}
+
+impl RollLower<'_> {
+    fn err(&mut self, d: Diagnostic) {
+        self.errors.push(d);
+    }
+
+    fn roll(&mut self, expr: &ast::RollExpr) -> Option<Roll> {
+        match expr {
+            ast::RollExpr::Read(r) => Some(Roll::Read(Reading::Pool(self.read(r)?))),
+            ast::RollExpr::Opposed {
+                first,
+                second,
+                ties,
+                force,
+            } => {
+                let a = self.side(first);
+                let b = self.side(second);
+                let ties = match ties {
+                    None => Ties::Stand,
+                    Some(name) => match Ties::parse(&name.text) {
+                        Some(t) => t,
+                        None => {
+                            let help = did_you_mean(&name.text, Ties::NAMES).unwrap_or_else(|| {
+                                "write `ties none`, `ties first`, `ties second` or `ties reroll`".into()
+                            });
+                            self.err(
+                                Diagnostic::error(
+                                    name.span,
+                                    format!("`ties {}` is not a tie rule", name.text),
+                                    "unknown tie rule",
+                                )
+                                .with_help(help),
+                            );
+                            return None;
+                        }
+                    },
+                };
+                let whole = expr_span(&ast::RollExpr::Opposed {
+                    first: first.clone(),
+                    second: second.clone(),
+                    ties: None,
+                    force: None,
+                });
+                let check_span = force.as_ref().map_or(whole, |f| f.span);
+                let force = force.as_ref().map(|f| Force {
+                    by_second: f.by_second,
+                    highest: f.highest,
+                });
+                let roll = Roll::Opposed {
+                    first: a?,
+                    second: b?,
+                    ties,
+                    force,
+                };
+                if let Err(why) = roll.check() {
+                    let label = if force.is_some() {
+                        "cannot force this re-roll"
+                    } else {
+                        "no answer"
+                    };
+                    self.err(Diagnostic::error(check_span, why, label));
+                    return None;
+                }
+                Some(roll)
+            }
+            ast::RollExpr::Chain { first, stages } => {
+                let first_read = self.read(first)?;
+                let Some(kind) = Roll::chain_die(&first_read).cloned() else {
+                    self.err(
+                        Diagnostic::error(
+                            first.pool.span,
+                            "a chain rolls one kind of die at every stage",
+                            "several kinds",
+                        )
+                        .with_help("start the chain with dice of one kind (`10d6`, `5 red`)"),
+                    );
+                    return None;
+                };
+                let pool_faces = Pool {
+                    dice: vec![(1, kind)],
+                    reroll: None,
+                };
+                let mut out = Vec::new();
+                for s in stages {
+                    let target = self.target(&s.target, &pool_faces);
+                    let reroll = match &s.reroll {
+                        None => Some(None),
+                        Some(r) => self.reroll(r, &pool_faces, true).flatten().map(Some),
+                    };
+                    if let (Some(target), Some(reroll)) = (target, reroll) {
+                        out.push(Stage { target, reroll });
+                    }
+                }
+                (out.len() == stages.len()).then_some(Roll::Chain {
+                    first: first_read,
+                    stages: out,
+                })
+            }
+        }
+    }
+
+    fn side(&mut self, side: &ast::Side) -> Option<Reading> {
+        match side {
+            ast::Side::Read(r) => self.read(r).map(Reading::Pool),
+            ast::Side::Total(e, span) => match dice_from_ast(e, self.dice) {
+                Ok(d) => match d.symbolic_faces() {
+                    Some(die) => {
+                        self.err(Diagnostic::error(
+                            *span,
+                            format!("`{d}` has no total: die `{die}` has faces without a number"),
+                            "no total",
+                        ));
+                        None
+                    }
+                    None => Some(Reading::Total(d)),
+                },
+                Err(errors) => {
+                    self.errors.extend(errors);
+                    None
+                }
+            },
+        }
+    }
+
+    fn pool(&mut self, p: &ast::PoolExpr) -> Option<Pool> {
+        let mut kinds: Vec<(u32, DieKind)> = Vec::new();
+        let mut ok = true;
+        let mut total: u64 = 0;
+        for t in &p.dice {
+            let part = match &t.term {
+                Term::Die { count, sides } => numbered(*count, *sides, t.span),
+                Term::Pool { count, die } => custom(self.dice, *count, die, t.span),
+                Term::Name(name) => {
+                    // A record's own dice field (`in dice`) before a die of that name.
+                    if let Some(expr) = self.names.fields.and_then(|f| f.get(name)) {
+                        match own_dice(expr) {
+                            Some(parts) => {
+                                self.reads = Some(name.clone());
+                                for (n, k) in parts {
+                                    total = total.saturating_add(u64::from(n));
+                                    merge(&mut kinds, n, k);
+                                }
+                                continue;
+                            }
+                            None => Err(Diagnostic::error(
+                                t.span,
+                                format!("field `{name}` is `{expr}`, which cannot be read die by die"),
+                                "not a pool",
+                            )
+                            .with_help("read a field that holds dice only (`2d6`, `2 red + 1 white`), with no modifier and nothing taken away")),
+                        }
+                    } else {
+                        custom(self.dice, 1, name, t.span)
+                    }
+                }
+                Term::Number(_) => Err(Diagnostic::error(t.span, "a pool holds dice only", "a number")
+                    .with_help("add a modifier after the reading instead: `highest of 2d6 + 1`")),
+                Term::Tagged { .. } => Err(Diagnostic::error(t.span, "a tagged value is not a die", "not a die")),
+            };
+            match part {
+                Ok(Part::Dice { count, kind }) => {
+                    if let DieKind::Numbered(sides) = kind
+                        && u64::from(sides) > MAX_DIE_FACES
+                    {
+                        self.err(
+                            Diagnostic::error(t.span, format!("a die with {sides} sides"), "too many sides").with_help(
+                                limit_help(
+                                    "MAX_DIE_FACES",
+                                    format!("a die has at most {} faces", thousands(MAX_DIE_FACES)),
+                                ),
+                            ),
+                        );
+                        ok = false;
+                        continue;
+                    }
+                    total = total.saturating_add(u64::from(count));
+                    merge(&mut kinds, count, kind);
+                }
+                Ok(Part::Modifier(_)) => {}
+                Err(d) => {
+                    self.err(d);
+                    ok = false;
+                }
+            }
+        }
+        if total > MAX_DICE {
+            self.err(
+                Diagnostic::error(p.span, format!("{total} dice in one pool"), "too many dice").with_help(limit_help(
+                    "MAX_DICE",
+                    format!("one pool rolls at most {} dice", thousands(MAX_DICE)),
+                )),
+            );
+            ok = false;
+        }
+        if !ok {
+            return None;
+        }
+        let mut pool = Pool {
+            dice: kinds,
+            reroll: None,
+        };
+        if let Some(r) = &p.reroll {
+            pool.reroll = self.reroll(r, &pool, false)?;
+        }
+        Some(pool)
+    }
+
+    /// A re-roll rule; `None` inside when it is refused (already reported).
+    fn reroll(&mut self, r: &ast::RerollExpr, pool: &Pool, stage: bool) -> Option<Option<Reroll>> {
+        let rule = match &r.how {
+            ast::RerollHow::Each(t) => Reroll::Each(self.target(t, pool)?),
+            ast::RerollHow::One(t) => Reroll::One(self.target(t, pool)?),
+            ast::RerollHow::Highest | ast::RerollHow::Lowest => {
+                if let Some(die) = pool.symbolic_die() {
+                    self.err(Diagnostic::error(
+                        r.span,
+                        format!("die `{die}` has faces without a number: it has no highest or lowest die"),
+                        "no order",
+                    ));
+                    return Some(None);
+                }
+                if matches!(r.how, ast::RerollHow::Highest) {
+                    Reroll::Highest
+                } else {
+                    Reroll::Lowest
+                }
+            }
+            ast::RerollHow::Failed => Reroll::Failed,
+        };
+        let _ = stage;
+        Some(Some(rule))
+    }
+
+    fn target(&mut self, t: &ast::TargetExpr, pool: &Pool) -> Option<Target> {
+        let test = match &t.test {
+            ast::TestExpr::AtLeast(n) => Test::AtLeast(*n),
+            ast::TestExpr::Between(lo, hi) => Test::Between(*lo, *hi),
+            ast::TestExpr::Face(name) => {
+                let faces: Vec<String> = pool
+                    .dice
+                    .iter()
+                    .flat_map(|(_, k)| k.shown_faces())
+                    .filter_map(|f| f.name.map(|n| n.to_string()))
+                    .collect();
+                if !faces.contains(name) {
+                    let mut names = faces.clone();
+                    names.dedup();
+                    let help = did_you_mean(name, names.iter().map(String::as_str)).unwrap_or_else(|| {
+                        if names.is_empty() {
+                            "these dice have numbered faces only: write a number (`6`, `5+`, `1..2`)".into()
+                        } else {
+                            format!("their named faces: {}", names.join(", "))
+                        }
+                    });
+                    self.err(
+                        Diagnostic::error(
+                            t.span,
+                            format!("no face of these dice is named `{name}`"),
+                            "no such face",
+                        )
+                        .with_help(help),
+                    );
+                    return None;
+                }
+                Test::Named(name.clone())
+            }
+            ast::TestExpr::Chart { chart, keys } => match self.names.chart {
+                Some(look) => match look(chart, keys, t.span) {
+                    Ok(test) => test,
+                    Err(d) => {
+                        self.err(d);
+                        return None;
+                    }
+                },
+                None => {
+                    self.err(Diagnostic::error(
+                        t.span,
+                        format!("chart `{}`: charts are read only in a package's rules", chart.text),
+                        "no chart here",
+                    ));
+                    return None;
+                }
+            },
+        };
+        Some(Target { test, fail: t.fail })
+    }
+
+    fn read(&mut self, r: &ast::ReadExpr) -> Option<PoolRead> {
+        let pool = self.pool(&r.pool);
+        let dice_count = pool.as_ref().map_or(0, |p| p.dice_count() as u32);
+        let read = match &r.how {
+            ast::How::Keep { highest, drop, n } => {
+                let (k, kspan) = n.map_or((1, r.span), |(k, s)| (k, s));
+                if k == 0 || (pool.is_some() && k > dice_count) || (*drop && k >= dice_count && pool.is_some()) {
+                    let word = if *drop { "drop" } else { "keep" };
+                    self.err(
+                        Diagnostic::error(kspan, format!("cannot {word} {k} of {dice_count} dice"), "out of range")
+                            .with_help(if *drop {
+                                format!("drop from 1 to {} dice", dice_count.saturating_sub(1))
+                            } else {
+                                format!("keep from 1 to {dice_count} dice")
+                            }),
+                    );
+                    return None;
+                }
+                if *drop {
+                    Read::Keep {
+                        highest: !highest,
+                        n: dice_count - k,
+                    }
+                } else {
+                    Read::Keep {
+                        highest: *highest,
+                        n: k,
+                    }
+                }
+            }
+            ast::How::Count(t) | ast::How::Any(t) | ast::How::All(t) => {
+                let target = self.target(t, pool.as_ref()?)?;
+                match &r.how {
+                    ast::How::Count(_) => Read::Count(target),
+                    ast::How::Any(_) => Read::Any(target),
+                    _ => Read::All(target),
+                }
+            }
+            ast::How::Same(n, span) => {
+                if *n < 2 {
+                    self.err(
+                        Diagnostic::error(
+                            *span,
+                            format!("`same {n}`: at least two dice show the same face"),
+                            "too few",
+                        )
+                        .with_help("write `double in …`, `triple in …` or `same N in …` with N of 2 or more"),
+                    );
+                    return None;
+                }
+                Read::Same(*n)
+            }
+            ast::How::Sum => Read::Sum,
+        };
+        let pool = pool?;
+        if read.needs_numbers()
+            && let Some(die) = pool.symbolic_die()
+        {
+            self.err(
+                Diagnostic::error(
+                    r.pool.span,
+                    format!("die `{die}` has faces without a number: they cannot be added up or ranked"),
+                    "no numbers",
+                )
+                .with_help("count them instead: `count <face> in …`, `any <face> in …`"),
+            );
+            return None;
+        }
+        if pool.reroll == Some(Reroll::Failed)
+            && !matches!(read, Read::Count(_) | Read::Any(_) | Read::All(_) | Read::Same(_))
+        {
+            self.err(
+                Diagnostic::error(r.pool.span, "`reroll failed` rolls again a reading that comes to nothing", "no failure to roll again")
+                    .with_help("use it with `count`, `any`, `all`, `double`, `triple` or `same`; for a total, `reroll 1` or `reroll lowest`"),
+            );
+            return None;
+        }
+        let mut modifier: i64 = 0;
+        for (m, span) in &r.modifiers {
+            if read.is_flag() {
+                self.err(
+                    Diagnostic::error(*span, "a yes-or-no reading has no number to add to", "not a number")
+                        .with_help("use `count …` for a number of dice"),
+                );
+                return None;
+            }
+            if m.unsigned_abs() > MAX_DICE_VALUE {
+                self.err(
+                    Diagnostic::error(*span, format!("the modifier {m} is too large"), "too large").with_help(
+                        limit_help(
+                            "MAX_DICE_VALUE",
+                            format!("a number in dice is at most {} either way", thousands(MAX_DICE_VALUE)),
+                        ),
+                    ),
+                );
+                return None;
+            }
+            modifier = modifier.saturating_add(*m);
+        }
+        Some(PoolRead { pool, read, modifier })
+    }
+}
+
+/// A chart's cell: `chart` is a constant holding a list of numbers (`to-hit(4)`: the 4th) or a
+/// list of such lists (`to-wound(4, 5)`: row 4, column 5), counted from 1; a number `n` is the
+/// target `n+`, the name `none` a target no face meets.
+pub fn chart_cell(
+    consts: &IndexMap<String, ast::Value>,
+    chart: &ast::Name,
+    keys: &[i64],
+    span: Span,
+) -> Result<Test, Diagnostic> {
+    let Some(value) = consts.get(&chart.text) else {
+        let charts = consts
+            .iter()
+            .filter(|(_, v)| matches!(v.kind, ValueKind::List(_)))
+            .map(|(k, _)| k.as_str());
+        let help = did_you_mean(&chart.text, charts).unwrap_or_else(|| {
+            format!(
+                "declare it: `const {} = [ … ]` (a list of numbers, or of lists)",
+                chart.text
+            )
+        });
+        return Err(
+            Diagnostic::error(chart.span, format!("no chart `{}`", chart.text), "not a constant").with_help(help),
+        );
+    };
+    let mut at = value;
+    for (depth, key) in keys.iter().enumerate() {
+        let ValueKind::List(items) = &at.kind else {
+            let what = if depth == 0 {
+                "is not a list".to_string()
+            } else {
+                format!("has {depth} key{}", if depth == 1 { "" } else { "s" })
+            };
+            return Err(Diagnostic::error(
+                span,
+                format!("chart `{}` {what}, read here with {}", chart.text, keys.len()),
+                "too many keys",
+            )
+            .with_note(value.span, "the chart")
+            .with_help(
+                "a chart is a list of numbers (`const to-hit = [6, 5, 4]`: one key) or a list of such lists (two keys)",
+            ));
+        };
+        match usize::try_from(*key)
+            .ok()
+            .and_then(|k| k.checked_sub(1))
+            .and_then(|k| items.get(k))
+        {
+            Some(v) => at = v,
+            None => {
+                return Err(Diagnostic::error(
+                    span,
+                    format!(
+                        "chart `{}` has no entry {key} here (it counts from 1 to {})",
+                        chart.text,
+                        items.len()
+                    ),
+                    "off the chart",
+                )
+                .with_note(value.span, "the chart"));
+            }
+        }
+    }
+    if let Some(n) = at.as_number() {
+        return Ok(Test::AtLeast(n));
+    }
+    if at.as_name() == Some("none") {
+        return Ok(Test::Never);
+    }
+    Err(Diagnostic::error(
+        span,
+        format!(
+            "chart `{}` at {} holds {}, not a score to roll",
+            chart.text,
+            keys.iter().map(i64::to_string).collect::<Vec<_>>().join(", "),
+            at.describe()
+        ),
+        "not a score",
+    )
+    .with_note(at.span, "this entry")
+    .with_help("a chart's entries are numbers (`4`: a 4 or more) or `none` (no roll can), one list per row"))
+}
+
+/// [`chart_cell`] over the loaded constants (for dice given as text: scripts, the command line).
+pub fn chart_cell_loaded(
+    consts: &IndexMap<String, crate::ruleset::Const>,
+    chart: &ast::Name,
+    keys: &[i64],
+    span: Span,
+) -> Result<Test, Diagnostic> {
+    let Some(c) = consts.get(&chart.text) else {
+        let charts = consts
+            .iter()
+            .filter(|(_, c)| matches!(c.value, Value::List(_)))
+            .map(|(k, _)| k.as_str());
+        let help = did_you_mean(&chart.text, charts).unwrap_or_else(|| {
+            format!(
+                "declare it: `const {} = [ … ]` (a list of numbers, or of lists)",
+                chart.text
+            )
+        });
+        return Err(
+            Diagnostic::error(chart.span, format!("no chart `{}`", chart.text), "not a constant").with_help(help),
+        );
+    };
+    let mut at = &c.value;
+    for key in keys {
+        let Value::List(items) = at else {
+            return Err(Diagnostic::error(
+                span,
+                format!(
+                    "chart `{}` is read here with {} keys, more than it has",
+                    chart.text,
+                    keys.len()
+                ),
+                "too many keys",
+            ));
+        };
+        match usize::try_from(*key)
+            .ok()
+            .and_then(|k| k.checked_sub(1))
+            .and_then(|k| items.get(k))
+        {
+            Some(v) => at = v,
+            None => {
+                return Err(Diagnostic::error(
+                    span,
+                    format!(
+                        "chart `{}` has no entry {key} here (it counts from 1 to {})",
+                        chart.text,
+                        items.len()
+                    ),
+                    "off the chart",
+                ));
+            }
+        }
+    }
+    match at {
+        Value::Number(n) => Ok(Test::AtLeast(*n)),
+        Value::Name(n) if n == "none" => Ok(Test::Never),
+        other => Err(Diagnostic::error(
+            span,
+            format!(
+                "chart `{}` holds {} there, not a score to roll",
+                chart.text,
+                other.show()
+            ),
+            "not a score",
+        )),
+    }
+}
+
+/// How many dice terms the first pool of a roll has (a record's field must be read alone).
+fn expr_pool_terms(expr: &ast::RollExpr) -> usize {
+    match expr {
+        ast::RollExpr::Read(r) => r.pool.dice.len(),
+        _ => usize::MAX,
+    }
+}
+
+fn expr_span(expr: &ast::RollExpr) -> Span {
+    match expr {
+        ast::RollExpr::Read(r) => r.span,
+        ast::RollExpr::Opposed { first, second, .. } => {
+            let span = |s: &ast::Side| match s {
+                ast::Side::Read(r) => r.span,
+                ast::Side::Total(_, span) => *span,
+            };
+            span(first).to(span(second))
+        }
+        ast::RollExpr::Chain { first, stages } => stages.last().map_or(first.span, |s| first.span.to(s.span)),
+    }
+}
+
+/// Dice of one kind are one kind in the pool, whatever order they are written in.
+fn merge(kinds: &mut Vec<(u32, DieKind)>, count: u32, kind: DieKind) {
+    match kinds.iter_mut().find(|(_, k)| *k == kind) {
+        Some((n, _)) => *n = n.saturating_add(count),
+        None => kinds.push((count, kind)),
+    }
+}
+
+/// A record's dice field as a pool's dice: dice only, all added.
+fn own_dice(expr: &DiceExpr) -> Option<Vec<(u32, DieKind)>> {
+    expr.parts
+        .iter()
+        .map(|(negative, part)| match part {
+            Part::Dice { count, kind } if !negative => Some((*count, kind.clone())),
+            _ => None,
+        })
+        .collect()
 }

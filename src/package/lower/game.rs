@@ -4,7 +4,7 @@
 use super::{Lower, Props};
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::package::merge::MergedItem;
-use crate::ruleset::{CommandDef, GameDef, PhaseDef, TriggerDef, TriggerEvent};
+use crate::ruleset::{CommandDef, DoorRules, GameDef, PhaseDef, TriggerDef, TriggerEvent, TriggerTiming};
 use crate::script::Script;
 use crate::source::{SourceMap, Span};
 use crate::syntax::ast;
@@ -29,6 +29,8 @@ impl Lower<'_> {
             "option",
             "command",
             "max-turns",
+            "doors",
+            "doorways",
             "source",
             "text",
             "label",
@@ -158,6 +160,10 @@ impl Lower<'_> {
                 }
             },
         };
+        let doors = DoorRules {
+            open_on_step: self.choice(&props, "doors", &["open-on-step", "by-action"]) != Some(1),
+            straight: self.choice(&props, "doorways", &["any", "straight"]) == Some(1),
+        };
         Some(GameDef {
             id: item.id.text.clone(),
             label,
@@ -169,10 +175,35 @@ impl Lower<'_> {
             options,
             commands,
             max_turns,
+            doors,
             source,
             text,
             span: item.span,
         })
+    }
+
+    /// Which of `choices` a one-word property names (its index); `None` when absent or wrong
+    /// (reported).
+    fn choice(&mut self, props: &Props, key: &str, choices: &[&str]) -> Option<usize> {
+        let p = props.get(key)?;
+        let word = self.one(p, "a word").and_then(ast::Value::as_name);
+        match word.and_then(|w| choices.iter().position(|c| *c == w)) {
+            Some(i) => Some(i),
+            None => {
+                let help = word
+                    .and_then(|w| did_you_mean(w, choices.iter().copied()))
+                    .unwrap_or_else(|| format!("write `{key} {}`", choices.join("` or `")));
+                self.err(
+                    Diagnostic::error(
+                        p.span,
+                        format!("`{key}` takes one of: {}", choices.join(", ")),
+                        "not understood",
+                    )
+                    .with_help(help),
+                );
+                None
+            }
+        }
     }
 
     fn game_sides(&mut self, item: &MergedItem, props: &Props) -> Option<Vec<String>> {
@@ -212,17 +243,28 @@ impl Lower<'_> {
         sources: &SourceMap,
     ) -> Option<TriggerDef> {
         let words: Vec<Option<&str>> = p.values.iter().map(ast::Value::as_name).collect();
-        let (event, function, side) = match words[..] {
+        let timing = match words.last() {
+            Some(Some("after-activation")) => TriggerTiming::AfterActivation,
+            _ => TriggerTiming::AfterMove,
+        };
+        let named = if timing == TriggerTiming::AfterActivation {
+            &words[..words.len() - 1]
+        } else {
+            &words[..]
+        };
+        let (event, function, side) = match named[..] {
             [Some(e), Some(f)] => (e, f, None),
             [Some(e), Some(f), Some(s)] => (e, f, Some(s)),
             _ => {
                 self.err(
                     Diagnostic::error(
                         p.span,
-                        "`on` takes an event, a function and an optional side",
+                        "`on` takes an event, a function, an optional side and an optional `after-activation`",
                         "not understood",
                     )
-                    .with_help("write `on removed piece_removed` or `on entered-section explore heroes`"),
+                    .with_help(
+                        "write `on removed piece_removed`, `on entered-section explore heroes` or `on entered-section explore heroes after-activation`",
+                    ),
                 );
                 return None;
             }
@@ -248,10 +290,21 @@ impl Lower<'_> {
             );
         }
         self.bound_function(function, p.values[1].span, 2, "fn NAME(game, event)", scripts, sources);
+        if timing == TriggerTiming::AfterActivation && kind != TriggerEvent::EnteredSection {
+            self.err(
+                Diagnostic::error(
+                    p.values[p.values.len() - 1].span,
+                    format!("`after-activation` is for `entered-section`, not `{event}`"),
+                    "not for this event",
+                )
+                .with_help("only a section entered can wait for the piece to finish acting; remove `after-activation`"),
+            );
+        }
         Some(TriggerDef {
             event: kind,
             function: function.to_string(),
             side: side.map(str::to_string),
+            timing,
         })
     }
 

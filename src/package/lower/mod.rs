@@ -22,7 +22,7 @@ mod procedure;
 mod records;
 mod tables;
 
-pub use dice::dice_from_ast;
+pub use dice::{RollNames, chart_cell_loaded, dice_from_ast, roll_from_ast};
 
 /// Item kinds the engine itself understands; records add the kinds their schemas declare.
 const BUILTIN_KINDS: [&str; 9] = [
@@ -52,6 +52,11 @@ pub fn lower(
         scripts_failed,
         dice: IndexMap::new(),
         broken_boards: BTreeSet::new(),
+        charts: merged
+            .consts
+            .iter()
+            .map(|(k, c)| (k.clone(), c.value.clone()))
+            .collect(),
     };
     let mut ruleset = Ruleset {
         packages,
@@ -71,6 +76,7 @@ pub fn lower(
             .fold(rhai::AST::empty(), |program, s| program.merge(&s.ast)),
         scripts,
         sources: SourceMap::default(),
+        overrides: merged.overrides.clone(),
     };
     let items: Vec<&MergedItem> = merged.items.values().collect();
     for item in items.iter().filter(|i| i.kind.text == "die") {
@@ -177,6 +183,8 @@ struct Lower<'r> {
     dice: IndexMap<String, Die>,
     /// Boards that failed to load: missions naming them say nothing more.
     broken_boards: BTreeSet<String>,
+    /// Every constant as written, for the charts rolls read (`then to-wound(4, 5)`).
+    charts: IndexMap<String, ast::Value>,
 }
 
 /// The properties of one item, checked against the entries its kind allows.
@@ -352,16 +360,66 @@ impl Lower<'_> {
                     thousands(MAX_ODDS_TOTALS)
                 ),
             )),
-            Some((work, _)) if work > MAX_ODDS_WORK => self.err(refuse(
+            Some((work, _)) if work > MAX_DICE_WORK => self.err(refuse(
                 format!("the exact odds of `{dice}` take {} steps to compute", thousands(work)),
                 format!(
-                    "servitor computes the exact odds of every table, amount and follow-up count, at most {} steps each (`MAX_ODDS_WORK`: dice added one by one, each step one running total and one face; see \"Limits\" in grammar/README.md): use fewer dice or dice with fewer faces",
-                    thousands(MAX_ODDS_WORK)
+                    "servitor computes the exact odds of every table, amount and follow-up count, at most {} steps each (`MAX_DICE_WORK`: dice added one by one, each step one running total and one face; see \"Limits\" in grammar/README.md): use fewer dice or dice with fewer faces",
+                    thousands(MAX_DICE_WORK)
                 ),
             )),
             Some(_) => return Some(dice),
         }
         None
+    }
+
+    /// Dice read die by die, or a plain dice expression read as its total; `fields` are a
+    /// record's own dice fields, which the roll may read (`kill any 6 in dice`).
+    pub(super) fn roll_value(
+        &mut self,
+        value: &ast::Value,
+        fields: Option<&IndexMap<String, DiceExpr>>,
+    ) -> Option<Value> {
+        match &value.kind {
+            ValueKind::Roll(expr) => {
+                let charts = &self.charts;
+                let look = |chart: &ast::Name, keys: &[i64], span: Span| dice::chart_cell(charts, chart, keys, span);
+                let names = RollNames {
+                    fields,
+                    chart: Some(&look),
+                };
+                match roll_from_ast(expr, &self.dice, &names) {
+                    Ok((roll, reads)) => Some(Value::Roll(Box::new(RollText {
+                        text: roll.to_string(),
+                        roll,
+                        reads,
+                    }))),
+                    Err(diagnostics) => {
+                        self.report.diagnostics.extend(diagnostics);
+                        None
+                    }
+                }
+            }
+            ValueKind::Expr(_) => {
+                let expr = self.dice(value)?;
+                let roll = crate::dice::Roll::Read(crate::dice::Reading::Total(expr));
+                Some(Value::Roll(Box::new(RollText {
+                    text: roll.to_string(),
+                    roll,
+                    reads: None,
+                })))
+            }
+            _ => {
+                self.err(
+                    Diagnostic::error(
+                        value.span,
+                        format!("expected dice, found {}", value.describe()),
+                        "not dice",
+                    )
+                    .with_help("for example `2d6`, `highest of 3d6`, `any 6 in 2d6`"),
+                );
+                None
+            }
+        }
     }
 
     /// Any value, typed by its own shape.
@@ -389,6 +447,7 @@ impl Lower<'_> {
                 }
                 Value::Map(map)
             }
+            ValueKind::Roll(_) => return self.roll_value(value, None),
             ValueKind::Expr(expr) => match expr.terms.as_slice() {
                 [t] if !matches!(t.term, Term::Die { .. } | Term::Pool { .. }) => match &t.term {
                     Term::Number(n) => Value::Number(if t.negative { -n } else { *n }),
@@ -440,6 +499,23 @@ impl Lower<'_> {
                 Some("no" | "false") => Some(Value::Flag(false)),
                 _ => mismatch(self, "`yes` or `no`"),
             },
+            FieldType::Roll => self.roll_value(value, None),
+            FieldType::Dice if matches!(value.kind, ValueKind::Roll(_)) => {
+                self.err(
+                    Diagnostic::error(
+                        value.span,
+                        format!(
+                            "`{field}` expects a dice expression (a total), found {}",
+                            value.describe()
+                        ),
+                        "wrong type",
+                    )
+                    .with_help(format!(
+                        "`{field}` is declared `dice` in the schema: declare it `roll` to read its dice die by die"
+                    )),
+                );
+                None
+            }
             FieldType::Dice => {
                 let expr = self.dice(value)?;
                 Some(Value::Dice(DiceText {

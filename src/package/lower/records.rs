@@ -36,7 +36,7 @@ impl Lower<'_> {
             if words.len() != p.values.len() || words.is_empty() {
                 self.err(
                     Diagnostic::error(p.span, format!("field `{}` needs a type", p.key.text), "expected a type")
-                        .with_help("types: number, text, name, dice, flag, list <type>, or an item kind; add `optional` if it may be left out"),
+                        .with_help("types: number, text, name, dice, roll, flag, list <type>, or an item kind; add `optional` if it may be left out"),
                 );
                 continue;
             }
@@ -56,10 +56,10 @@ impl Lower<'_> {
                     .with_help(
                         did_you_mean(
                             type_words.first().copied().unwrap_or(""),
-                            ["number", "text", "name", "dice", "flag", "list"],
+                            ["number", "text", "name", "dice", "roll", "flag", "list"],
                         )
                         .unwrap_or_else(|| {
-                            "types: number, text, name, dice, flag, list <type>, or an item kind".into()
+                            "types: number, text, name, dice, roll, flag, list <type>, or an item kind".into()
                         }),
                     ),
                 );
@@ -90,8 +90,12 @@ impl Lower<'_> {
         let what = format!("a {}", schema.kind);
         let props = self.props(&item.entries, &what, &known, &[], false);
         let mut fields = IndexMap::new();
+        // Rolls last: they may read the record's own dice fields (`kill any 6 in dice`).
+        let mut own_dice: IndexMap<String, crate::dice::DiceExpr> = IndexMap::new();
+        let mut rolls = Vec::new();
         for (name, def) in &schema.fields {
             match props.get(name) {
+                Some(p) if def.ty == FieldType::Roll && p.values.len() == 1 => rolls.push((name, &p.values[0])),
                 Some(p) => {
                     let value = match p.values.as_slice() {
                         [v] => self.typed(v, &def.ty, name),
@@ -117,6 +121,18 @@ impl Lower<'_> {
                 None => {}
             }
         }
+        for (name, value) in &fields {
+            if let Value::Dice(d) = value {
+                own_dice.insert(name.clone(), d.expr.clone());
+            }
+        }
+        for (name, v) in rolls {
+            if let Some(value) = self.roll_value(v, Some(&own_dice)) {
+                fields.insert(name.clone(), value);
+            }
+        }
+        // In the schema's order.
+        fields.sort_by_cached_key(|k, _| schema.fields.get_index_of(k).unwrap_or(usize::MAX));
         Some(Record {
             kind: schema.kind.clone(),
             id: item.id.text.clone(),
@@ -186,6 +202,7 @@ pub(super) fn parse_type(words: &[&str]) -> Option<FieldType> {
         ["text"] => Some(FieldType::Text),
         ["name"] => Some(FieldType::Name),
         ["dice"] => Some(FieldType::Dice),
+        ["roll"] => Some(FieldType::Roll),
         ["flag"] => Some(FieldType::Flag),
         ["list", rest @ ..] if !rest.is_empty() => parse_type(rest).map(|t| FieldType::List(Box::new(t))),
         [kind] if *kind != "list" && *kind != "optional" => Some(FieldType::Ref(kind.to_string())),

@@ -19,6 +19,7 @@
 use serde::Deserialize;
 use serde_json::{Value as Json, json};
 use servitor::dice::rng::{DieAsk, Forced};
+use servitor::game::event::player_log;
 use servitor::game::session::{self, Entry, SESSION_FORMAT, SESSION_VERSION, Session};
 use servitor::game::{Game, GameError, Host, table};
 use std::sync::{Arc, Mutex};
@@ -300,7 +301,7 @@ impl Companion {
             return Ok(need);
         }
         session.start_dice = lock(&forced).record.take().unwrap_or_default();
-        let lines = table::lines(&started.events, &session.side);
+        let lines = table::lines(&player_log(&started.events), &session.side, false);
         self.session = Some(session);
         self.game = Some(started);
         Ok(self.answer("start", true, None, lines))
@@ -322,7 +323,7 @@ impl Companion {
             .map_err(|e| game_error_text(e, &self.host))?;
         // The last turns' instructions, as `servitor play --resume` shows them.
         let shown = game.events.len().saturating_sub(30);
-        let lines = table::lines(&game.events[shown..], &session.side);
+        let lines = table::lines(&player_log(&game.events)[shown..], &session.side, false);
         self.session = Some(session);
         self.game = Some(game);
         Ok(self.answer("resume", true, None, lines))
@@ -381,7 +382,7 @@ impl Companion {
                     (true, Some(values)) => values.to_vec(),
                     (true, None) => used,
                 };
-                let lines = table::lines(&game.events[before.min(game.events.len())..], &side);
+                let lines = table::lines(&player_log(&game.events)[before.min(game.events.len())..], &side, false);
                 self.game = Some(game);
                 if let Some(session) = self.session.as_mut() {
                     session.entries.push(Entry {

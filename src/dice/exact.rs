@@ -1,0 +1,1870 @@
+//! Exact odds of rolls read die by die, as fractions, by algorithms that grow with the pool
+//! and its faces, never with faces^dice:
+//!
+//! - totals: dice added one by one over the totals they can really reach (a die with faces 0
+//!   and 20,000 adds two, not 20,001);
+//! - how many dice meet a target (`count`, `any`, `all`): a binomial per kind of die;
+//! - the highest or lowest N, and doubles: face by face from the best, choosing how many dice
+//!   of each kind show that face (order statistics);
+//! - re-rolling one die, the highest or the lowest, and a forced re-roll: every multiset of
+//!   faces the pool can show, each with its multinomial weight;
+//! - chains: one binomial when every stage reads each die on its own, else stage by stage.
+//!
+//! Everything is counted in whole numbers over one denominator (u128 while it fits, then big
+//! integers) and reduced to fractions once, at the end. Each computation has a cost estimate
+//! (`odds_cost`), made before any of it, that callers check against `MAX_DICE_WORK`.
+
+use super::read::*;
+use super::{DiceExpr, Distribution, Part, Rng, Shown};
+use num_bigint::{BigInt, BigUint};
+use num_integer::Integer;
+use num_rational::BigRational;
+use num_traits::{One, Zero};
+use std::collections::{BTreeMap, HashMap};
+
+/// The exact odds of a roll.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Odds {
+    /// A number (a total, a kept sum, a count, a chain's result): each value's chance.
+    Number(Distribution),
+    /// Yes or no: the chance of yes.
+    Flag(BigRational),
+    /// One roll against another: each side's chance of winning, of a tie, and the margin
+    /// (first − second) with its chances.
+    Opposed {
+        first: BigRational,
+        second: BigRational,
+        tie: BigRational,
+        margin: Distribution,
+    },
+}
+
+// --- whole-number weights --------------------------------------------------------------
+
+/// Counts over a common denominator: `u128` (checked: `None` on overflow, and the caller
+/// starts again with big integers) or `BigUint`.
+trait Weight: Clone + std::fmt::Debug {
+    fn zero() -> Self;
+    fn from_u64(n: u64) -> Self;
+    fn is_zero(&self) -> bool;
+    fn add(&mut self, other: &Self) -> Option<()>;
+    fn mul(&self, other: &Self) -> Option<Self>;
+    /// `self − other`, `other` being at most `self`.
+    fn minus(&self, other: &Self) -> Self;
+    /// Exact division (the caller knows it divides).
+    fn div_u64(&self, d: u64) -> Self;
+    fn big(&self) -> BigUint;
+}
+
+impl Weight for u128 {
+    fn zero() -> Self {
+        0
+    }
+    fn from_u64(n: u64) -> Self {
+        u128::from(n)
+    }
+    fn is_zero(&self) -> bool {
+        *self == 0
+    }
+    fn add(&mut self, other: &Self) -> Option<()> {
+        *self = self.checked_add(*other)?;
+        Some(())
+    }
+    fn mul(&self, other: &Self) -> Option<Self> {
+        self.checked_mul(*other)
+    }
+    fn minus(&self, other: &Self) -> Self {
+        self.saturating_sub(*other)
+    }
+    fn div_u64(&self, d: u64) -> Self {
+        self / u128::from(d.max(1))
+    }
+    fn big(&self) -> BigUint {
+        BigUint::from(*self)
+    }
+}
+
+impl Weight for BigUint {
+    fn zero() -> Self {
+        BigUint::default()
+    }
+    fn from_u64(n: u64) -> Self {
+        BigUint::from(n)
+    }
+    fn is_zero(&self) -> bool {
+        Zero::is_zero(self)
+    }
+    fn add(&mut self, other: &Self) -> Option<()> {
+        *self += other;
+        Some(())
+    }
+    fn mul(&self, other: &Self) -> Option<Self> {
+        Some(self * other)
+    }
+    fn minus(&self, other: &Self) -> Self {
+        if other > self { BigUint::default() } else { self - other }
+    }
+    fn div_u64(&self, d: u64) -> Self {
+        self / d.max(1)
+    }
+    fn big(&self) -> BigUint {
+        self.clone()
+    }
+}
+
+fn pow<T: Weight>(base: u64, exp: u32) -> Option<T> {
+    let mut out = T::from_u64(1);
+    let b = T::from_u64(base);
+    for _ in 0..exp {
+        out = out.mul(&b)?;
+    }
+    Some(out)
+}
+
+/// b^0 ..= b^n.
+fn powers<T: Weight>(base: u64, n: u32) -> Option<Vec<T>> {
+    let mut out = Vec::with_capacity(n as usize + 1);
+    let b = T::from_u64(base);
+    let mut p = T::from_u64(1);
+    out.push(p.clone());
+    for _ in 0..n {
+        p = p.mul(&b)?;
+        out.push(p.clone());
+    }
+    Some(out)
+}
+
+/// C(n, 0) ..= C(n, n).
+fn binomial_row<T: Weight>(n: u32) -> Option<Vec<T>> {
+    let mut row = vec![T::from_u64(1)];
+    for k in 0..n {
+        let next = row[k as usize]
+            .mul(&T::from_u64(u64::from(n - k)))?
+            .div_u64(u64::from(k + 1));
+        row.push(next);
+    }
+    Some(row)
+}
+
+/// Pascal's triangle up to row `n`.
+fn pascal<T: Weight>(n: u32) -> Option<Vec<Vec<T>>> {
+    (0..=n).map(binomial_row).collect()
+}
+
+/// Saturating C(n + k − 1, k): the multisets of `n` dice over `k` faces.
+fn multisets(n: u64, faces: u64) -> u64 {
+    if faces == 0 {
+        return u64::from(n == 0);
+    }
+    let mut c: u128 = 1;
+    for i in 1..=n {
+        c = c * u128::from(i + faces - 1) / u128::from(i);
+        if c > u128::from(u64::MAX) {
+            return u64::MAX;
+        }
+    }
+    c as u64
+}
+
+// --- a pool's faces --------------------------------------------------------------------
+
+/// One kind of die in a pool: how many, and its weight on each face of the pool's alphabet.
+#[derive(Debug, Clone)]
+pub(crate) struct Kind {
+    pub n: u32,
+    pub weights: Vec<u64>,
+    pub total: u64,
+}
+
+/// The distinct faces of a pool's dice, in order, and each kind's weights on them.
+#[derive(Debug, Clone)]
+pub(crate) struct Alphabet {
+    pub faces: Vec<Shown>,
+    pub kinds: Vec<Kind>,
+}
+
+impl Alphabet {
+    fn dice(&self) -> u32 {
+        self.kinds.iter().map(|k| k.n).sum()
+    }
+
+    /// Faces some kind can show.
+    fn support(&self, kind: usize) -> impl Iterator<Item = usize> + '_ {
+        self.kinds[kind]
+            .weights
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| **w > 0)
+            .map(|(i, _)| i)
+    }
+
+    fn value(&self, face: usize) -> i64 {
+        self.faces[face].value.unwrap_or(0)
+    }
+
+    /// Π total^n.
+    fn denominator<T: Weight>(&self) -> Option<T> {
+        let mut d = T::from_u64(1);
+        for k in &self.kinds {
+            d = d.mul(&pow(k.total, k.n)?)?;
+        }
+        Some(d)
+    }
+}
+
+impl Pool {
+    /// The pool's alphabet; `reroll N` (each die meeting a target rolled again once) is folded
+    /// into each die's weights: a face keeps its own weight when it is not rerolled, and every
+    /// face gains the rerolled faces' weight times its own (over total²).
+    pub(crate) fn alphabet(&self) -> Alphabet {
+        let mut faces: Vec<Shown> = self.dice.iter().flat_map(|(_, k)| k.shown_faces()).collect();
+        faces.sort();
+        faces.dedup();
+        let kinds = self
+            .dice
+            .iter()
+            .map(|(n, kind)| {
+                let mut weights = vec![0u64; faces.len()];
+                let own = kind.shown_faces();
+                for f in &own {
+                    if let Ok(i) = faces.binary_search(f) {
+                        weights[i] += 1;
+                    }
+                }
+                let total = own.len() as u64;
+                match &self.reroll {
+                    Some(Reroll::Each(t)) => {
+                        let again: u64 = (0..faces.len())
+                            .filter(|&i| t.accepts(&faces[i]))
+                            .map(|i| weights[i])
+                            .sum();
+                        let folded = (0..faces.len())
+                            .map(|i| {
+                                let kept = if t.accepts(&faces[i]) { 0 } else { weights[i] * total };
+                                kept + again * weights[i]
+                            })
+                            .collect();
+                        Kind {
+                            n: *n,
+                            weights: folded,
+                            total: total * total,
+                        }
+                    }
+                    _ => Kind { n: *n, weights, total },
+                }
+            })
+            .collect();
+        Alphabet { faces, kinds }
+    }
+}
+
+// --- totals --------------------------------------------------------------------------------
+
+/// A die added to a total: its values (with their weights) and how many such dice.
+#[derive(Debug, Clone)]
+pub(crate) struct SumDie {
+    pub faces: Vec<(i64, u64)>,
+    pub total: u64,
+    pub count: u32,
+}
+
+/// How a total is computed, and what it costs, decided before any of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SumPlan {
+    /// Every total is `lo + step · i`.
+    pub lo: i64,
+    pub step: u64,
+    /// Totals at most (saturating): the smaller of the lattice's size and the multisets.
+    pub totals: u64,
+    /// Steps: one running total and one face each.
+    pub work: u64,
+    /// Totals kept in an array over the lattice, or in a map of the totals reached.
+    pub dense: bool,
+}
+
+pub(crate) fn sum_plan(dice: &[SumDie]) -> SumPlan {
+    let mut lo: i64 = 0;
+    let mut step: u64 = 0;
+    for d in dice {
+        let min = d.faces.first().map_or(0, |f| f.0);
+        lo = lo.saturating_add(min.saturating_mul(i64::from(d.count)));
+        for (v, _) in &d.faces {
+            step = step.gcd(&v.abs_diff(min));
+        }
+    }
+    let step = step.max(1);
+    let mut spread: u64 = 0;
+    let mut work: u64 = 0;
+    let mut kinds: Vec<u64> = vec![1; dice.len()];
+    let mut bound = 1u64;
+    // Each step adds a count that grows with the denominator: a step costs a word of it.
+    let mut bits: f64 = 0.0;
+    for (k, d) in dice.iter().enumerate() {
+        let width = d
+            .faces
+            .last()
+            .map_or(0, |f| f.0)
+            .abs_diff(d.faces.first().map_or(0, |f| f.0))
+            / step;
+        for m in 1..=u64::from(d.count) {
+            let words = 1 + (bits / 64.0) as u64;
+            work = work.saturating_add(bound.saturating_mul(d.faces.len() as u64).saturating_mul(words));
+            bits += (d.total.max(1) as f64).log2();
+            spread = spread.saturating_add(width);
+            kinds[k] = multisets(m, d.faces.len() as u64);
+            let product = kinds.iter().fold(1u64, |a, b| a.saturating_mul(*b));
+            bound = spread.saturating_add(1).min(product);
+        }
+    }
+    let lattice = spread.saturating_add(1);
+    let dense = lattice <= 4096 || (lattice <= 1 << 22 && lattice <= bound.saturating_mul(4));
+    SumPlan {
+        lo,
+        step,
+        totals: bound,
+        work,
+        dense,
+    }
+}
+
+/// Each total's count over Π total^count.
+pub(crate) fn sum_counts(dice: &[SumDie]) -> (BTreeMap<i64, BigUint>, BigUint) {
+    // Whole numbers of 128 bits while the denominator fits (20d6 does), big ones after.
+    match sum_counts_in::<u128>(dice) {
+        Some((m, d)) => to_big(m, d),
+        None => sum_counts_in::<BigUint>(dice).unwrap_or_else(|| (BTreeMap::new(), BigUint::one())),
+    }
+}
+
+fn sum_counts_in<T: Weight>(dice: &[SumDie]) -> Option<(BTreeMap<i64, T>, T)> {
+    let plan = sum_plan(dice);
+    let mut denominator = T::from_u64(1);
+    for d in dice {
+        denominator = denominator.mul(&pow(d.total, d.count)?)?;
+    }
+    let step = plan.step as i64;
+    let mut out = BTreeMap::new();
+    if plan.dense {
+        let mut counts: Vec<T> = vec![T::from_u64(1)];
+        for d in dice {
+            let min = d.faces.first().map_or(0, |f| f.0);
+            let offsets: Vec<(usize, T)> = d
+                .faces
+                .iter()
+                .map(|(v, w)| ((v.abs_diff(min) / plan.step) as usize, T::from_u64(*w)))
+                .collect();
+            let width = offsets.last().map_or(0, |o| o.0);
+            for _ in 0..d.count {
+                let mut next = vec![T::zero(); counts.len() + width];
+                for (i, c) in counts.iter().enumerate() {
+                    if c.is_zero() {
+                        continue;
+                    }
+                    for (o, w) in &offsets {
+                        next[i + o].add(&c.mul(w)?)?;
+                    }
+                }
+                counts = next;
+            }
+        }
+        for (i, c) in counts.into_iter().enumerate() {
+            if !c.is_zero() {
+                out.insert(plan.lo.saturating_add(step.saturating_mul(i as i64)), c);
+            }
+        }
+    } else {
+        let mut counts: HashMap<i64, T> = HashMap::from([(0, T::from_u64(1))]);
+        for d in dice {
+            let faces: Vec<(i64, T)> = d.faces.iter().map(|(v, w)| (*v, T::from_u64(*w))).collect();
+            for _ in 0..d.count {
+                let mut next: HashMap<i64, T> = HashMap::with_capacity(counts.len() * 2);
+                for (t, c) in &counts {
+                    for (v, w) in &faces {
+                        next.entry(t.saturating_add(*v))
+                            .or_insert_with(T::zero)
+                            .add(&c.mul(w)?)?;
+                    }
+                }
+                counts = next;
+            }
+        }
+        out.extend(counts);
+    }
+    Some((out, denominator))
+}
+
+impl DiceExpr {
+    /// The dice of the expression as totals' terms, signs applied; the modifiers' sum apart.
+    pub(crate) fn sum_dice(&self) -> (Vec<SumDie>, i64) {
+        let mut offset: i64 = 0;
+        let mut dice = Vec::new();
+        for (negative, part) in &self.parts {
+            let sign = if *negative { -1 } else { 1 };
+            match part {
+                Part::Modifier(n) => offset = offset.saturating_add(n.saturating_mul(sign)),
+                Part::Dice { count, kind } => {
+                    let values = kind.values();
+                    let mut faces: BTreeMap<i64, u64> = BTreeMap::new();
+                    for v in &values {
+                        *faces.entry(v.saturating_mul(sign)).or_default() += 1;
+                    }
+                    dice.push(SumDie {
+                        faces: faces.into_iter().collect(),
+                        total: values.len().max(1) as u64,
+                        count: *count,
+                    });
+                }
+            }
+        }
+        (dice, offset)
+    }
+}
+
+// --- count, any, all ---------------------------------------------------------------------
+
+/// How many dice meet the target: each count's weight over the alphabet's denominator.
+fn count_counts<T: Weight>(a: &Alphabet, target: &Target) -> Option<Vec<T>> {
+    let mut dist: Vec<T> = vec![T::from_u64(1)];
+    for kind in &a.kinds {
+        let yes: u64 = (0..a.faces.len())
+            .filter(|&i| target.accepts(&a.faces[i]))
+            .map(|i| kind.weights[i])
+            .sum();
+        let no = kind.total - yes;
+        let row = binomial_row::<T>(kind.n)?;
+        let ys = powers::<T>(yes, kind.n)?;
+        let ns = powers::<T>(no, kind.n)?;
+        let mut next = vec![T::zero(); dist.len() + kind.n as usize];
+        for (i, d) in dist.iter().enumerate() {
+            if d.is_zero() {
+                continue;
+            }
+            for k in 0..=kind.n as usize {
+                let w = row[k].mul(&ys[k])?.mul(&ns[kind.n as usize - k])?;
+                next[i + k].add(&d.mul(&w)?)?;
+            }
+        }
+        dist = next;
+    }
+    Some(dist)
+}
+
+// --- highest and lowest, doubles: face by face ---------------------------------------------
+
+/// The remaining dice of each kind, as one index (mixed radix).
+struct Radix {
+    sizes: Vec<u32>,
+    strides: Vec<u64>,
+}
+
+impl Radix {
+    fn new(a: &Alphabet) -> Radix {
+        let sizes: Vec<u32> = a.kinds.iter().map(|k| k.n).collect();
+        let mut strides = Vec::new();
+        let mut s = 1u64;
+        for n in &sizes {
+            strides.push(s);
+            s = s.saturating_mul(u64::from(*n) + 1);
+        }
+        Radix { sizes, strides }
+    }
+
+    fn decode(&self, index: u64) -> Vec<u32> {
+        self.sizes
+            .iter()
+            .zip(&self.strides)
+            .map(|(n, s)| ((index / s) % (u64::from(*n) + 1)) as u32)
+            .collect()
+    }
+
+    fn encode(&self, r: &[u32]) -> u64 {
+        r.iter().zip(&self.strides).map(|(c, s)| u64::from(*c) * s).sum()
+    }
+
+    fn full(&self) -> Vec<u32> {
+        self.sizes.clone()
+    }
+}
+
+/// Every vector `c` with `c ≤ r` (and, if given, Σc ≤ `most`), with its weight
+/// Π C(r_j, c_j) · w_j^c_j, for dice showing one face.
+fn choices<T: Weight>(
+    r: &[u32],
+    face: usize,
+    a: &Alphabet,
+    pascal: &[Vec<T>],
+    pows: &[Vec<Vec<T>>],
+    most: Option<u32>,
+) -> Option<Vec<(Vec<u32>, T)>> {
+    let mut out: Vec<(Vec<u32>, T)> = vec![(Vec::new(), T::from_u64(1))];
+    for (j, &rj) in r.iter().enumerate() {
+        let mut next = Vec::new();
+        for (c, w) in &out {
+            let used: u32 = c.iter().sum();
+            let top = if a.kinds[j].weights[face] == 0 { 0 } else { rj };
+            for k in 0..=top {
+                if most.is_some_and(|m| used + k > m) {
+                    break;
+                }
+                let mut c = c.clone();
+                c.push(k);
+                let weight = w
+                    .mul(&pascal[rj as usize][k as usize])?
+                    .mul(&pows[j][face][k as usize])?;
+                next.push((c, weight));
+            }
+        }
+        out = next;
+    }
+    Some(out)
+}
+
+/// Each kind's weight on each face, to the powers 0..=n.
+fn face_powers<T: Weight>(a: &Alphabet) -> Option<Vec<Vec<Vec<T>>>> {
+    a.kinds
+        .iter()
+        .map(|k| k.weights.iter().map(|w| powers(*w, k.n)).collect::<Option<Vec<_>>>())
+        .collect()
+}
+
+/// The total of the `keep` highest (or lowest) dice, face by face from the best: at each face
+/// choose how many dice of each kind show it; once `keep` dice are placed the kept total is
+/// known and the rest lie on worse faces, whose weight is a power.
+fn keep_counts<T: Weight>(a: &Alphabet, highest: bool, keep: u32) -> Option<BTreeMap<i64, T>> {
+    let radix = Radix::new(a);
+    let total_dice = a.dice();
+    let max_n = a.kinds.iter().map(|k| k.n).max().unwrap_or(0);
+    let pascal = pascal::<T>(max_n)?;
+    let pows = face_powers::<T>(a)?;
+    let order: Vec<usize> = if highest {
+        (0..a.faces.len()).rev().collect()
+    } else {
+        (0..a.faces.len()).collect()
+    };
+    let mut out: BTreeMap<i64, T> = BTreeMap::new();
+    let mut states: HashMap<(u64, i64), T> = HashMap::from([((radix.encode(&radix.full()), 0), T::from_u64(1))]);
+    for (pos, &face) in order.iter().enumerate() {
+        // Each kind's weight on the faces after this one.
+        let rest: Vec<u64> = a
+            .kinds
+            .iter()
+            .map(|k| order[pos + 1..].iter().map(|&f| k.weights[f]).sum())
+            .collect();
+        let rest_pows: Vec<Vec<T>> = rest
+            .iter()
+            .zip(&a.kinds)
+            .map(|(w, k)| powers(*w, k.n))
+            .collect::<Option<_>>()?;
+        let value = a.value(face);
+        let mut next: HashMap<(u64, i64), T> = HashMap::new();
+        for ((index, sum), w) in states {
+            let r = radix.decode(index);
+            let placed = total_dice - r.iter().sum::<u32>();
+            for (c, cw) in choices(&r, face, a, &pascal, &pows, None)? {
+                let k: u32 = c.iter().sum();
+                let taken = k.min(keep - placed);
+                let sum = sum.saturating_add(value.saturating_mul(i64::from(taken)));
+                let weight = w.mul(&cw)?;
+                let left: Vec<u32> = r.iter().zip(&c).map(|(r, c)| r - c).collect();
+                if placed + k >= keep {
+                    let mut tail = weight;
+                    for (j, l) in left.iter().enumerate() {
+                        tail = tail.mul(&rest_pows[j][*l as usize])?;
+                    }
+                    if !tail.is_zero() {
+                        out.entry(sum).or_insert_with(T::zero).add(&tail)?;
+                    }
+                } else if !weight.is_zero() {
+                    next.entry((radix.encode(&left), sum))
+                        .or_insert_with(T::zero)
+                        .add(&weight)?;
+                }
+            }
+        }
+        states = next;
+    }
+    Some(out)
+}
+
+/// The weight of rolls where no face shows on `n` or more dice.
+fn no_match_weight<T: Weight>(a: &Alphabet, n: u32) -> Option<T> {
+    let radix = Radix::new(a);
+    let max_n = a.kinds.iter().map(|k| k.n).max().unwrap_or(0);
+    let pascal = pascal::<T>(max_n)?;
+    let pows = face_powers::<T>(a)?;
+    let mut states: HashMap<u64, T> = HashMap::from([(radix.encode(&radix.full()), T::from_u64(1))]);
+    for face in 0..a.faces.len() {
+        let mut next: HashMap<u64, T> = HashMap::new();
+        for (index, w) in states {
+            let r = radix.decode(index);
+            for (c, cw) in choices(&r, face, a, &pascal, &pows, Some(n.saturating_sub(1)))? {
+                let weight = w.mul(&cw)?;
+                if weight.is_zero() {
+                    continue;
+                }
+                let left: Vec<u32> = r.iter().zip(&c).map(|(r, c)| r - c).collect();
+                next.entry(radix.encode(&left)).or_insert_with(T::zero).add(&weight)?;
+            }
+        }
+        states = next;
+    }
+    Some(states.remove(&0).unwrap_or_else(T::zero))
+}
+
+// --- every multiset ------------------------------------------------------------------------
+
+/// Calls `visit` with every multiset the pool can show — each kind's count on each face — and
+/// its weight (multinomial × Π weight^count).
+/// A visitor of multisets: each kind's counts on the alphabet, and their weight.
+type MultisetVisit<'v, T> = dyn FnMut(&[Vec<u32>], &T) -> Option<()> + 'v;
+
+/// A visitor of a multiset's reading, its weight, and its readings after a re-roll.
+type RerolledVisit<'v, T> = dyn FnMut(i64, &T, Option<Vec<(i64, u64)>>) -> Option<()> + 'v;
+
+/// An opposed roll's counts of each (first, second), over their denominator.
+type Joint = (BTreeMap<(i64, i64), BigUint>, BigUint);
+
+fn each_multiset<T: Weight>(a: &Alphabet, visit: &mut MultisetVisit<T>) -> Option<()> {
+    // Each kind's multisets on its own, then every combination of them.
+    let mut per_kind: Vec<Vec<(Vec<u32>, T)>> = Vec::new();
+    for (j, kind) in a.kinds.iter().enumerate() {
+        let support: Vec<usize> = a.support(j).collect();
+        let row = pascal::<T>(kind.n)?;
+        let mut out = Vec::new();
+        let mut counts = vec![0u32; a.faces.len()];
+        fill(&support, 0, kind.n, T::from_u64(1), &mut counts, kind, &row, &mut out)?;
+        per_kind.push(out);
+    }
+    let mut chosen: Vec<usize> = vec![0; per_kind.len()];
+    if per_kind.iter().any(Vec::is_empty) {
+        return Some(());
+    }
+    loop {
+        let mut weight = T::from_u64(1);
+        let mut sets: Vec<Vec<u32>> = Vec::with_capacity(per_kind.len());
+        for (j, &c) in chosen.iter().enumerate() {
+            weight = weight.mul(&per_kind[j][c].1)?;
+            sets.push(per_kind[j][c].0.clone());
+        }
+        visit(&sets, &weight)?;
+        // The next combination.
+        let mut j = 0;
+        loop {
+            if j == chosen.len() {
+                return Some(());
+            }
+            chosen[j] += 1;
+            if chosen[j] < per_kind[j].len() {
+                break;
+            }
+            chosen[j] = 0;
+            j += 1;
+        }
+    }
+}
+
+/// The multisets of `left` dice over `support[at..]`.
+#[allow(clippy::too_many_arguments)]
+fn fill<T: Weight>(
+    support: &[usize],
+    at: usize,
+    left: u32,
+    weight: T,
+    counts: &mut Vec<u32>,
+    kind: &Kind,
+    pascal: &[Vec<T>],
+    out: &mut Vec<(Vec<u32>, T)>,
+) -> Option<()> {
+    if at + 1 >= support.len() {
+        if let Some(&last) = support.get(at) {
+            counts[last] = left;
+            let w = weight.mul(&pow(kind.weights[last], left)?)?;
+            out.push((counts.clone(), w));
+            counts[last] = 0;
+        } else if left == 0 {
+            out.push((counts.clone(), weight));
+        }
+        return Some(());
+    }
+    let face = support[at];
+    let mut p = T::from_u64(1);
+    for c in 0..=left {
+        counts[face] = c;
+        let w = weight.mul(&pascal[left as usize][c as usize])?.mul(&p)?;
+        fill(support, at + 1, left - c, w, counts, kind, pascal, out)?;
+        p = p.mul(&T::from_u64(kind.weights[face]))?;
+    }
+    counts[face] = 0;
+    Some(())
+}
+
+/// The reading of a multiset given as counts on the alphabet.
+fn read_counts(read: &Read, a: &Alphabet, counts: &[u32]) -> i64 {
+    let n: u32 = counts.iter().sum();
+    match read {
+        Read::Sum => counts.iter().enumerate().map(|(i, c)| a.value(i) * i64::from(*c)).sum(),
+        Read::Keep { highest, n: keep } => {
+            let mut left = *keep;
+            let mut sum = 0i64;
+            let mut visit = |i: usize| {
+                let take = counts[i].min(left);
+                left -= take;
+                sum += a.value(i) * i64::from(take);
+            };
+            if *highest {
+                (0..counts.len()).rev().for_each(&mut visit);
+            } else {
+                (0..counts.len()).for_each(&mut visit);
+            }
+            sum
+        }
+        Read::Count(t) => counts
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| t.accepts(&a.faces[*i]))
+            .map(|(_, c)| i64::from(*c))
+            .sum(),
+        Read::Any(t) => i64::from(counts.iter().enumerate().any(|(i, c)| *c > 0 && t.accepts(&a.faces[i]))),
+        Read::All(t) => i64::from(
+            counts
+                .iter()
+                .enumerate()
+                .all(|(i, c)| *c == 0 || t.accepts(&a.faces[i])),
+        ),
+        Read::Same(m) => i64::from(n > 0 && counts.iter().any(|c| c >= m)),
+    }
+}
+
+/// The face and kind a pool-level re-roll takes from a multiset, as `read::reroll_pick` takes
+/// it from dice as they lie: the lowest face meeting the target, the highest or the lowest
+/// face; among dice showing that face, the first kind in the pool's order.
+fn multiset_pick(reroll: &Reroll, a: &Alphabet, sets: &[Vec<u32>]) -> Option<(usize, usize)> {
+    let shows = |i: usize| sets.iter().any(|s| s[i] > 0);
+    let face = match reroll {
+        Reroll::One(t) => (0..a.faces.len()).find(|&i| shows(i) && t.accepts(&a.faces[i]))?,
+        Reroll::Lowest => (0..a.faces.len()).find(|&i| shows(i))?,
+        Reroll::Highest => (0..a.faces.len()).rev().find(|&i| shows(i))?,
+        Reroll::Each(_) | Reroll::Failed => return None,
+    };
+    let kind = sets.iter().position(|s| s[face] > 0)?;
+    Some((face, kind))
+}
+
+/// lcm of the kinds' totals: one denominator for a die rolled again, whichever kind it is.
+fn totals_lcm(a: &Alphabet) -> u64 {
+    a.kinds.iter().fold(1u64, |l, k| l.lcm(&k.total.max(1)))
+}
+
+/// For each multiset: the reading, and the readings after re-rolling the die `reroll` takes
+/// (each weighted over the totals' lcm; `None` when no die is taken).
+fn multiset_rerolled<T: Weight>(
+    a: &Alphabet,
+    read: &Read,
+    reroll: &Reroll,
+    visit: &mut RerolledVisit<T>,
+) -> Option<()> {
+    let l = totals_lcm(a);
+    each_multiset::<T>(a, &mut |sets, w| {
+        let mut combined = vec![0u32; a.faces.len()];
+        for s in sets {
+            for (c, x) in combined.iter_mut().zip(s) {
+                *c += x;
+            }
+        }
+        let before = read_counts(read, a, &combined);
+        let after = multiset_pick(reroll, a, sets).map(|(face, kind)| {
+            combined[face] -= 1;
+            let k = &a.kinds[kind];
+            let scale = l / k.total.max(1);
+            let mut out: BTreeMap<i64, u64> = BTreeMap::new();
+            for (u, wu) in k.weights.iter().enumerate() {
+                if *wu == 0 {
+                    continue;
+                }
+                combined[u] += 1;
+                *out.entry(read_counts(read, a, &combined)).or_default() += wu * scale;
+                combined[u] -= 1;
+            }
+            combined[face] += 1;
+            out.into_iter().collect()
+        });
+        visit(before, w, after)
+    })
+}
+
+// --- a pool read ---------------------------------------------------------------------------
+
+/// Counts over a denominator.
+type Counts = (BTreeMap<i64, BigUint>, BigUint);
+
+fn to_big<T: Weight>(m: BTreeMap<i64, T>, d: T) -> Counts {
+    (m.into_iter().map(|(k, v)| (k, v.big())).collect(), d.big())
+}
+
+impl PoolRead {
+    /// The reading's counts, before its modifier and before `reroll failed`.
+    fn raw_counts<T: Weight>(&self) -> Option<(BTreeMap<i64, T>, T)> {
+        let a = self.pool.alphabet();
+        let den = a.denominator::<T>()?;
+        let n = a.dice();
+        if let Some(reroll @ (Reroll::One(_) | Reroll::Highest | Reroll::Lowest)) = &self.pool.reroll {
+            let l = totals_lcm(&a);
+            let mut out: BTreeMap<i64, T> = BTreeMap::new();
+            multiset_rerolled::<T>(&a, &self.read, reroll, &mut |before, w, after| match after {
+                None => out.entry(before).or_insert_with(T::zero).add(&w.mul(&T::from_u64(l))?),
+                Some(after) => {
+                    for (v, c) in after {
+                        out.entry(v).or_insert_with(T::zero).add(&w.mul(&T::from_u64(c))?)?;
+                    }
+                    Some(())
+                }
+            })?;
+            return Some((out, den.mul(&T::from_u64(l))?));
+        }
+        let mut out: BTreeMap<i64, T> = BTreeMap::new();
+        match &self.read {
+            Read::Sum => return None, // computed by `sum_counts`
+            Read::Keep { highest, n: keep } => {
+                if *keep >= n {
+                    return None;
+                }
+                if *keep == 0 {
+                    out.insert(0, den.clone());
+                } else {
+                    out = keep_counts::<T>(&a, *highest, *keep)?;
+                }
+            }
+            Read::Count(t) | Read::Any(t) | Read::All(t) => {
+                let dist = count_counts::<T>(&a, t)?;
+                for (k, w) in dist.into_iter().enumerate() {
+                    if w.is_zero() {
+                        continue;
+                    }
+                    let key = match &self.read {
+                        Read::Count(_) => k as i64,
+                        Read::Any(_) => i64::from(k > 0),
+                        _ => i64::from(k as u32 == n),
+                    };
+                    out.entry(key).or_insert_with(T::zero).add(&w)?;
+                }
+            }
+            Read::Same(m) => {
+                let no = if *m <= 1 {
+                    if n == 0 { den.clone() } else { T::zero() }
+                } else if *m > n {
+                    den.clone()
+                } else {
+                    no_match_weight::<T>(&a, *m)?
+                };
+                let yes = den.minus(&no);
+                if !no.is_zero() {
+                    out.insert(0, no);
+                }
+                if !yes.is_zero() {
+                    out.insert(1, yes);
+                }
+            }
+        }
+        Some((out, den))
+    }
+
+    /// The reading's counts with `reroll failed` and the modifier applied.
+    fn counts(&self) -> Counts {
+        let (mut counts, mut den) = match (&self.read, &self.pool.reroll) {
+            (Read::Sum, None | Some(Reroll::Each(_)) | Some(Reroll::Failed)) => self.sum_counts(),
+            (Read::Keep { n: keep, .. }, None | Some(Reroll::Each(_)) | Some(Reroll::Failed))
+                if *keep >= self.pool.alphabet().dice() =>
+            {
+                self.sum_counts()
+            }
+            _ => match self.raw_counts::<u128>() {
+                Some((m, d)) => to_big(m, d),
+                None => {
+                    let (m, d) = self
+                        .raw_counts::<BigUint>()
+                        .unwrap_or_else(|| (BTreeMap::new(), BigUint::one()));
+                    (m, d)
+                }
+            },
+        };
+        if self.pool.reroll == Some(Reroll::Failed) {
+            let zero = counts.get(&0).cloned().unwrap_or_default();
+            let mut next = BTreeMap::new();
+            for (v, c) in counts {
+                let c = if v == 0 { &zero * &zero } else { c * (&den + &zero) };
+                next.insert(v, c);
+            }
+            counts = next;
+            den = &den * &den;
+        }
+        if !self.read.is_flag() && self.modifier != 0 {
+            counts = counts
+                .into_iter()
+                .map(|(v, c)| (v.saturating_add(self.modifier), c))
+                .collect();
+        }
+        (counts, den)
+    }
+
+    /// Every die's faces summed, through the totals' algorithm.
+    fn sum_counts(&self) -> Counts {
+        let a = self.pool.alphabet();
+        let dice: Vec<SumDie> = a
+            .kinds
+            .iter()
+            .map(|k| {
+                let mut faces: BTreeMap<i64, u64> = BTreeMap::new();
+                for (i, w) in k.weights.iter().enumerate() {
+                    if *w > 0 {
+                        *faces.entry(a.value(i)).or_default() += w;
+                    }
+                }
+                SumDie {
+                    faces: faces.into_iter().collect(),
+                    total: k.total,
+                    count: k.n,
+                }
+            })
+            .collect();
+        sum_counts(&dice)
+    }
+
+    /// The steps the exact odds take, estimated before any of them (saturating).
+    pub fn odds_cost(&self) -> u64 {
+        let a = self.pool.alphabet();
+        let n = u64::from(a.dice());
+        let faces = a.faces.len() as u64;
+        let radix: u64 = a.kinds.iter().fold(1u64, |p, k| p.saturating_mul(u64::from(k.n) + 1));
+        let per_pool = match (&self.pool.reroll, &self.read) {
+            (Some(Reroll::One(_) | Reroll::Highest | Reroll::Lowest), _) => {
+                let sets = a.kinds.iter().enumerate().fold(1u64, |p, (j, k)| {
+                    p.saturating_mul(multisets(u64::from(k.n), a.support(j).count() as u64))
+                });
+                sets.saturating_mul(faces.saturating_add(1))
+                    .saturating_mul(faces.saturating_add(n))
+            }
+            (_, Read::Sum) => self.sum_plan().work,
+            (_, Read::Keep { n: keep, .. }) if u64::from(*keep) >= n => self.sum_plan().work,
+            (_, Read::Keep { n: keep, .. }) => {
+                let spread = a
+                    .faces
+                    .last()
+                    .and_then(|f| f.value)
+                    .unwrap_or(0)
+                    .abs_diff(a.faces.first().and_then(|f| f.value).unwrap_or(0));
+                let sums = u64::from(*keep).saturating_mul(spread).saturating_add(1);
+                faces.saturating_mul(radix).saturating_mul(radix).saturating_mul(sums)
+            }
+            (_, Read::Count(_) | Read::Any(_) | Read::All(_)) => {
+                // Each kind's binomial, convolved onto the counts of the kinds before it.
+                let mut before: u64 = 0;
+                let mut steps: u64 = 0;
+                for k in &a.kinds {
+                    let nk = u64::from(k.n);
+                    steps = steps
+                        .saturating_add((nk + 1).saturating_mul(before + 1))
+                        .saturating_add(nk.saturating_mul(3));
+                    before += nk;
+                }
+                steps
+            }
+            (_, Read::Same(_)) => faces.saturating_mul(radix).saturating_mul(radix),
+        };
+        // Counts beyond 128 bits are big numbers: a step costs a word of the denominator.
+        let bits: f64 = a
+            .kinds
+            .iter()
+            .map(|k| f64::from(k.n) * (k.total.max(1) as f64).log2())
+            .sum();
+        let words = if bits < 120.0 { 1 } else { 1 + (bits / 64.0) as u64 };
+        let per_pool = match (&self.pool.reroll, &self.read) {
+            (_, Read::Sum) => per_pool,
+            (_, Read::Keep { n: keep, .. }) if u64::from(*keep) >= n => per_pool,
+            _ => per_pool.saturating_mul(words),
+        };
+        per_pool.saturating_add(n).saturating_add(faces)
+    }
+
+    fn sum_plan(&self) -> SumPlan {
+        let a = self.pool.alphabet();
+        let dice: Vec<SumDie> = a
+            .kinds
+            .iter()
+            .map(|k| {
+                let mut faces: BTreeMap<i64, u64> = BTreeMap::new();
+                for (i, w) in k.weights.iter().enumerate() {
+                    if *w > 0 {
+                        *faces.entry(a.value(i)).or_default() += w;
+                    }
+                }
+                SumDie {
+                    faces: faces.into_iter().collect(),
+                    total: k.total,
+                    count: k.n,
+                }
+            })
+            .collect();
+        sum_plan(&dice)
+    }
+
+    /// How many different values the reading can have, at most (saturating).
+    pub fn values_bound(&self) -> u64 {
+        if self.read.is_flag() {
+            return 2;
+        }
+        let a = self.pool.alphabet();
+        match &self.read {
+            Read::Count(_) => u64::from(a.dice()) + 1,
+            Read::Keep { n: keep, .. } if *keep < a.dice() => {
+                let spread = a
+                    .faces
+                    .last()
+                    .and_then(|f| f.value)
+                    .unwrap_or(0)
+                    .abs_diff(a.faces.first().and_then(|f| f.value).unwrap_or(0));
+                u64::from(*keep).saturating_mul(spread).saturating_add(1)
+            }
+            _ => self.sum_plan().totals,
+        }
+    }
+
+    /// The exact distribution of the reading (a yes / no as 1 / 0).
+    pub fn distribution(&self) -> Distribution {
+        let (counts, den) = self.counts();
+        distribution_of(counts, &den)
+    }
+}
+
+fn distribution_of(counts: BTreeMap<i64, BigUint>, den: &BigUint) -> Distribution {
+    let den = BigInt::from(den.clone());
+    Distribution {
+        weights: counts
+            .into_iter()
+            .filter(|(_, c)| !Zero::is_zero(c))
+            .map(|(v, c)| (v, BigRational::new(BigInt::from(c), den.clone())))
+            .collect(),
+    }
+}
+
+impl Reading {
+    fn counts(&self) -> Counts {
+        match self {
+            Reading::Total(e) => {
+                let (dice, offset) = e.sum_dice();
+                let (counts, den) = sum_counts(&dice);
+                (
+                    counts.into_iter().map(|(v, c)| (v.saturating_add(offset), c)).collect(),
+                    den,
+                )
+            }
+            Reading::Pool(p) => p.counts(),
+        }
+    }
+
+    pub fn odds_cost(&self) -> u64 {
+        match self {
+            Reading::Total(e) => e.odds_cost().map_or(u64::MAX, |(w, _)| w),
+            Reading::Pool(p) => p.odds_cost(),
+        }
+    }
+
+    pub fn values_bound(&self) -> u64 {
+        match self {
+            Reading::Total(e) => e.odds_cost().map_or(u64::MAX, |(_, t)| t),
+            Reading::Pool(p) => p.values_bound(),
+        }
+    }
+}
+
+// --- rolls ---------------------------------------------------------------------------------
+
+impl Roll {
+    /// What the rules forbid, checked by the loader and again here: a forced re-roll needs a
+    /// pool of numbered faces with no re-roll of its own; a chain rolls one kind of die.
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            Roll::Read(_) => Ok(()),
+            Roll::Opposed {
+                first,
+                second,
+                force,
+                ties,
+            } => {
+                if let Some(force) = force {
+                    let (side, reading) = if force.by_second {
+                        ("first", first)
+                    } else {
+                        ("second", second)
+                    };
+                    match reading {
+                        Reading::Pool(p) if p.pool.reroll.is_none() => {}
+                        Reading::Pool(_) => {
+                            return Err(format!(
+                                "the {side} side is made to re-roll a die, so its pool may not have a re-roll of its own (a die is rolled again at most once)"
+                            ));
+                        }
+                        Reading::Total(_) => {
+                            return Err(format!(
+                                "the {side} side is made to re-roll its highest or lowest die: read it die by die (`highest of …`), not as a total"
+                            ));
+                        }
+                    }
+                }
+                if *ties == Ties::Reroll {
+                    // Rolling goes on while the sides tie: the rolls must be able to differ, and
+                    // the exact odds of a decided round (drawn after many ties) must be affordable.
+                    let work = self.odds_cost();
+                    if work > crate::limits::MAX_DICE_WORK {
+                        return Err(format!(
+                            "`ties reroll` draws a decided round from the exact odds after {MAX_TIE_ROUNDS} ties, and those would take about {} steps; servitor takes at most {} (`MAX_DICE_WORK`, see \"Limits\" in grammar/README.md): use `ties none`, `first` or `second`, or fewer dice",
+                            crate::diagnostic::thousands(work),
+                            crate::diagnostic::thousands(crate::limits::MAX_DICE_WORK)
+                        ));
+                    }
+                    let (joint, _) = self.joint_unchecked()?;
+                    if joint.keys().all(|(a, b)| a == b) {
+                        return Err("these two rolls always tie, so `ties reroll` would roll for ever: use `ties none`, `first` or `second`".into());
+                    }
+                }
+                Ok(())
+            }
+            Roll::Chain { first, .. } => {
+                if Roll::chain_die(first).is_none() {
+                    return Err("a chain rolls one kind of die at every stage: its first pool must be one kind (`10d6`, `5 red`)".into());
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The steps the exact odds take, estimated before any of them (saturating).
+    pub fn odds_cost(&self) -> u64 {
+        match self {
+            Roll::Read(r) => r.odds_cost(),
+            Roll::Opposed {
+                first, second, force, ..
+            } => {
+                let base = first
+                    .odds_cost()
+                    .saturating_add(second.odds_cost())
+                    .saturating_add(first.values_bound().saturating_mul(second.values_bound()));
+                match (force, force.map(|f| if f.by_second { first } else { second })) {
+                    (Some(_), Some(Reading::Pool(p))) => {
+                        let a = p.pool.alphabet();
+                        let sets = a.kinds.iter().enumerate().fold(1u64, |s, (j, k)| {
+                            s.saturating_mul(multisets(u64::from(k.n), a.support(j).count() as u64))
+                        });
+                        let faces = a.faces.len() as u64 + 1;
+                        let other = if force.is_some_and(|f| f.by_second) {
+                            second.values_bound()
+                        } else {
+                            first.values_bound()
+                        };
+                        base.saturating_add(
+                            sets.saturating_mul(faces)
+                                .saturating_mul(faces.saturating_add(a.dice().into()))
+                                .saturating_add(sets.saturating_mul(other).saturating_mul(faces)),
+                        )
+                    }
+                    _ => base,
+                }
+            }
+            Roll::Chain { first, stages } => {
+                let n = first.pool.dice_count();
+                let mut cost = first.odds_cost().saturating_add(n);
+                if let Some(kind) = Roll::chain_die(first) {
+                    for stage in stages {
+                        let per_die = matches!(stage.reroll, None | Some(Reroll::Each(_)));
+                        if per_die {
+                            cost = cost.saturating_add(n.saturating_add(1).saturating_mul(n.saturating_add(1)));
+                        } else {
+                            for k in 0..=n.min(u64::from(u32::MAX)) {
+                                cost = cost.saturating_add(stage_read(kind, k as u32, stage).odds_cost());
+                                cost = cost.saturating_add(k.saturating_add(1).saturating_mul(n.saturating_add(1)));
+                                if cost == u64::MAX {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                }
+                cost
+            }
+        }
+    }
+
+    /// The exact odds. The work is what [`Roll::odds_cost`] says; callers check it first.
+    /// Refused when the rules allow no answer (`ties reroll` on rolls that always tie).
+    pub fn odds(&self) -> Result<Odds, String> {
+        self.check()?;
+        match self {
+            Roll::Read(r) => {
+                let (counts, den) = r.counts();
+                if r.is_flag() {
+                    let yes = counts.get(&1).cloned().unwrap_or_default();
+                    Ok(Odds::Flag(BigRational::new(BigInt::from(yes), BigInt::from(den))))
+                } else {
+                    Ok(Odds::Number(distribution_of(counts, &den)))
+                }
+            }
+            Roll::Opposed { ties, .. } => {
+                let (joint, den) = self.joint_unchecked()?;
+                let mut first = BigUint::default();
+                let mut second = BigUint::default();
+                let mut tie = BigUint::default();
+                let mut margin: BTreeMap<i64, BigUint> = BTreeMap::new();
+                for ((a, b), c) in &joint {
+                    match winner(*a, *b, *ties) {
+                        Winner::First => first += c,
+                        Winner::Second => second += c,
+                        Winner::Tie => tie += c,
+                    }
+                    *margin.entry(a.saturating_sub(*b)).or_default() += c;
+                }
+                let mut den = den;
+                if *ties == Ties::Reroll {
+                    // Ties roll again until one side wins: the decided rounds, renormalised.
+                    if tie == den {
+                        return Err(format!(
+                            "`{self}` always ties, so `ties reroll` would roll for ever: use `ties none`, `first` or `second`"
+                        ));
+                    }
+                    margin.remove(&0);
+                    den -= &tie;
+                    tie = BigUint::default();
+                }
+                let frac = |c: BigUint| BigRational::new(BigInt::from(c), BigInt::from(den.clone()));
+                Ok(Odds::Opposed {
+                    first: frac(first),
+                    second: frac(second),
+                    tie: frac(tie),
+                    margin: distribution_of(margin, &den),
+                })
+            }
+            Roll::Chain { first, stages } => Ok(Odds::Number(chain(first, stages))),
+        }
+    }
+
+    /// An opposed roll's joint counts of (first, second) over one denominator, forced re-rolls
+    /// made (ties not yet re-rolled). The caller has checked the roll.
+    fn joint_unchecked(&self) -> Result<Joint, String> {
+        let Roll::Opposed {
+            first,
+            second,
+            ties,
+            force,
+        } = self
+        else {
+            return Err("not an opposed roll".into());
+        };
+        let mut joint: BTreeMap<(i64, i64), BigUint> = BTreeMap::new();
+        let Some(force) = force else {
+            let (a, da) = first.counts();
+            let (b, db) = second.counts();
+            for (x, cx) in &a {
+                for (y, cy) in &b {
+                    *joint.entry((*x, *y)).or_default() += cx * cy;
+                }
+            }
+            return Ok((joint, da * db));
+        };
+        let (made, other) = if force.by_second {
+            (first, second)
+        } else {
+            (second, first)
+        };
+        let Reading::Pool(pr) = made else {
+            return Err("a forced re-roll needs a pool read die by die".into());
+        };
+        let (o, d_other) = other.counts();
+        let a = pr.pool.alphabet();
+        let rule = if force.highest { Reroll::Highest } else { Reroll::Lowest };
+        let l = totals_lcm(&a);
+        // Group the multisets by (reading, readings after the re-roll).
+        let mut groups: BTreeMap<(i64, Vec<(i64, u64)>), BigUint> = BTreeMap::new();
+        multiset_rerolled::<BigUint>(&a, &pr.read, &rule, &mut |before, w, after| {
+            let after = after
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(v, c)| (pr.finish(v), c))
+                .collect();
+            *groups.entry((pr.finish(before), after)).or_default() += w;
+            Some(())
+        });
+        let d_made = a.denominator::<BigUint>().unwrap_or_else(BigUint::one) * l;
+        for ((v, after), w) in &groups {
+            for (ov, oc) in &o {
+                let (fv, sv) = if force.by_second { (*v, *ov) } else { (*ov, *v) };
+                let would = winner(fv, sv, *ties);
+                let made_wins =
+                    (force.by_second && would == Winner::First) || (!force.by_second && would == Winner::Second);
+                if made_wins && !after.is_empty() {
+                    for (nv, nc) in after {
+                        let key = if force.by_second { (*nv, *ov) } else { (*ov, *nv) };
+                        *joint.entry(key).or_default() += w * oc * *nc;
+                    }
+                } else {
+                    *joint.entry((fv, sv)).or_default() += w * oc * l;
+                }
+            }
+        }
+        Ok((joint, d_made * d_other))
+    }
+}
+
+/// The decided round of an opposed roll drawn from its exact odds: (first, second). Used by
+/// rolling after [`MAX_TIE_ROUNDS`] ties in a row, so that rolling never disagrees with the
+/// odds however unlikely a decision is.
+pub(crate) fn draw_decided(roll: &Roll, rng: &mut Rng) -> (i64, i64) {
+    let Roll::Opposed { ties, .. } = roll else {
+        return (0, 0);
+    };
+    let Ok((joint, _)) = roll.joint_unchecked() else {
+        return (0, 0);
+    };
+    let decided: Vec<(&(i64, i64), &BigUint)> = joint
+        .iter()
+        .filter(|((a, b), _)| winner(*a, *b, *ties) != Winner::Tie)
+        .collect();
+    let total: BigUint = decided.iter().map(|(_, c)| *c).sum();
+    let mut pick = rng.below_big(&total);
+    for (key, c) in &decided {
+        if pick < **c {
+            return **key;
+        }
+        pick -= *c;
+    }
+    decided.last().map_or((0, 0), |(k, _)| **k)
+}
+
+/// A chain's distribution: one binomial when every stage reads each die on its own (an
+/// attack comes through with the product of the stages' chances), else stage by stage.
+fn chain(first: &PoolRead, stages: &[Stage]) -> Distribution {
+    let Some(kind) = Roll::chain_die(first) else {
+        return first.distribution();
+    };
+    let n = first.pool.dice_count() as u32;
+    let per_die = |r: &Option<Reroll>| matches!(r, None | Some(Reroll::Each(_)));
+    if per_die(&first.pool.reroll) && first.modifier == 0 && stages.iter().all(|s| per_die(&s.reroll)) {
+        // Each stage's chance as yes / total, its re-roll folded in.
+        let mut yes = BigUint::one();
+        let mut total = BigUint::one();
+        let mut chance = |pool: &Pool, target: &Target| {
+            let a = pool.alphabet();
+            let k = &a.kinds[0];
+            let y: u64 = (0..a.faces.len())
+                .filter(|&i| target.accepts(&a.faces[i]))
+                .map(|i| k.weights[i])
+                .sum();
+            yes *= y;
+            total *= k.total;
+        };
+        let Read::Count(t) = &first.read else {
+            return first.distribution();
+        };
+        chance(&first.pool, t);
+        for s in stages {
+            let pool = stage_read(kind, 1, s).pool;
+            chance(&pool, &s.target);
+        }
+        let no = &total - &yes;
+        let row = binomial_row::<BigUint>(n).unwrap_or_default();
+        let mut counts = BTreeMap::new();
+        let mut yk = BigUint::one();
+        let nos: Vec<BigUint> = (0..=n)
+            .scan(BigUint::one(), |p, _| {
+                let out = p.clone();
+                *p *= &no;
+                Some(out)
+            })
+            .collect();
+        for k in 0..=n {
+            let c = &row[k as usize] * &yk * &nos[(n - k) as usize];
+            counts.insert(i64::from(k), c);
+            yk *= &yes;
+        }
+        let den = num_traits::pow(total, n as usize);
+        return distribution_of(counts, &den);
+    }
+    // Stage by stage, as fractions.
+    let mut dist: BTreeMap<i64, BigRational> = first.distribution().weights;
+    for s in stages {
+        let mut next: BTreeMap<i64, BigRational> = BTreeMap::new();
+        for (k, p) in &dist {
+            let stage = stage_read(kind, (*k).max(0) as u32, s);
+            for (j, q) in stage.distribution().weights {
+                *next.entry(j).or_insert_with(super::zero) += p * q;
+            }
+        }
+        dist = next;
+    }
+    Distribution { weights: dist }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dice::rng::{DieAsk, Forced};
+    use crate::dice::{DieKind, Face};
+    use std::sync::{Arc, Mutex};
+
+    /// Every way the rolling code can go, each with its chance: the dice it asks for are given
+    /// one path at a time, odometer-fashion, so the odds computed here are those of `roll`
+    /// itself. Returns each result's exact chance.
+    fn enumerate<K: Ord + Clone>(mut run: impl FnMut(&mut Rng) -> K) -> BTreeMap<K, BigRational> {
+        #[derive(Default)]
+        struct Path {
+            chosen: Vec<u64>,
+            sizes: Vec<u64>,
+            at: usize,
+        }
+        let path = Arc::new(Mutex::new(Path::default()));
+        let mut out: BTreeMap<K, BigRational> = BTreeMap::new();
+        let mut leaves = 0;
+        loop {
+            path.lock().unwrap().at = 0;
+            let p = path.clone();
+            let forced = Forced {
+                ask: Some(Box::new(move |ask: &DieAsk| {
+                    let mut p = p.lock().unwrap();
+                    let i = p.at;
+                    p.at += 1;
+                    if i == p.chosen.len() {
+                        p.chosen.push(0);
+                        p.sizes.push(ask.faces.len() as u64);
+                    }
+                    Some(p.chosen[i] + 1)
+                })),
+                ..Forced::default()
+            };
+            let mut rng = Rng::seeded(0).with_forced(Arc::new(Mutex::new(forced)));
+            let result = run(&mut rng);
+            let mut p = path.lock().unwrap();
+            let used = p.at;
+            p.chosen.truncate(used);
+            p.sizes.truncate(used);
+            let weight = p.sizes.iter().fold(BigInt::one(), |w, s| w * BigInt::from(*s));
+            *out.entry(result).or_insert_with(crate::dice::zero) += BigRational::new(BigInt::one(), weight);
+            leaves += 1;
+            assert!(leaves < 2_000_000, "too many ways to enumerate");
+            // The next path.
+            loop {
+                let Some(last) = p.chosen.last_mut() else {
+                    return out;
+                };
+                *last += 1;
+                let size = *p.sizes.last().unwrap();
+                if *p.chosen.last().unwrap() < size {
+                    break;
+                }
+                p.chosen.pop();
+                p.sizes.pop();
+            }
+        }
+    }
+
+    fn d(n: u32) -> DieKind {
+        match n {
+            3 => DieKind::Halved,
+            n => DieKind::Numbered(n),
+        }
+    }
+
+    fn custom(id: &str, faces: &[(Option<&str>, Option<i64>)]) -> DieKind {
+        DieKind::Custom {
+            id: id.into(),
+            faces: faces
+                .iter()
+                .map(|(n, v)| Face {
+                    name: n.map(str::to_string),
+                    value: *v,
+                })
+                .collect(),
+        }
+    }
+
+    fn at_least(n: i64) -> Target {
+        Target {
+            test: Test::AtLeast(n),
+            fail: false,
+        }
+    }
+
+    fn exactly(n: i64) -> Target {
+        Target {
+            test: Test::Between(n, n),
+            fail: false,
+        }
+    }
+
+    fn pool(dice: Vec<(u32, DieKind)>, reroll: Option<Reroll>) -> Pool {
+        Pool { dice, reroll }
+    }
+
+    fn pr(pool: &Pool, read: Read, modifier: i64) -> PoolRead {
+        PoolRead {
+            pool: pool.clone(),
+            read,
+            modifier,
+        }
+    }
+
+    /// The exact engine against every way `roll` can go, for one reading.
+    fn agrees(read: &PoolRead) {
+        let exact = read.distribution().weights;
+        let rolled = enumerate(|rng| read.roll(rng).value);
+        assert_eq!(exact, rolled, "{read}");
+        let cost = read.odds_cost();
+        assert!(cost > 0 && cost < 10_000_000, "{read}: cost {cost}");
+    }
+
+    fn reads(n: u32) -> Vec<Read> {
+        let mut out = vec![
+            Read::Sum,
+            Read::Count(at_least(5)),
+            Read::Count(Target {
+                test: Test::AtLeast(3),
+                fail: true,
+            }),
+            Read::Any(exactly(6)),
+            Read::All(Target {
+                test: Test::Between(1, 2),
+                fail: false,
+            }),
+            Read::Same(2),
+            Read::Same(3),
+        ];
+        for k in 0..=n + 1 {
+            out.push(Read::Keep { highest: true, n: k });
+            out.push(Read::Keep { highest: false, n: k });
+        }
+        out
+    }
+
+    fn rerolls() -> Vec<Option<Reroll>> {
+        vec![
+            None,
+            Some(Reroll::Each(exactly(1))),
+            Some(Reroll::Each(Target {
+                test: Test::AtLeast(4),
+                fail: true,
+            })),
+            Some(Reroll::One(Target {
+                test: Test::AtLeast(3),
+                fail: true,
+            })),
+            Some(Reroll::Highest),
+            Some(Reroll::Lowest),
+            Some(Reroll::Failed),
+        ]
+    }
+
+    /// Every reading, every re-roll rule, on pools of one kind, of two kinds, with a d3 and
+    /// with a die by faces: the exact odds equal the enumeration of the rolling code.
+    #[test]
+    fn every_reading_and_reroll_agrees_with_rolling() {
+        let white = custom(
+            "white",
+            &[(None, Some(0)), (None, Some(0)), (None, Some(1)), (None, Some(2))],
+        );
+        let pools = vec![
+            vec![(3, d(6))],
+            vec![(2, d(4)), (1, d(6))],
+            vec![(2, d(3))],
+            vec![(2, white.clone()), (1, d(4))],
+            vec![(1, d(6))],
+        ];
+        let mut checked = 0;
+        for dice in &pools {
+            let n: u32 = dice.iter().map(|(c, _)| c).sum();
+            for reroll in rerolls() {
+                let p = pool(dice.clone(), reroll.clone());
+                for read in reads(n) {
+                    if matches!(reroll, Some(Reroll::Failed))
+                        && !matches!(read, Read::Count(_) | Read::Any(_) | Read::All(_) | Read::Same(_))
+                    {
+                        continue;
+                    }
+                    agrees(&pr(&p, read, 0));
+                    checked += 1;
+                }
+            }
+        }
+        agrees(&pr(&pool(vec![(3, d(6))], None), Read::Keep { highest: true, n: 1 }, 2));
+        assert!(checked > 300, "{checked}");
+    }
+
+    /// Faces with names: counted by name, doubles by face (two faces named alike with
+    /// different numbers are different faces).
+    #[test]
+    fn faces_by_name() {
+        let scatter = custom(
+            "scatter",
+            &[
+                (Some("hit"), None),
+                (Some("hit"), None),
+                (Some("arrow"), Some(0)),
+                (Some("arrow"), Some(90)),
+                (Some("arrow"), Some(180)),
+                (Some("arrow"), Some(270)),
+            ],
+        );
+        let hit = Target {
+            test: Test::Named("hit".into()),
+            fail: false,
+        };
+        for reroll in [None, Some(Reroll::One(hit.clone())), Some(Reroll::Each(hit.clone()))] {
+            let p = pool(vec![(3, scatter.clone())], reroll);
+            for read in [
+                Read::Count(hit.clone()),
+                Read::Any(hit.clone()),
+                Read::All(hit.clone()),
+                Read::Same(2),
+                Read::Same(3),
+            ] {
+                agrees(&pr(&p, read, 0));
+            }
+        }
+        // Two scatter dice: a double is two hits (4/36) or the same arrow (4/36).
+        let double = pr(&pool(vec![(2, scatter)], None), Read::Same(2), 0);
+        assert_eq!(double.distribution().weights[&1].to_string(), "2/9");
+    }
+
+    fn opposed_agrees(roll: &Roll) {
+        let Ok(Odds::Opposed {
+            first,
+            second,
+            tie,
+            margin,
+        }) = roll.odds()
+        else {
+            panic!("{roll}: not opposed odds");
+        };
+        let rolled = enumerate(|rng| match roll.roll(rng) {
+            Rolled::Opposed { winner, margin, .. } => (winner.word(), margin),
+            _ => unreachable!(),
+        });
+        let mut by_winner: BTreeMap<&str, BigRational> = BTreeMap::new();
+        let mut by_margin: BTreeMap<i64, BigRational> = BTreeMap::new();
+        for ((w, m), p) in &rolled {
+            *by_winner.entry(w).or_insert_with(crate::dice::zero) += p;
+            *by_margin.entry(*m).or_insert_with(crate::dice::zero) += p;
+        }
+        let get = |w: &str| by_winner.get(w).cloned().unwrap_or_else(crate::dice::zero);
+        assert_eq!(
+            (get("first"), get("second"), get("tie")),
+            (first, second, tie),
+            "{roll}"
+        );
+        assert_eq!(by_margin, margin.weights, "{roll}");
+    }
+
+    #[test]
+    fn opposed_rolls_with_every_tie_rule_and_forced_rerolls_agree_with_rolling() {
+        let highest =
+            |n: u32, m: i64| Reading::Pool(pr(&pool(vec![(n, d(6))], None), Read::Keep { highest: true, n: 1 }, m));
+        for ties in [Ties::Stand, Ties::First, Ties::Second] {
+            for force in [
+                None,
+                Some(Force {
+                    by_second: true,
+                    highest: true,
+                }),
+                Some(Force {
+                    by_second: false,
+                    highest: false,
+                }),
+            ] {
+                let roll = Roll::Opposed {
+                    first: highest(3, 0),
+                    second: highest(1, 1),
+                    ties,
+                    force,
+                };
+                opposed_agrees(&roll);
+            }
+            let sums = Roll::Opposed {
+                first: Reading::Total(DiceExpr::new(vec![(false, Part::Dice { count: 2, kind: d(4) })])),
+                second: highest(2, 1),
+                ties,
+                force: None,
+            };
+            opposed_agrees(&sums);
+        }
+    }
+
+    /// The close assault of the issue: three dice against one, highest die each, a tie kills
+    /// nobody. By hand: P(max of 3d6 = m) = (m³ − (m−1)³)/216; the single die beats it with
+    /// Σ_m P(m)·(6 − m)/6 = 25/144, ties with Σ_m P(m)/6 = 1/6, so the three dice win 95/144.
+    #[test]
+    fn three_dice_against_one_highest_wins() {
+        let roll = Roll::Opposed {
+            first: Reading::Pool(pr(&pool(vec![(3, d(6))], None), Read::Keep { highest: true, n: 1 }, 0)),
+            second: Reading::Pool(pr(&pool(vec![(1, d(6))], None), Read::Keep { highest: true, n: 1 }, 0)),
+            ties: Ties::Stand,
+            force: None,
+        };
+        let Ok(Odds::Opposed { first, second, tie, .. }) = roll.odds() else {
+            panic!()
+        };
+        assert_eq!(
+            (first.to_string(), second.to_string(), tie.to_string()),
+            ("95/144".into(), "25/144".into(), "1/6".into())
+        );
+    }
+
+    /// Ties rolled again: rolling goes on until the sides differ; the odds are the decided
+    /// rounds' renormalised. Checked on rolls where a tie is likely (enumeration stops after
+    /// two rounds of ties by making the third round certain: d1 against d1 never ends, so
+    /// that one is refused).
+    #[test]
+    fn ties_rerolled_are_renormalised_and_endless_ties_refused() {
+        let one = |n: u32| Reading::Pool(pr(&pool(vec![(1, d(n))], None), Read::Sum, 0));
+        let roll = Roll::Opposed {
+            first: one(2),
+            second: one(3),
+            ties: Ties::Reroll,
+            force: None,
+        };
+        let Ok(Odds::Opposed { first, second, tie, .. }) = roll.odds() else {
+            panic!()
+        };
+        // d2 vs d3: first wins (2>1) 1/6, second wins 3/6, ties 2/6; renormalised 1/4, 3/4.
+        assert_eq!(
+            (first.to_string(), second.to_string(), tie.to_string()),
+            ("1/4".into(), "3/4".into(), "0".into())
+        );
+        let never = Roll::Opposed {
+            first: one(1),
+            second: one(1),
+            ties: Ties::Reroll,
+            force: None,
+        };
+        assert!(never.odds().unwrap_err().contains("always tie"));
+    }
+
+    fn chain_agrees(roll: &Roll) {
+        let Ok(Odds::Number(dist)) = roll.odds() else {
+            panic!("{roll}")
+        };
+        let rolled = enumerate(|rng| roll.roll(rng).value());
+        assert_eq!(dist.weights, rolled, "{roll}");
+    }
+
+    #[test]
+    fn chains_agree_with_rolling() {
+        let stage = |t: Target, reroll: Option<Reroll>| Stage { target: t, reroll };
+        let fail3 = Target {
+            test: Test::AtLeast(3),
+            fail: true,
+        };
+        for first_reroll in [
+            None,
+            Some(Reroll::Each(exactly(1))),
+            Some(Reroll::Failed),
+            Some(Reroll::One(fail3.clone())),
+        ] {
+            for second_reroll in [None, Some(Reroll::Each(exactly(1))), Some(Reroll::Failed)] {
+                let roll = Roll::Chain {
+                    first: pr(
+                        &pool(vec![(2, d(4))], first_reroll.clone()),
+                        Read::Count(at_least(3)),
+                        0,
+                    ),
+                    stages: vec![stage(at_least(2), second_reroll), stage(fail3.clone(), None)],
+                };
+                chain_agrees(&roll);
+            }
+        }
+    }
+
+    /// Ten shots hitting on 3+, wounding on 4+, saved on 3+: each shot comes through with
+    /// (2/3)(1/2)(1/3) = 1/9, so none does with (8/9)^10 = 1073741824/3486784401 and the mean
+    /// is 10/9.
+    #[test]
+    fn the_three_stage_chain_of_the_issue() {
+        let roll = Roll::Chain {
+            first: pr(&pool(vec![(10, d(6))], None), Read::Count(at_least(3)), 0),
+            stages: vec![
+                Stage {
+                    target: at_least(4),
+                    reroll: None,
+                },
+                Stage {
+                    target: Target {
+                        test: Test::AtLeast(3),
+                        fail: true,
+                    },
+                    reroll: None,
+                },
+            ],
+        };
+        let Ok(Odds::Number(dist)) = roll.odds() else { panic!() };
+        assert_eq!(dist.weights[&0].to_string(), "1073741824/3486784401");
+        let mean = dist
+            .weights
+            .iter()
+            .fold(crate::dice::zero(), |m, (v, p)| m + p * BigInt::from(*v));
+        assert_eq!(mean.to_string(), "10/9");
+    }
+
+    /// Storm bolter: a kill on any 6 of 2d6 is 1 − (5/6)² = 11/36; a double is 6/36 = 1/6.
+    #[test]
+    fn any_six_and_doubles_on_two_dice() {
+        let two = pool(vec![(2, d(6))], None);
+        assert_eq!(
+            pr(&two, Read::Any(exactly(6)), 0).distribution().weights[&1].to_string(),
+            "11/36"
+        );
+        assert_eq!(pr(&two, Read::Same(2), 0).distribution().weights[&1].to_string(), "1/6");
+    }
+
+    /// Totals are counted as they fall: two faces far apart make two totals per die, and a
+    /// hundred such dice 101, not millions.
+    #[test]
+    fn totals_are_counted_as_they_really_fall() {
+        let big = custom("big", &[(None, Some(0)), (None, Some(1_000_000))]);
+        let one = DiceExpr::new(vec![(
+            false,
+            Part::Dice {
+                count: 1,
+                kind: big.clone(),
+            },
+        )]);
+        assert_eq!(one.odds_cost().unwrap().1, 2);
+        let hundred = DiceExpr::new(vec![(
+            false,
+            Part::Dice {
+                count: 100,
+                kind: big.clone(),
+            },
+        )]);
+        let (work, totals) = hundred.odds_cost().unwrap();
+        assert_eq!(totals, 101);
+        assert!(work < 50_000, "{work}");
+        assert_eq!(hundred.distribution().weights.len(), 101);
+        let spread = custom("spread", &[(None, Some(0)), (None, Some(1)), (None, Some(1_000_000))]);
+        let three = DiceExpr::new(vec![(false, Part::Dice { count: 3, kind: spread })]);
+        assert_eq!(three.odds_cost().unwrap().1, 10);
+        assert_eq!(three.distribution().weights.len(), 10);
+        // 3d1000: 2,998 totals.
+        let d1000 = DiceExpr::new(vec![(
+            false,
+            Part::Dice {
+                count: 3,
+                kind: d(1000),
+            },
+        )]);
+        assert_eq!(d1000.odds_cost().unwrap().1, 2998);
+    }
+
+    #[test]
+    fn drawing_big_numbers_stays_below() {
+        let mut rng = Rng::seeded(5);
+        let n = num_traits::pow(BigUint::from(6u8), 40) + 7u8;
+        for _ in 0..200 {
+            assert!(rng.below_big(&n) < n);
+        }
+        assert_eq!(rng.below_big(&BigUint::default()), BigUint::default());
+    }
+}

@@ -1,0 +1,164 @@
+//! The binding of the decision verbs ([`crate::game::verbs`]) and of the piece getters:
+//! arguments converted and checked, work charged, moves walked. The decisions themselves are
+//! kernel methods on `Game`.
+
+use super::{Api, GameRef, Res, area, max_steps, piece_count, side_len, stuck, walk};
+use crate::game::verbs::{Advance, Filter, Order, Plan, Sight, TargetRule};
+use rhai::{Array, Dynamic, Engine, INT, Map, NativeCallContext};
+
+pub(super) fn register(engine: &mut Engine, api: &Api) {
+    register_getters(engine, api);
+    let a = api.clone();
+    engine.register_fn("units", move |_: GameRef, side: &str, filter: &str, order: &str| {
+        a.with(|g, run| {
+            let (filter, order) = (Filter::parse(filter)?, Order::parse(order)?);
+            a.cost(area(g))?;
+            let ids: Array = g
+                .units(side, filter, order, &mut run.rng)
+                .into_iter()
+                .map(|i| Dynamic::from(g.state.pieces[i].id.clone()))
+                .collect();
+            Ok(ids)
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("target", move |_: GameRef, id: &str, side: &str, rule: Map| {
+        a.with(|g, run| {
+            let i = g.on_board(id)?;
+            let rule = target_rule(&rule)?;
+            a.cost(area(g).saturating_add(piece_count(g).saturating_mul(side_len(g))))?;
+            Ok(g.target(i, side, &rule, &mut run.rng)
+                .map_or(Dynamic::UNIT, |t| g.state.pieces[t].id.clone().into()))
+        })
+    });
+    let a = api.clone();
+    engine.register_fn(
+        "advance",
+        move |ctx: NativeCallContext, _: GameRef, id: &str, side: &str, n: INT, how: &str| -> Res<Map> {
+            a.activate(&ctx, id)?;
+            let plan = a.with(|g, run| {
+                let i = g.on_board(id)?;
+                let (max, how) = (max_steps(n)?, Advance::parse(how)?);
+                a.cost(area(g).saturating_mul(18))?;
+                Ok(g.plan_advance(i, side, max, how, &mut run.rng))
+            })?;
+            follow(&a, &ctx, id, plan)
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "withdraw",
+        move |ctx: NativeCallContext, _: GameRef, id: &str, side: &str, n: INT| -> Res<Map> {
+            a.activate(&ctx, id)?;
+            let plan = a.with(|g, run| {
+                let i = g.on_board(id)?;
+                let max = max_steps(n)?;
+                a.cost(area(g).saturating_mul(9))?;
+                Ok(g.plan_withdraw(i, side, max, &mut run.rng))
+            })?;
+            follow(&a, &ctx, id, plan)
+        },
+    );
+}
+
+/// Walks a verb's plan; the reason goes on the move's line, or on a line of its own when the
+/// piece stays.
+fn follow(a: &Api, ctx: &NativeCallContext, id: &str, plan: Plan) -> Res<Map> {
+    let Plan { path, why } = plan;
+    if path.is_empty() {
+        a.with(|g, _| {
+            g.say(format!("{id} stays: {why}"), None);
+            Ok(())
+        })?;
+        let mut m = stuck();
+        m.insert("why".into(), why.into());
+        return Ok(m);
+    }
+    a.with(|g, _| {
+        g.move_reason = Some(why.clone());
+        Ok(())
+    })?;
+    let mut m = walk(a, ctx, id, path)?;
+    m.insert("why".into(), why.into());
+    Ok(m)
+}
+
+fn target_rule(map: &Map) -> Result<TargetRule, String> {
+    const KEYS: [&str; 5] = ["sight", "adjacent", "face_up", "rank", "ties"];
+    let mut rule = TargetRule::default();
+    for (key, value) in map {
+        let bad = |what: &str| format!("target rule `{key}`: {what}");
+        match key.as_str() {
+            "sight" => {
+                rule.sight = match value.clone().into_immutable_string().as_deref() {
+                    Ok("shoot") => Sight::Shoot,
+                    Ok("any") => Sight::Any,
+                    _ => return Err(bad("give \"shoot\" (in sight to shoot at) or \"any\"")),
+                }
+            }
+            "adjacent" => rule.adjacent = value.as_bool().map_err(|_| bad("give true or false"))?,
+            "face_up" => rule.face_up = value.as_bool().map_err(|_| bad("give true or false"))?,
+            "rank" => {
+                let kinds = value
+                    .clone()
+                    .try_cast::<Array>()
+                    .ok_or_else(|| bad("give a list of kinds, first preferred"))?;
+                rule.rank = kinds.into_iter().map(|k| k.to_string()).collect();
+            }
+            "ties" => {
+                rule.random_ties = match value.clone().into_immutable_string().as_deref() {
+                    Ok("random") => true,
+                    Ok("order") => false,
+                    _ => return Err(bad("give \"random\" (the dice decide) or \"order\" (placement order)")),
+                }
+            }
+            other => {
+                let hint = crate::diagnostic::did_you_mean(other, KEYS.iter().copied())
+                    .unwrap_or_else(|| format!("a rule has: {}", KEYS.join(", ")));
+                return Err(format!("no target rule `{other}`; {hint}"));
+            }
+        }
+    }
+    Ok(rule)
+}
+
+/// What scripts ask of one piece most often, each a plain value: no map of the piece is built.
+fn register_getters(engine: &mut Engine, api: &Api) {
+    let a = api.clone();
+    engine.register_fn("kind", move |_: GameRef, id: &str| {
+        a.with(|g, _| Ok(g.state.pieces[g.index(id)?].kind.clone()))
+    });
+    let a = api.clone();
+    engine.register_fn("side_of", move |_: GameRef, id: &str| {
+        a.with(|g, _| Ok(g.state.pieces[g.index(id)?].side.clone()))
+    });
+    let a = api.clone();
+    engine.register_fn("status", move |_: GameRef, id: &str| {
+        a.with(|g, _| Ok(g.state.pieces[g.index(id)?].status.clone()))
+    });
+    let a = api.clone();
+    engine.register_fn("hidden", move |_: GameRef, id: &str| {
+        a.with(|g, _| Ok(g.state.pieces[g.index(id)?].hidden.is_some()))
+    });
+    let a = api.clone();
+    engine.register_fn("life", move |_: GameRef, id: &str| {
+        a.with(|g, _| Ok(g.state.pieces[g.index(id)?].life as INT))
+    });
+    let a = api.clone();
+    engine.register_fn("at", move |_: GameRef, id: &str| {
+        a.with(|g, _| {
+            Ok(g.state.pieces[g.index(id)?]
+                .at
+                .map_or(Dynamic::UNIT, |s| s.to_string().into()))
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("stat", move |_: GameRef, id: &str, field: &str| {
+        a.with(|g, _| {
+            let i = g.index(id)?;
+            g.stat(i, field)
+                .map(crate::script::to_dynamic)
+                .ok_or_else(|| format!("{id} ({}) has no stat `{field}`", g.state.pieces[i].kind))
+        })
+    });
+}

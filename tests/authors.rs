@@ -1,0 +1,240 @@
+//! The house-rule author's side (issue 22, items 10, 11 and 13), run as a user runs it: `check`
+//! warns on what a variant writes that changes nothing; bundled packages can be copied out to
+//! read and start from; the help and the listings say where things come from.
+
+use std::process::Command;
+
+fn servitor_in(dir: &std::path::Path, args: &[&str]) -> (String, String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_servitor"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "100")
+        .env_remove("SERVITOR_RULESETS")
+        .output()
+        .expect("the binary runs");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+fn servitor(args: &[&str]) -> (String, String, i32) {
+    servitor_in(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+/// A misspelled hook, a constant no script reads and a record field no script reads are
+/// warnings at their file:line:col, with did-you-mean for the hook; the field a script reads
+/// (an Ork's `move`) and the helper the misspelled hook calls are not; `check` still passes.
+#[test]
+fn check_warns_on_a_variant_that_changes_nothing() {
+    let (stdout, stderr, code) = servitor(&["check", "tests/fixtures/dead-variant"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("ok: dead-variant"), "{stdout}");
+    assert!(!stderr.contains("nearest_of") && !stderr.contains("`move`"), "{stderr}");
+    insta::assert_snapshot!(stderr);
+    let (stdout, _, code) = servitor(&["check", "tests/fixtures/dead-variant", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let warnings: Vec<String> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "warning")
+        .map(|d| format!("{}:{}", d["file"].as_str().unwrap_or(""), d["line"]))
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            "tests/fixtures/dead-variant/scripts/hunt.rhai:2",
+            "tests/fixtures/dead-variant/package.rules:10",
+            "tests/fixtures/dead-variant/package.rules:11"
+        ],
+        "{stdout}"
+    );
+}
+
+/// `packages --export NAME DIR` writes the bundled package's files, byte for byte, under
+/// DIR/NAME, and they load from there; a second export into the same place writes nothing
+/// and exits 2, as does a name that is not bundled.
+#[test]
+fn a_bundled_package_is_exported_and_never_overwrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let (stdout, stderr, code) = servitor_in(dir.path(), &["packages", "--export", "space-crusade-solo", "out"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("wrote "), "{stdout}");
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rulesets/space-crusade-solo");
+    let mut compared = 0;
+    for entry in walk(&source) {
+        let relative = entry.strip_prefix(&source).unwrap();
+        let written = dir.path().join("out/space-crusade-solo").join(relative);
+        assert_eq!(
+            std::fs::read(&entry).unwrap(),
+            std::fs::read(&written).unwrap(),
+            "{}",
+            relative.display()
+        );
+        compared += 1;
+    }
+    assert!(compared > 5);
+    let (stdout, stderr, code) = servitor_in(dir.path(), &["check", "out/space-crusade-solo"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("space-crusade → space-crusade-solo"), "{stdout}");
+
+    // A file of the package changed by the author: a second export refuses, and writes nothing.
+    let manifest = dir.path().join("out/space-crusade-solo/package.rules");
+    std::fs::write(&manifest, "# mine\n").unwrap();
+    let (stdout, stderr, code) = servitor_in(dir.path(), &["packages", "--export", "space-crusade-solo", "out"]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(stderr.contains("nothing was written"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&manifest).unwrap(), "# mine\n");
+
+    let (_, stderr, code) = servitor_in(dir.path(), &["packages", "--export", "space-crusad", "out"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("did you mean `space-crusade`?"), "{stderr}");
+    assert!(!dir.path().join("out/space-crusad").exists());
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        if entry.file_type().unwrap().is_dir() {
+            out.extend(walk(&entry.path()));
+        } else {
+            out.push(entry.path());
+        }
+    }
+    out
+}
+
+/// A diagnostic that quotes a file of a bundled ruleset (here the base's first definition of
+/// a constant the variant defines again) says how to get that file.
+#[test]
+fn a_bundled_file_in_a_diagnostic_says_how_to_get_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("again")).unwrap();
+    std::fs::write(
+        dir.path().join("again/package.rules"),
+        "package again \"Defines a base's constant again\" {\n  version \"0.1.0\"\n  extends space-crusade-solo\n}\nconst blip-move = 6\n",
+    )
+    .unwrap();
+    let (_, stderr, code) = servitor_in(dir.path(), &["check", "again"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("<bundled>/space-crusade/components.rules:"), "{stderr}");
+    assert!(
+        stderr.contains("`servitor packages --export space-crusade DIR` copies it out"),
+        "{stderr}"
+    );
+}
+
+/// The hooks table of the authors' reference (grammar/README.md, "Hooks") names functions
+/// the packages' scripts define, with the parameters written there.
+#[test]
+fn the_hooks_table_names_functions_the_scripts_define() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::env::set_current_dir(root).unwrap();
+    let text = std::fs::read_to_string(root.join("grammar/README.md")).unwrap();
+    let section = text
+        .split("## Hooks: the functions a variant replaces")
+        .nth(1)
+        .expect("a Hooks section")
+        .split("\n## ")
+        .next()
+        .unwrap();
+    let mut checked = 0;
+    for row in section.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let packages: Vec<&str> = cells[1].split(',').map(|p| p.trim().trim_matches('`')).collect();
+        // Every `name(params)` span in the hook cell.
+        for span in cells[2].split('`').skip(1).step_by(2) {
+            let Some((name, rest)) = span.split_once('(') else {
+                continue;
+            };
+            if name.ends_with('…') || name.ends_with("...") {
+                continue;
+            }
+            let params = rest
+                .trim_end_matches(')')
+                .split(',')
+                .filter(|p| !p.trim().is_empty())
+                .count();
+            for package in &packages {
+                let loaded = servitor::load(package).unwrap_or_else(|e| panic!("{package}: {}", e.render(false)));
+                let found = loaded
+                    .ruleset
+                    .scripts
+                    .iter()
+                    .flat_map(|s| s.functions.iter())
+                    .any(|(n, arity)| n == name && *arity == params);
+                assert!(
+                    found,
+                    "{package} has no fn {name} with {params} parameters (grammar/README.md, Hooks)"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 8, "only {checked} hooks checked");
+}
+
+/// `servitor --help` names the places a bare package name is looked up in the order the
+/// README gives them.
+#[test]
+fn the_help_gives_the_readme_lookup_order() {
+    let places = ["`./NAME`", "`$SERVITOR_RULESETS`", "`./rulesets/NAME`", "bundled"];
+    let readme = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let paragraph = readme
+        .split("or a bare NAME, looked up in this order:")
+        .nth(1)
+        .expect("the README's lookup order")
+        .split("the first found is loaded")
+        .next()
+        .unwrap();
+    let (help, _, code) = servitor(&["--help"]);
+    assert_eq!(code, 0);
+    let help = help
+        .split("looked up in this order:")
+        .nth(1)
+        .expect("the help's lookup order");
+    let order = |text: &str| -> Vec<usize> {
+        places
+            .iter()
+            .map(|p| {
+                text.find(p.trim_matches('`'))
+                    .unwrap_or_else(|| panic!("{p} missing from:\n{text}"))
+            })
+            .collect()
+    };
+    for (name, text) in [("README", paragraph), ("--help", help)] {
+        let at = order(text);
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{name} gives another order: {text}");
+    }
+}
+
+/// `tables` shows where a variant changed an overridden record or table, beside where the
+/// base wrote it, in text and JSON.
+#[test]
+fn tables_shows_where_a_variant_changed_an_item() {
+    let (stdout, stderr, code) = servitor(&["tables", "examples/variants/alien-stat-fix", "ork"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("  written at rulesets/space-crusade/provisional.rules:"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  changed at examples/variants/alien-stat-fix/package.rules:20:21 (move)"),
+        "{stdout}"
+    );
+    let (stdout, _, _) = servitor(&["tables", "examples/variants/harder-reinforcements", "reinforcements"]);
+    assert!(
+        stdout.contains("  changed at examples/variants/harder-reinforcements/package.rules:28:3 (source, rows)"),
+        "{stdout}"
+    );
+    let (stdout, _, _) = servitor(&["tables", "examples/variants/alien-stat-fix", "ork", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        v["items"][0]["changed_at"],
+        serde_json::json!(["examples/variants/alien-stat-fix/package.rules:20:21"])
+    );
+}
