@@ -31,8 +31,10 @@ function companionFor(name) {
 }
 
 function store(text) {
-  // Every accepted command is kept before its answer is shown.
-  localStorage.setItem(SAVE, text);
+  // Every accepted command is kept before its answer is shown. An empty save (past the
+  // engine's size limit) keeps the one before, as the command line does.
+  if (text) localStorage.setItem(SAVE, text);
+  else console.warn('the save is past MAX_SAVE_BYTES: the previous one is kept');
 }
 
 function call(f) {

@@ -165,9 +165,11 @@ impl Companion {
     /// The session as `servitor play --save` writes it, byte for byte: what the page stores
     /// after every accepted command, and the file it exports.
     pub fn save(&self) -> String {
+        // `host::encode`, as `servitor play` writes it; empty past `MAX_SAVE_BYTES` (the page
+        // keeps the save it had, as the command line does).
         self.session
             .as_ref()
-            .and_then(|s| serde_json::to_string_pretty(s).ok())
+            .and_then(|s| servitor::game::host::encode(s).ok())
             .unwrap_or_default()
     }
 
@@ -682,7 +684,7 @@ mod tests {
             let session: servitor::game::session::Session = serde_json::from_str(&save).unwrap();
             assert_eq!(session.seed, u64::MAX);
             assert_eq!(session.entries.len(), 3);
-            assert_eq!(save, serde_json::to_string_pretty(&session).unwrap());
+            assert_eq!(save, servitor::game::host::encode(&session).unwrap());
             // Resumed elsewhere, the save gives the same game and the same save.
             let mut again = Companion::load(&session.package).unwrap();
             assert_eq!(parse(&again.resume(&save))["ok"], json!(true));
