@@ -31,8 +31,10 @@ function companionFor(name) {
 }
 
 function store(text) {
-  // Every accepted command is kept before its answer is shown.
-  localStorage.setItem(SAVE, text);
+  // Every accepted command is kept before its answer is shown. An empty save (past the
+  // engine's size limit) keeps the one before, as the command line does.
+  if (text) localStorage.setItem(SAVE, text);
+  else console.warn('the save is past MAX_SAVE_BYTES: the previous one is kept');
 }
 
 function call(f) {
@@ -233,7 +235,11 @@ function answered(line, r) {
   const note = $('answer-note');
   if (r.command === 'info') {
     if (line.startsWith('why')) showWhy(line.split(/\s+/)[1], r.text);
-    else if (line === 'help') { $('help-text').textContent = r.text; $('help').hidden = false; }
+    else if (line === 'help') {
+      $('help-text').textContent = r.text;
+      $('help').hidden = false;
+      $('help').scrollIntoView({ block: 'start' });
+    }
     return;
   }
   if (r.command === 'odds') return showOdds(r);
@@ -246,6 +252,7 @@ function answered(line, r) {
     shown = r.lines;
     ticks = {};
     localStorage.setItem(TICKS, '{}');
+    if (first === 'end') requestAnimationFrame(() => $('turn').scrollIntoView({ block: 'start' }));
   } else if (line === 'resume') {
     shown = r.lines;
   } else {

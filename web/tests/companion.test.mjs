@@ -125,8 +125,14 @@ function cli(args, input) {
   return r.stdout;
 }
 
-test('load, start, three turns by taps, undo, reload and resume, offline, export to the CLI and back', async () => {
+test('load, start, three turns by taps, undo, reload and resume, offline, export to the CLI and back', async (t) => {
   const { context, page } = await browser(PHONE);
+  // This test stops the server to go offline: the next tests get a new one, and the browser
+  // is closed, whatever happens here.
+  t.after(async () => {
+    await context.close().catch(() => {});
+    if (server.exitCode !== null || server.killed) ({ s: server, url: base } = await serve());
+  });
   const t0 = Date.now();
   await page.goto(base);
   await ready(page);
@@ -221,8 +227,6 @@ test('load, start, three turns by taps, undo, reload and resume, offline, export
   await tapCommand(page, 'end', [], counter);
   v = await view(page);
   assert.equal(v.commands_played, 11);
-  await context.close();
-  ({ s: server, url: base } = await serve());
 });
 
 /// A whole mission, by taps: Marines board and walk in, and every turn ends until the game is over.

@@ -165,6 +165,8 @@ impl Companion {
     /// The session as `servitor play --save` writes it, byte for byte: what the page stores
     /// after every accepted command, and the file it exports.
     pub fn save(&self) -> String {
+        // `host::encode`, as `servitor play` writes it; empty past `MAX_SAVE_BYTES` (the page
+        // keeps the save it had, as the command line does).
         self.session
             .as_ref()
             .and_then(|s| servitor::game::host::encode(s).ok())
@@ -664,7 +666,7 @@ mod tests {
                 assert_eq!(need["given"], json!(answers.len()));
                 assert!(!need["faces"].as_array().unwrap().is_empty());
                 // Every other die left to the engine, as `auto` at the terminal.
-                answers.push((answers.len() % 2 == 0).then_some(1));
+                answers.push(answers.len().is_multiple_of(2).then_some(1));
                 continue;
             }
             return (r, answers.len());
@@ -687,7 +689,7 @@ mod tests {
             let session: servitor::game::session::Session = serde_json::from_str(&save).unwrap();
             assert_eq!(session.seed, u64::MAX);
             assert_eq!(session.entries.len(), 3);
-            assert_eq!(save, serde_json::to_string_pretty(&session).unwrap());
+            assert_eq!(save, servitor::game::host::encode(&session).unwrap());
             // Resumed elsewhere, the save gives the same game and the same save.
             let mut again = Companion::load(&session.package).unwrap();
             assert_eq!(parse(&again.resume(&save))["ok"], json!(true));
@@ -713,8 +715,14 @@ mod tests {
         }
         let view = parse(&c.view());
         said.push_str(&view.to_string());
-        for secret in ["\"hidden\"", "\"action\"", "\"cards\"", "\"entries\":{"] {
+        for secret in ["\"hidden\"", "\"action\"", "\"cards\""] {
             assert!(!said.contains(secret), "{secret} in what the page is given");
+        }
+        // A pool of face-down tokens is only counted.
+        let pools = view["pools"].as_array().unwrap();
+        assert!(pools.iter().any(|p| p.get("face_down").is_some()), "{view}");
+        for p in pools.iter().filter(|p| p.get("face_down").is_some()) {
+            assert!(p.get("entries").is_none(), "{p}");
         }
         for p in view["pieces"].as_array().unwrap() {
             if p["face_down"] == json!(true) {
