@@ -254,6 +254,9 @@ pub struct GameDef {
     /// A game not over after this many turns ends with no winner.
     pub max_turns: u32,
     pub doors: DoorRules,
+    /// A revealed piece takes the next id of its kind (`reveal-ids by-kind`: blip-10 becomes
+    /// ork-3), the old id kept as an alias; `reveal-ids kept` (the default) leaves it as it is.
+    pub reveal_renames: bool,
     pub source: Option<String>,
     pub text: Option<String>,
     pub span: Span,

@@ -379,8 +379,36 @@ impl<'a> Checker<'a> {
         if let Action::Door { a, b, open } = action {
             self.grid.set_door(*a, *b, *open);
         }
+        if let Action::Reveal {
+            id, rename: Some(new), ..
+        } = action
+        {
+            self.renamed(id, new);
+        }
         servitor::game::state::apply(&mut self.state, action);
         self.occupancy();
+    }
+
+    /// A piece revealed under a new id (`reveal-ids by-kind`) is the same piece: what the
+    /// checker follows by its old id follows the new one.
+    fn renamed(&mut self, old: &str, new: &str) {
+        for held in [&mut self.walker, &mut self.attacking] {
+            if held.as_deref() == Some(old) {
+                *held = Some(new.to_string());
+            }
+        }
+        if let Some((entering, _)) = &mut self.entering
+            && entering == old
+        {
+            *entering = new.to_string();
+        }
+        let rename = |id: &String| if id == old { new.to_string() } else { id.clone() };
+        self.overlapping = self.overlapping.iter().map(|(a, b)| (rename(a), rename(b))).collect();
+        self.attacks = self
+            .attacks
+            .drain()
+            .map(|((turn, id), n)| ((turn, rename(&id)), n))
+            .collect();
     }
 
     /// Piece `id` acts (moves, enters, leaves, opens a door, attacks). Acting again after pieces were placed

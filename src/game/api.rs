@@ -360,12 +360,14 @@ fn walk(api: &Api, ctx: &NativeCallContext, id: &str, path: Vec<Square>) -> Res<
             }
         }
     }
-    let at = api.with(|g, _| {
+    let (at, now) = api.with(|g, _| {
         g.end_move();
-        Ok(g.state.piece(id).and_then(|p| p.at))
+        let p = g.state.piece(id).expect("pieces are never deleted");
+        Ok((p.at, p.id.clone()))
     })?;
     api.triggers(ctx)?;
     let mut m = Map::new();
+    m.insert("id".into(), now.into());
     m.insert("steps".into(), Dynamic::from_int(steps));
     m.insert("at".into(), at.map_or(Dynamic::UNIT, |s| s.to_string().into()));
     m.insert("stopped".into(), stopped.into());
@@ -400,6 +402,7 @@ fn damage_with(
             super::Event::default().attach(f.clone())?;
         }
         let i = g.on_board(id)?;
+        let id = &g.state.pieces[i].id.clone();
         if n < 0 {
             return Err(format!("damage of {n}: give 0 or more"));
         }
@@ -1049,7 +1052,12 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
                 // there at all, it is not placed (the log says so and the script decides).
                 let token_at = g.state.pieces[i].at;
                 let mut at = None;
-                let mut text = format!("{id} is revealed: {label}");
+                let id = g.state.pieces[i].id.clone();
+                let rename = g.def.reveal_renames.then(|| g.new_id(&identity));
+                let mut text = match &rename {
+                    Some(new) => format!("{id} is revealed: {label}, {new} from now on"),
+                    None => format!("{id} is revealed: {label}"),
+                };
                 if let (Some(token_at), true) = (token_at, size > 1) {
                     match g.view.grown_at(i, token_at, size) {
                         Some(top_left) if top_left != token_at => {
@@ -1069,13 +1077,14 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
                 g.act(
                     "reveal",
                     text,
-                    Some(id),
+                    Some(&id),
                     Action::Reveal {
-                        id: id.into(),
+                        id: id.clone(),
                         life,
                         size,
                         diagonal,
                         at,
+                        rename,
                     },
                 );
                 g.check_sightings(None);
@@ -1092,6 +1101,7 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
             a.activate(&ctx, id)?;
             a.with(|g, _| {
                 let i = g.index(id)?;
+                let id = &g.state.pieces[i].id.clone();
                 if g.state.pieces[i].on_board() {
                     return Err(format!("{id} is already on the board"));
                 }
@@ -1122,6 +1132,7 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
             a.activate(&ctx, id)?;
             a.with(|g, _| {
                 let i = g.on_board(id)?;
+                let id = &g.state.pieces[i].id.clone();
                 if [ON_BOARD, super::state::REMOVED, ""].contains(&status) {
                     return Err(format!("`{status}` cannot be the status of a piece leaving the board"));
                 }
@@ -1175,7 +1186,8 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("set", move |_: GameRef, id: &str, field: &str, value: Dynamic| {
         a.with(|g, _| {
-            g.index(id)?;
+            let i = g.index(id)?;
+            let id = &g.state.pieces[i].id.clone();
             let value = to_json(&value)?;
             g.act(
                 "set",

@@ -153,7 +153,10 @@ impl Event {
     /// moved between pools (a random draw is kind `draw`, and shown). Accounts leave these
     /// out unless asked (`--verbose`); the JSON log keeps them.
     pub fn is_bookkeeping(&self) -> bool {
-        matches!(self.kind.as_str(), "var" | "set" | "entered" | "take" | "give")
+        matches!(
+            self.kind.as_str(),
+            "var" | "set" | "entered" | "take" | "give" | "choice"
+        )
     }
 
     /// Attaches the structured fields a script gives (`game.say(text, source, #{ … })`):

@@ -210,6 +210,15 @@ impl Game {
         self.events.push(e);
     }
 
+    /// A choice made natively (a verb's target): a `choice` event with what it was made
+    /// among. Bookkeeping at the table (shown with `--verbose`); the referee's log keeps it.
+    pub fn choice(&mut self, text: String, candidates: Vec<event::Candidate>) {
+        self.flush_segment();
+        let mut e = self.event("choice", text);
+        e.candidates = candidates;
+        self.events.push(e);
+    }
+
     /// [`Game::say`] with structured fields (`game.say(text, source, #{ … })`, see
     /// [`Event::attach`]); a field of the wrong type refuses the whole line.
     pub fn say_with(

@@ -126,6 +126,10 @@ pub struct GameState {
     pub vars: IndexMap<String, Json>,
     /// Kind → how many pieces of it were made (for ids).
     pub counters: IndexMap<String, u32>,
+    /// An id a piece had before it was revealed → the id it took (`reveal-ids by-kind`): a
+    /// script holding the old id still finds the piece.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub aliases: IndexMap<String, String>,
     pub over: Option<Outcome>,
 }
 
@@ -141,12 +145,16 @@ impl GameState {
             .any(|(j, p)| j != i && p.on_board() && p.squares().iter().any(|s| mine.contains(s)))
     }
 
+    /// The piece with this id, or with the id it took when it was revealed.
     pub fn index_of(&self, id: &str) -> Option<usize> {
-        self.pieces.iter().position(|p| p.id == id)
+        self.pieces.iter().position(|p| p.id == id).or_else(|| {
+            let now = self.aliases.get(id)?;
+            self.pieces.iter().position(|p| p.id == *now)
+        })
     }
 
     pub fn piece(&self, id: &str) -> Option<&Piece> {
-        self.pieces.iter().find(|p| p.id == id)
+        self.index_of(id).map(|i| &self.pieces[i])
     }
 
     pub fn has_entered(&self, section: &str) -> bool {
@@ -173,6 +181,9 @@ pub enum Action {
         life: i64,
         size: i32,
         diagonal: bool,
+        /// The id it takes from now on (`reveal-ids by-kind`), the old one kept as an alias.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rename: Option<String>,
         /// Where the revealed piece stands when its footprint did not fit at the token's
         /// square: a top-left square whose footprint still covers the token's square.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -290,10 +301,20 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
             size,
             diagonal,
             at,
+            rename,
         } => {
             let Some(i) = piece(state, id) else { return false };
+            if rename.as_ref().is_some_and(|new| state.index_of(new).is_some()) {
+                return false;
+            }
             let p = &mut state.pieces[i];
             let Some(kind) = p.hidden.take() else { return false };
+            if let Some(new) = rename {
+                *state.counters.entry(kind.clone()).or_default() += 1;
+                let old = std::mem::replace(&mut p.id, new.clone());
+                state.aliases.insert(old, new.clone());
+            }
+            let p = &mut state.pieces[i];
             p.kind = kind;
             (p.life, p.size, p.diagonal) = (*life, *size, *diagonal);
             if at.is_some() {

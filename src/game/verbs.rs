@@ -122,6 +122,15 @@ impl Advance {
     }
 }
 
+/// What [`Game::target_choice`] chose, and among what: `candidates` as (piece, steps away,
+/// place in the rule's rank), nearest first; `tied` of them shared the best place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetChoice {
+    pub chosen: usize,
+    pub tied: usize,
+    pub candidates: Vec<(usize, u16, usize)>,
+}
+
 /// A move a verb decided on: the squares to walk (empty: it stays), and why, for the log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
@@ -179,6 +188,12 @@ impl Game {
     /// passable), then the rule's rank of kinds, then placement order or the dice. `None`
     /// when no piece passes the rule.
     pub fn target(&self, a: usize, side: &str, rule: &TargetRule, rng: &mut Rng) -> Option<usize> {
+        self.target_choice(a, side, rule, rng).map(|c| c.chosen)
+    }
+
+    /// [`Game::target`] with what it chose among: every piece that passed the rule's filters,
+    /// nearest first, and how many shared the best place (a tie the dice or the order broke).
+    pub fn target_choice(&self, a: usize, side: &str, rule: &TargetRule, rng: &mut Rng) -> Option<TargetChoice> {
         let pieces = &self.state.pieces;
         let beside = if rule.adjacent {
             self.view.adjacent(pieces, a, side)
@@ -207,11 +222,16 @@ impl Game {
             .take_while(|(k, _)| *k == best)
             .map(|&(_, b)| b)
             .collect();
-        if rule.random_ties && tied.len() > 1 {
-            Some(tied[rng.below(tied.len() as u64) as usize])
+        let chosen = if rule.random_ties && tied.len() > 1 {
+            tied[rng.below(tied.len() as u64) as usize]
         } else {
-            Some(tied[0])
-        }
+            tied[0]
+        };
+        Some(TargetChoice {
+            chosen,
+            tied: tied.len(),
+            candidates: candidates.into_iter().map(|((d, rank), b)| (b, d, rank)).collect(),
+        })
     }
 
     /// Where piece `a` advances on the nearest piece of `side` with a move of `max` steps.

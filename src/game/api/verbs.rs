@@ -3,7 +3,9 @@
 //! kernel methods on `Game`.
 
 use super::{Api, GameRef, Res, area, max_steps, piece_count, side_len, stuck, walk};
-use crate::game::verbs::{Advance, Filter, Order, Plan, Sight, TargetRule};
+use crate::game::Game;
+use crate::game::event::Candidate;
+use crate::game::verbs::{Advance, Filter, Order, Plan, Sight, TargetChoice, TargetRule};
 use rhai::{Array, Dynamic, Engine, INT, Map, NativeCallContext};
 
 pub(super) fn register(engine: &mut Engine, api: &Api) {
@@ -27,8 +29,11 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
             let i = g.on_board(id)?;
             let rule = target_rule(&rule)?;
             a.cost(area(g).saturating_add(piece_count(g).saturating_mul(side_len(g))))?;
-            Ok(g.target(i, side, &rule, &mut run.rng)
-                .map_or(Dynamic::UNIT, |t| g.state.pieces[t].id.clone().into()))
+            let Some(choice) = g.target_choice(i, side, &rule, &mut run.rng) else {
+                return Ok(Dynamic::UNIT);
+            };
+            log_choice(g, i, &rule, &choice);
+            Ok(g.state.pieces[choice.chosen].id.clone().into())
         })
     });
     let a = api.clone();
@@ -61,12 +66,59 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
     );
 }
 
+/// A target chosen goes in the referee's log as a `choice` (an account shows it with
+/// `--verbose`): what it was chosen among, each with its distance and why it lost.
+fn log_choice(g: &mut Game, i: usize, rule: &TargetRule, choice: &TargetChoice) {
+    let pieces = &g.state.pieces;
+    let (who, chosen) = (&pieces[i].id, &pieces[choice.chosen].id);
+    let best = choice.candidates[0];
+    let measure = if rule.adjacent {
+        "beside it".to_string()
+    } else {
+        let sight = if rule.sight == Sight::Shoot { " in sight" } else { "" };
+        format!("the nearest{sight}, {} away", best.1)
+    };
+    let mut text = format!("{who} picks {chosen}: {measure}");
+    if choice.tied > 1 {
+        let how = if rule.random_ties {
+            "the dice"
+        } else {
+            "the order of play"
+        };
+        text.push_str(&format!(", one of {} as near, picked by {how}", choice.tied));
+    } else if choice.candidates.len() > 1 && best.1 == choice.candidates[1].1 {
+        text.push_str(", first in the rank of kinds");
+    }
+    let candidates = choice
+        .candidates
+        .iter()
+        .enumerate()
+        .map(|(n, &(b, d, rank))| Candidate {
+            piece: Some(pieces[b].id.clone()),
+            distance: Some(i64::from(d)),
+            visible: (rule.sight == Sight::Shoot).then_some(true),
+            why: Some(if b == choice.chosen {
+                "chosen".into()
+            } else if n < choice.tied {
+                "as near: not picked".into()
+            } else if d == best.1 && rank > best.2 {
+                "as near, lower in the rank".into()
+            } else {
+                "farther".into()
+            }),
+            ..Candidate::default()
+        })
+        .collect();
+    g.choice(text, candidates);
+}
+
 /// Walks a verb's plan; the reason goes on the move's line, or on a line of its own when the
 /// piece stays.
 fn follow(a: &Api, ctx: &NativeCallContext, id: &str, plan: Plan) -> Res<Map> {
     let Plan { path, why } = plan;
     if path.is_empty() {
         a.with(|g, _| {
+            let id = &g.state.pieces[g.index(id)?].id;
             g.say(format!("{id} stays: {why}"), None);
             Ok(())
         })?;
@@ -124,6 +176,12 @@ fn target_rule(map: &Map) -> Result<TargetRule, String> {
 
 /// What scripts ask of one piece most often, each a plain value: no map of the piece is built.
 fn register_getters(engine: &mut Engine, api: &Api) {
+    let a = api.clone();
+    // The id the piece goes by now: a piece revealed under `reveal-ids by-kind` took a new
+    // one (the old still finds it, but the log names it by the new).
+    engine.register_fn("id", move |_: GameRef, id: &str| {
+        a.with(|g, _| Ok(g.state.pieces[g.index(id)?].id.clone()))
+    });
     let a = api.clone();
     engine.register_fn("kind", move |_: GameRef, id: &str| {
         a.with(|g, _| Ok(g.state.pieces[g.index(id)?].kind.clone()))

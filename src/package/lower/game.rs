@@ -31,6 +31,7 @@ impl Lower<'_> {
             "max-turns",
             "doors",
             "doorways",
+            "reveal-ids",
             "source",
             "text",
             "label",
@@ -164,6 +165,7 @@ impl Lower<'_> {
             open_on_step: self.choice(&props, "doors", &["open-on-step", "by-action"]) != Some(1),
             straight: self.choice(&props, "doorways", &["any", "straight"]) == Some(1),
         };
+        let reveal_renames = self.choice(&props, "reveal-ids", &["kept", "by-kind"]) == Some(1);
         Some(GameDef {
             id: item.id.text.clone(),
             label,
@@ -176,6 +178,7 @@ impl Lower<'_> {
             commands,
             max_turns,
             doors,
+            reveal_renames,
             source,
             text,
             span: item.span,
