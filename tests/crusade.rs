@@ -181,9 +181,13 @@ fn sim_gives_the_same_report_for_any_number_of_jobs() {
 /// nothing, and the squad leaves through the claws; the transcript is what a player reads.
 #[test]
 fn a_whole_mission_at_the_table_reads_as_a_transcript() {
+    // Turn 1: entering is the first square of a move, so the heavy-weapon Marine has three
+    // more and a fourth is refused; `fire` wants its target named. Turn 2: the Commander looks
+    // (`sees`), fires at what he sees — once: a second attack is refused — and the squad leaves.
     let input = "enter commander 6,1\nenter marine-1 7,1\nenter marine-2 24,4\nenter marine-3 24,5\n\
-                 move marine-3 23,5 22,5 21,5 20,5\nopen marine-3 20,6\nfier marine-2 plasma-gun\nevent rerol\nevent reroll\nend\n\
-                 leave commander\nleave marine-1\nleave marine-2\nmove marine-3 21,5 22,5 23,5 24,5\nleave marine-3\nenter marine-4 6,1\nend\nstatus\nleave marine-4\n";
+                 move marine-3 23,5 22,5 21,5\nmove marine-3 20,5\nfier marine-2 plasma-gun\nfire marine-2 plasma-gun\nevent rerol\nevent reroll\nend\n\
+                 sees commander\nfire commander bolt-pistol at gretchin-1\nfire commander bolt-pistol at ork-1\nfire commander bolt-pistol at ork-1\n\
+                 leave commander\nleave marine-1\nleave marine-2\nmove marine-3 22,5 23,5 24,5\nleave marine-3\nenter marine-4 6,1\nend\nstatus\nleave marine-4\n";
     let (stdout, stderr, code) = servitor(
         &[
             "play",
@@ -259,14 +263,14 @@ fn a_whole_mission_with_manual_dice_takes_every_die_from_the_player() {
         "enter marine-1 7,1",
         "enter marine-2 24,4",
         "enter marine-3 24,5",
-        "move marine-3 23,5 22,5 21,5 20,5",
-        "open marine-3 20,6",
-        "fire marine-2 plasma-gun",
+        "move marine-3 23,5 22,5 21,5",
+        "sees marine-3",
+        "fire marine-2 plasma-gun best",
         "end",
         "leave commander",
         "leave marine-1",
         "leave marine-2",
-        "move marine-3 21,5 22,5 23,5 24,5",
+        "move marine-3 22,5 23,5 24,5",
         "leave marine-3",
         "enter marine-4 6,1",
         "end",
@@ -315,8 +319,12 @@ fn a_whole_mission_with_manual_dice_takes_every_die_from_the_player() {
         if answer["ok"] != true {
             transcript.push_str(&format!("  refused: {}\n", answer["note"].as_str().unwrap_or("")));
         }
-        for e in answer["events"].as_array().unwrap() {
-            if e["kind"] != "var" && e["kind"] != "set" {
+        // A question (`sees`) answers with text, and no events.
+        if let Some(text) = answer["text"].as_str() {
+            transcript.push_str(&format!("  {}\n", text.trim_end().replace('\n', "\n  ")));
+        }
+        for e in answer["events"].as_array().into_iter().flatten() {
+            if e["kind"] != "var" && e["kind"] != "set" && e["kind"] != "choice" {
                 transcript.push_str(&format!("  {}\n", e["text"].as_str().unwrap_or("")));
             }
         }

@@ -397,6 +397,7 @@ impl Table {
             },
             "status" => self.say(&table::status(&self.game)),
             "why" => self.say(&table::why(&self.game, rest.first().copied())),
+            "sees" => self.say(&table::sees(&self.game, rest.first().copied())),
             "odds" => self.say(&odds(&self.game, rest.first().copied())),
             "undo" => self.undo()?,
             "redo" => self.redo()?,
@@ -752,7 +753,7 @@ fn manual_dice(ran_out: Arc<Mutex<bool>>) -> Arc<Mutex<Forced>> {
 }
 
 fn completions(game: &Game) -> Vec<String> {
-    let mut words: Vec<String> = ["end", "undo", "redo", "board", "status", "why", "odds", "help", "quit"]
+    let mut words: Vec<String> = ["end", "undo", "redo", "board", "status", "why", "sees", "odds", "help", "quit"]
         .iter()
         .map(|s| s.to_string())
         .collect();

@@ -730,6 +730,17 @@ fn register_board(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
+    // A square a piece could shoot at (a blast's centre a player names): pieces in the way
+    // block, the one on the square does not.
+    engine.register_fn("sees_square", move |_: GameRef, from: &str, to: Dynamic| {
+        a.with(|g, _| {
+            let i = g.on_board(from)?;
+            let to = square(g, &to)?;
+            a.cost(side_len(g))?;
+            Ok(g.view.sees_square(&g.state.pieces, i, to))
+        })
+    });
+    let a = api.clone();
     engine.register_fn("reachable", move |_: GameRef, id: &str, n: INT| {
         a.with(|g, _| {
             let i = g.on_board(id)?;

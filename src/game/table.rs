@@ -125,10 +125,45 @@ pub fn help(game: &Game) -> String {
          \x20 board [FILE.svg]  the board now (and as SVG)\n\
          \x20 status           turn, scores, pools and decks\n\
          \x20 why PIECE        the reasons for that piece's last actions, e.g. `why ork-2`\n\
+         \x20 sees PIECE       what that piece can see of the other side, nearest first, e.g. `sees marine-2`\n\
          \x20 odds TABLE       the exact odds of one of this package's tables (`servitor tables` lists them)\n\
          \x20 undo / redo      take back the last command (an engine turn it started too) / put it back\n\
          \x20 quit             stop; the save keeps the game (`servitor play --resume FILE`)\n",
     );
+    out
+}
+
+/// What a piece can see of the other sides, nearest first, with its distance in steps: the
+/// question a player asks before naming a target (`sees marine-2`). Sight to shoot (pieces in
+/// the way block it); a face-down piece shows as its token, never as what it hides.
+pub fn sees(game: &Game, piece: Option<&str>) -> String {
+    let Some(id) = piece else {
+        return "say which piece: `sees marine-2`\n".into();
+    };
+    let pieces = &game.state.pieces;
+    let Some(i) = game.state.index_of(id) else {
+        let hint = crate::diagnostic::did_you_mean(id, pieces.iter().map(|p| p.id.as_str())).unwrap_or_default();
+        return format!("no piece `{id}` {hint}\n");
+    };
+    let p = &pieces[i];
+    let Some(at) = p.at.filter(|_| p.on_board()) else {
+        return format!("{} is not on the board ({})\n", p.id, p.status);
+    };
+    let mut seen = Vec::new();
+    for side in game.def.sides.iter().filter(|s| **s != p.side) {
+        seen.extend(game.view.visible(pieces, i, side));
+    }
+    seen.sort_by_key(|&(b, d)| (d, b));
+    if seen.is_empty() {
+        return format!("{} on {at} sees nothing of the other side\n", p.id);
+    }
+    let mut out = format!("{} on {at} sees (a model in the way blocks the shot):\n", p.id);
+    for (b, d) in seen {
+        let o = &pieces[b];
+        let what = if o.hidden.is_some() { "face down".to_string() } else { o.kind.clone() };
+        let place = o.at.map(|s| format!(" on {s}")).unwrap_or_default();
+        out.push_str(&format!("  {} ({what}){place}, {d} away\n", o.id));
+    }
     out
 }
 

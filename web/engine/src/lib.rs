@@ -343,6 +343,7 @@ impl Companion {
             "help" => info(table::help(game)),
             "status" => info(table::status(game)),
             "why" => info(table::why(game, rest)),
+            "sees" => info(table::sees(game, rest)),
             "odds" => odds(game, rest),
             "undo" => self.undo(),
             "redo" => self.redo(),
