@@ -753,10 +753,12 @@ fn manual_dice(ran_out: Arc<Mutex<bool>>) -> Arc<Mutex<Forced>> {
 }
 
 fn completions(game: &Game) -> Vec<String> {
-    let mut words: Vec<String> = ["end", "undo", "redo", "board", "status", "why", "sees", "odds", "help", "quit"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut words: Vec<String> = [
+        "end", "undo", "redo", "board", "status", "why", "sees", "odds", "help", "quit",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     words.extend(game.def.commands.keys().cloned());
     for p in game.state.pieces.iter().filter(|p| p.on_board() || p.status == "off") {
         words.push(p.id.clone());

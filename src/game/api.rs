@@ -1557,25 +1557,36 @@ fn register_counters(engine: &mut Engine, api: &Api) {
             Ok(d.len() as INT)
         })
     });
-    let a = api.clone();
-    engine.register_fn(
-        "draw",
-        move |ctx: NativeCallContext, _: GameRef, id: &str| -> Res<Dynamic> {
+    for named in [false, true] {
+        let a = api.clone();
+        let draw = move |ctx: &NativeCallContext, id: &str, wanted: Option<&str>| -> Res<Dynamic> {
             let card = a.with(|g, _| {
                 let d = g
                     .state
                     .decks
                     .get(id)
                     .ok_or_else(|| format!("no deck `{id}`: make it with new_deck"))?;
-                let Some(card) = d.last().cloned() else {
+                let card = match wanted {
+                    None => d.last().cloned(),
+                    // A card named that the deck no longer holds is not drawn: the script decides.
+                    Some(w) => d.iter().rfind(|c| *c == w).cloned(),
+                };
+                let Some(card) = card else {
                     return Ok(Dynamic::UNIT);
                 };
                 let left = d.len() - 1;
+                let text = match wanted {
+                    None => format!("{card} drawn from {id} ({left} left)"),
+                    Some(_) => format!("{card}, the card named, taken from {id} ({left} left)"),
+                };
                 g.act(
                     "draw",
-                    format!("{card} drawn from {id} ({left} left)"),
+                    text,
                     None,
-                    Action::Draw { deck: id.into() },
+                    Action::Draw {
+                        deck: id.into(),
+                        card: wanted.map(str::to_string),
+                    },
                 );
                 if left == 0 {
                     let mut map = Map::new();
@@ -1585,10 +1596,23 @@ fn register_counters(engine: &mut Engine, api: &Api) {
                 }
                 Ok(Dynamic::from(card))
             })?;
-            a.triggers(&ctx)?;
+            a.triggers(ctx)?;
             Ok(card)
-        },
-    );
+        };
+        if named {
+            engine.register_fn(
+                "draw",
+                move |ctx: NativeCallContext, _: GameRef, id: &str, card: &str| -> Res<Dynamic> {
+                    draw(&ctx, id, Some(card))
+                },
+            );
+        } else {
+            engine.register_fn(
+                "draw",
+                move |ctx: NativeCallContext, _: GameRef, id: &str| -> Res<Dynamic> { draw(&ctx, id, None) },
+            );
+        }
+    }
     let a = api.clone();
     engine.register_fn("end", move |_: GameRef, winner: &str, reason: &str| {
         a.with(|g, _| {

@@ -252,6 +252,10 @@ pub enum Action {
     },
     Draw {
         deck: String,
+        /// A card named (`game.draw(deck, card)`: the one a player drew from a real deck), taken
+        /// from wherever it lies; none: the top card.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        card: Option<String>,
     },
     End {
         winner: Option<String>,
@@ -402,12 +406,22 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
         Action::NewDeck { id, cards } => {
             state.decks.insert(id.clone(), cards.clone());
         }
-        Action::Draw { deck } => {
+        Action::Draw { deck, card } => {
             let Some(d) = state.decks.get_mut(deck) else {
                 return false;
             };
-            if d.pop().is_none() {
-                return false;
+            match card {
+                None => {
+                    if d.pop().is_none() {
+                        return false;
+                    }
+                }
+                Some(card) => {
+                    let Some(i) = d.iter().rposition(|c| c == card) else {
+                        return false;
+                    };
+                    d.remove(i);
+                }
             }
         }
         Action::End { winner, reason } => {

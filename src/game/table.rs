@@ -160,7 +160,11 @@ pub fn sees(game: &Game, piece: Option<&str>) -> String {
     let mut out = format!("{} on {at} sees (a model in the way blocks the shot):\n", p.id);
     for (b, d) in seen {
         let o = &pieces[b];
-        let what = if o.hidden.is_some() { "face down".to_string() } else { o.kind.clone() };
+        let what = if o.hidden.is_some() {
+            "face down".to_string()
+        } else {
+            o.kind.clone()
+        };
         let place = o.at.map(|s| format!(" on {s}")).unwrap_or_default();
         out.push_str(&format!("  {} ({what}){place}, {d} away\n", o.id));
     }
