@@ -184,10 +184,12 @@ fn a_whole_mission_at_the_table_reads_as_a_transcript() {
     // Turn 1: entering is the first square of a move, so the heavy-weapon Marine has three
     // more and a fourth is refused; `fire` wants its target named. Turn 2: the Commander looks
     // (`sees`), fires at what he sees — once: a second attack is refused — and the squad leaves.
+    // After the end only questions and `undo` are taken; `quit` says the game is not saved.
     let input = "enter commander 6,1\nenter marine-1 7,1\nenter marine-2 24,4\nenter marine-3 24,5\n\
                  move marine-3 23,5 22,5 21,5\nmove marine-3 20,5\nfier marine-2 plasma-gun\nfire marine-2 plasma-gun\nevent rerol\nevent reroll\nend\n\
                  sees commander\nfire commander bolt-pistol at gretchin-1\nfire commander bolt-pistol at ork-1\nfire commander bolt-pistol at ork-1\n\
-                 leave commander\nleave marine-1\nleave marine-2\nmove marine-3 22,5 23,5 24,5\nleave marine-3\nenter marine-4 6,1\nend\nstatus\nleave marine-4\n";
+                 leave commander\nleave marine-1\nleave marine-2\nmove marine-3 22,5 23,5 24,5\nleave marine-3\nenter marine-4 6,1\nend\nstatus\nleave marine-4\n\
+                 fire marine-4 bolter best\nundo\nquit\n";
     let (stdout, stderr, code) = servitor(
         &[
             "play",

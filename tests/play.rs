@@ -374,8 +374,9 @@ fn a_whole_session_at_the_table_never_shows_the_player_a_secret() {
         referee.len(),
         "the player's view has one event for each of the referee's"
     );
+    // The session plays to the end (and goes on answering questions and `undo` after it).
     assert!(
-        lines.last().unwrap()["over"].is_object(),
+        lines.iter().any(|l| l["over"].is_object()),
         "the session plays to the end"
     );
     for deck in &decks {

@@ -348,15 +348,20 @@ fn play_loop(mut t: Table, input: &mut Input, words: &Arc<Mutex<Vec<String>>>, f
     } else {
         t.respond("start", true, 0, None);
     }
+    let mut told_over = false;
     loop {
         *lock(words) = completions(&t.game);
-        if t.game.state.over.is_some() {
-            if !t.json {
-                super::emitln(&table::final_line(&t.game));
-            }
-            return Ok(());
+        let over = t.game.state.over.is_some();
+        if over && !told_over && !t.json {
+            super::emitln(&table::final_line(&t.game));
+            super::emitln("`undo` takes the last command back; `quit` (or the end of input) leaves.");
         }
-        let prompt = format!("{} turn {}> ", t.session.side, t.game.state.turn);
+        told_over = over;
+        let prompt = if over {
+            "game over> ".to_string()
+        } else {
+            format!("{} turn {}> ", t.session.side, t.game.state.turn)
+        };
         let Some(line) = input.line(&prompt) else { return Ok(()) };
         let line = match line {
             Ok(line) => line.trim().to_string(),
@@ -373,7 +378,31 @@ fn play_loop(mut t: Table, input: &mut Input, words: &Arc<Mutex<Vec<String>>>, f
             super::emitln(&format!("{prompt}{line}"));
         }
         if line == "quit" {
+            if !t.json {
+                super::emitln(&match &t.save {
+                    Some(path) => format!(
+                        "saved in {}: go on with `servitor play --resume {}`",
+                        path.display(),
+                        path.display()
+                    ),
+                    None => "this game is not saved (start with `--save FILE` to keep one)".to_string(),
+                });
+            }
             return Ok(());
+        }
+        if t.game.state.over.is_some()
+            && !matches!(
+                line.split_whitespace().next(),
+                Some("undo" | "redo" | "board" | "status" | "why" | "sees" | "odds" | "help")
+            )
+        {
+            t.respond(
+                &line,
+                false,
+                t.game.events.len(),
+                Some("the game is over: `undo` takes the last command back, `quit` leaves".into()),
+            );
+            continue;
         }
         t.handle(&line)?;
     }

@@ -171,17 +171,24 @@ pub fn sees(game: &Game, piece: Option<&str>) -> String {
     out
 }
 
-/// Turn, scores, the pieces on the board, pools (a secret one only counted) and decks (only
-/// counted).
+/// Turn, scores, the pieces on the board (with the life left of a face-up piece that has
+/// more than one), pools (a secret one only counted) and decks (only counted).
 pub fn status(game: &Game) -> String {
     let s = &game.state;
     let mut out = format!("turn {} · {} · {}\n", s.turn, s.side, s.phase);
     for side in &game.def.sides {
-        let on: Vec<&str> = s
+        let on: Vec<String> = s
             .pieces
             .iter()
             .filter(|p| &p.side == side && p.on_board())
-            .map(|p| p.id.as_str())
+            .map(|p| {
+                let full = game.stats(&p.kind).0;
+                if p.hidden.is_none() && full > 1 {
+                    format!("{} ({} of {full} life)", p.id, p.life)
+                } else {
+                    p.id.clone()
+                }
+            })
             .collect();
         out.push_str(&format!(
             "{side}: {} points; on the board: {}\n",
