@@ -410,6 +410,7 @@ mod tests {
                     size: 1,
                     diagonal: true,
                     at: None,
+                    rename: None,
                 },
             ),
         ];
