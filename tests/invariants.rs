@@ -602,6 +602,11 @@ fn option_sets(ruleset: &Ruleset) -> Vec<Vec<(String, String)>> {
         return sets;
     };
     for (name, option) in &def.options {
+        // A list option (the squad's heavy weapons) names its items' choices, not whole
+        // values: it keeps its default.
+        if matches!(option.default, Value::List(_)) {
+            continue;
+        }
         let choices: Vec<String> = option
             .of
             .iter()
