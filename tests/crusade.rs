@@ -347,3 +347,23 @@ fn a_whole_mission_with_manual_dice_takes_every_die_from_the_player() {
     );
     insta::assert_snapshot!(format!("{asked} dice asked, {automatic} answered `auto`\n{transcript}"));
 }
+
+/// A blip revealed is called by its model from then on (`reveal-ids by-kind`): `why` asked of
+/// either name gives its whole story, the token's moves and the model's.
+#[test]
+fn why_follows_a_revealed_blip_under_either_name() {
+    let input = "enter commander 6,1\nenter marine-1 7,1\nenter marine-2 24,4\nenter marine-3 24,5\n\
+                 move marine-3 23,5 22,5 21,5\nend\nwhy ork-1\nwhy blip-2\nquit\n";
+    let (stdout, stderr, code) = servitor(
+        &["play", "space-crusade-solo", "--mission", "reactor-strike", "--seed", "2"],
+        input,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let answers: Vec<&str> = stdout.split("> why ").skip(1).collect();
+    assert_eq!(answers.len(), 2, "{stdout}");
+    for answer in answers {
+        assert!(answer.contains("blip-2 moves 3 squares"), "{answer}");
+        assert!(answer.contains("blip-2 is revealed: Ork (ork), ork-1 from now on"), "{answer}");
+        assert!(answer.contains("ork-1 fires the Ork gun"), "{answer}");
+    }
+}

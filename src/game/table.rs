@@ -133,6 +133,16 @@ pub fn help(game: &Game) -> String {
     out
 }
 
+/// Whether `text` names `id` as a whole word (`blip-1` is not in `blip-10`).
+fn mentions_word(text: &str, id: &str) -> bool {
+    text.match_indices(id).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + id.len()..].chars().next();
+        let part = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '_');
+        !part(before) && !part(after)
+    })
+}
+
 /// What a piece can see of the other sides, nearest first, with its distance in steps: the
 /// question a player asks before naming a target (`sees marine-2`). Sight to shoot (pieces in
 /// the way block it); a face-down piece shows as its token, never as what it hides.
@@ -218,10 +228,23 @@ pub fn why(game: &Game, piece: Option<&str>) -> String {
     };
     // The player's view of the log: a face-down piece's secrets stay secret here too.
     let seen = super::event::player_log(&game.events);
-    let lines: Vec<&Event> = seen
-        .iter()
-        .filter(|e| e.piece.as_deref() == Some(id) || e.text.contains(id))
-        .collect();
+    // A piece revealed under a new id (`reveal-ids by-kind`) is asked about by either: its
+    // lines from before the reveal come too.
+    let now = game.state.piece(id).map_or(id, |p| p.id.as_str());
+    let mut names: Vec<&str> = vec![now];
+    names.extend(
+        game.state
+            .aliases
+            .iter()
+            .filter(|(_, new)| *new == now)
+            .map(|(old, _)| old.as_str()),
+    );
+    let mentions = |e: &Event| {
+        names
+            .iter()
+            .any(|n| e.piece.as_deref() == Some(*n) || mentions_word(&e.text, n))
+    };
+    let lines: Vec<&Event> = seen.iter().filter(|e| mentions(e)).collect();
     if lines.is_empty() {
         let ids = game.state.pieces.iter().map(|p| p.id.as_str());
         let hint = crate::diagnostic::did_you_mean(id, ids).unwrap_or_default();
