@@ -355,7 +355,14 @@ fn why_follows_a_revealed_blip_under_either_name() {
     let input = "enter commander 6,1\nenter marine-1 7,1\nenter marine-2 24,4\nenter marine-3 24,5\n\
                  move marine-3 23,5 22,5 21,5\nend\nwhy ork-1\nwhy blip-2\nquit\n";
     let (stdout, stderr, code) = servitor(
-        &["play", "space-crusade-solo", "--mission", "reactor-strike", "--seed", "2"],
+        &[
+            "play",
+            "space-crusade-solo",
+            "--mission",
+            "reactor-strike",
+            "--seed",
+            "2",
+        ],
         input,
     );
     assert_eq!(code, 0, "{stderr}");
@@ -363,7 +370,10 @@ fn why_follows_a_revealed_blip_under_either_name() {
     assert_eq!(answers.len(), 2, "{stdout}");
     for answer in answers {
         assert!(answer.contains("blip-2 moves 3 squares"), "{answer}");
-        assert!(answer.contains("blip-2 is revealed: Ork (ork), ork-1 from now on"), "{answer}");
+        assert!(
+            answer.contains("blip-2 is revealed: Ork (ork), ork-1 from now on"),
+            "{answer}"
+        );
         assert!(answer.contains("ork-1 fires the Ork gun"), "{answer}");
     }
 }
