@@ -956,16 +956,17 @@ fn register_board(engine: &mut Engine, api: &Api) {
         })
     });
     for (name, line) in [("best_blast", false), ("best_line", true)] {
-        let a = api.clone();
-        engine.register_fn(name, move |_: GameRef, id: &str, side: &str| {
+        // `game.best_blast(id, side)`, and `game.best_blast(id, side, spare_own)`: with
+        // `spare_own` true, only the shots that catch none of the shooter's own side.
+        let area_shot = move |a: &Api, id: &str, side: &str, spare_own: bool| {
             a.with(|g, _| {
                 let i = g.on_board(id)?;
                 // A blast is looked for round every piece in sight: sight, then nine squares each.
                 a.cost(area(g) + piece_count(g).saturating_mul(side_len(g)).saturating_mul(10))?;
                 let shot = if line {
-                    g.view.best_line(&g.state.pieces, i, side)
+                    g.view.best_line_sparing(&g.state.pieces, i, side, spare_own)
                 } else {
-                    g.view.best_blast(&g.state.pieces, i, side)
+                    g.view.best_blast_sparing(&g.state.pieces, i, side, spare_own)
                 };
                 Ok(shot.map_or(Dynamic::UNIT, |s| {
                     let mut m = Map::new();
@@ -977,6 +978,12 @@ fn register_board(engine: &mut Engine, api: &Api) {
                     Dynamic::from_map(m)
                 }))
             })
+        };
+        let a = api.clone();
+        engine.register_fn(name, move |_: GameRef, id: &str, side: &str| area_shot(&a, id, side, false));
+        let a = api.clone();
+        engine.register_fn(name, move |_: GameRef, id: &str, side: &str, spare_own: bool| {
+            area_shot(&a, id, side, spare_own)
         });
     }
 }

@@ -319,15 +319,17 @@ impl Game {
             .collect()
     }
 
-    /// Whether no piece of `watchers` sees any square of piece `a` standing on `at` (walls and
-    /// shut doors hide it; pieces never do).
+    /// Whether no piece of `watchers` sees any square of piece `a` standing on `at`: walls
+    /// hide it, pieces never do, and doors are counted open (the walk there may open them, and
+    /// a door left shut may be opened by the side it hides from).
     fn hidden_at(&self, a: usize, at: Square, watchers: &[usize]) -> bool {
         let pieces = &self.state.pieces;
         let own = footprint(Some(at), pieces[a].size);
+        let grid = self.view.open_grid();
         !watchers.iter().any(|&w| {
             let from = pieces[w].squares();
             own.iter()
-                .any(|&s| los::from_footprint(&self.view.grid, &from, s, &|_| false).is_some())
+                .any(|&s| los::from_footprint(grid, &from, s, &|_| false).is_some())
         })
     }
 
@@ -446,7 +448,7 @@ impl Game {
     }
 
     /// Where piece `a` goes with a move of `max` steps to get out of sight of every piece of
-    /// `side` on the board (walls and shut doors hide; pieces never do): the reachable square
+    /// `side` on the board (walls hide, doors count as open, pieces never hide): the reachable square
     /// fewest steps away that none of them sees, the dice among equal ones. Fallbacks, in order:
     /// it stays when already out of sight → none in reach: as near as it can get to the
     /// nearest such square on the board → none: it stays.
