@@ -558,6 +558,7 @@ pub fn register(engine: &mut Engine, game: &SharedGame, run: &Arc<Mutex<RunState
     register_board(engine, &api);
     register_pieces(engine, &api);
     register_moves(engine, &api);
+    register_door_rules(engine, &api);
     register_counters(engine, &api);
     verbs::register(engine, &api);
 }
@@ -980,7 +981,9 @@ fn register_board(engine: &mut Engine, api: &Api) {
             })
         };
         let a = api.clone();
-        engine.register_fn(name, move |_: GameRef, id: &str, side: &str| area_shot(&a, id, side, false));
+        engine.register_fn(name, move |_: GameRef, id: &str, side: &str| {
+            area_shot(&a, id, side, false)
+        });
         let a = api.clone();
         engine.register_fn(name, move |_: GameRef, id: &str, side: &str, spare_own: bool| {
             area_shot(&a, id, side, spare_own)
@@ -1219,6 +1222,45 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
             a.triggers(&ctx)
         },
     );
+}
+
+/// Doors shut by a rule (an action), and the board question that finds which ones cut sight.
+fn register_door_rules(engine: &mut Engine, api: &Api) {
+    let a = api.clone();
+    engine.register_fn("close_door", move |_: GameRef, from: Dynamic, to: Dynamic| -> Res<()> {
+        a.with(|g, _| {
+            let (x, y) = (square(g, &from)?, square(g, &to)?);
+            if g.view.grid.edge(x, y) != (crate::board::Edge::Door { open: true }) {
+                return Err(format!("there is no open door between {x} and {y}"));
+            }
+            g.act(
+                "door",
+                format!("the door between {x} and {y} shuts"),
+                None,
+                Action::Door {
+                    a: x,
+                    b: y,
+                    open: false,
+                },
+            );
+            Ok(())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("doors_cutting_sight", move |_: GameRef, side: &str, other: &str| {
+        a.with(|g, _| {
+            let doors = g.view.grid.doors().len() as u64;
+            let pairs = piece_count(g).saturating_mul(piece_count(g));
+            a.cost(area(g).saturating_add(doors.saturating_mul(pairs).saturating_mul(side_len(g))))?;
+            Ok(g.doors_cutting_sight(side, other)
+                .into_iter()
+                .map(|(x, y)| {
+                    let pair: Array = vec![x.to_string().into(), y.to_string().into()];
+                    Dynamic::from_array(pair)
+                })
+                .collect::<Array>())
+        })
+    });
 }
 
 fn label_of(g: &Game, kind: &str) -> String {

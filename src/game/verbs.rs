@@ -486,6 +486,47 @@ impl Game {
         stay(format!("no square out of sight of the {side} side can be reached"))
     }
 
+    /// The open doors that, shut, would cut a line of sight between a piece of `side` and a
+    /// piece of `other` on the board that see each other now (walls and shut doors block;
+    /// pieces never do), in the grid's order of doors.
+    pub fn doors_cutting_sight(&self, side: &str, other: &str) -> Vec<(Square, Square)> {
+        let pieces = &self.state.pieces;
+        let on = |s: &str| -> Vec<usize> {
+            (0..pieces.len())
+                .filter(|&i| pieces[i].on_board() && pieces[i].side == s)
+                .collect()
+        };
+        let sees = |grid: &crate::board::Grid, p: usize, q: usize| {
+            let from = pieces[p].squares();
+            pieces[q]
+                .squares()
+                .iter()
+                .any(|&t| los::from_footprint(grid, &from, t, &|_| false).is_some())
+        };
+        let grid = &self.view.grid;
+        let (ours, theirs) = (on(side), on(other));
+        let pairs: Vec<(usize, usize)> = ours
+            .iter()
+            .flat_map(|&p| theirs.iter().map(move |&q| (p, q)))
+            .filter(|&(p, q)| sees(grid, p, q))
+            .collect();
+        if pairs.is_empty() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for (a, b, open) in grid.doors() {
+            if !open {
+                continue;
+            }
+            let mut shut = grid.clone();
+            shut.set_door(a, b, false);
+            if pairs.iter().any(|&(p, q)| !sees(&shut, p, q)) {
+                out.push((a, b));
+            }
+        }
+        out
+    }
+
     /// The squares from which a piece can fight piece `t`: beside one of its squares, on the
     /// four sides, with no wall or shut door between, not solid.
     fn fronts(&self, t: usize) -> Vec<Square> {
