@@ -1464,14 +1464,16 @@ fn register_counters(engine: &mut Engine, api: &Api) {
                 return Err(format!("take {n}: give 0 or more"));
             }
             let taken = n.min(have);
+            // A secret pool's log counts the whole pool, never one of its names.
+            let left = if g.state.secret_pools.contains(id) {
+                pool_total(p).unwrap_or(have) - taken
+            } else {
+                have - taken
+            };
             if taken > 0 {
                 g.act(
                     "take",
-                    format!(
-                        "{} taken from {id} ({} left)",
-                        pool_entry(g, id, entry, taken),
-                        have - taken
-                    ),
+                    format!("{} taken from {id} ({left} left)", pool_entry(g, id, entry, taken)),
                     None,
                     Action::Take {
                         pool: id.into(),
@@ -1498,10 +1500,15 @@ fn register_counters(engine: &mut Engine, api: &Api) {
             if have.checked_add(n).is_none() || pool_total(p).and_then(|t| t.checked_add(n)).is_none() {
                 return Err(format!("pool `{id}` cannot hold more `{entry}`"));
             }
+            let now = if g.state.secret_pools.contains(id) {
+                pool_total(p).unwrap_or(have) + n
+            } else {
+                have + n
+            };
             if n > 0 {
                 g.act(
                     "give",
-                    format!("{} returned to {id} ({} now)", pool_entry(g, id, entry, n), have + n),
+                    format!("{} returned to {id} ({now} now)", pool_entry(g, id, entry, n)),
                     None,
                     Action::Take {
                         pool: id.into(),
