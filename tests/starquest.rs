@@ -155,3 +155,19 @@ fn at_the_table_blips_stay_secret_until_seen() {
         }
     }
 }
+
+/// At the table the Marines' turn is the player's: when the Alien has drawn its last event
+/// card and the Marines have had their last turn, whoever is still aboard is lost and the game
+/// ends (seed 002, End of the Game), even if the player never moved.
+#[test]
+fn at_the_table_the_game_ends_when_the_event_deck_runs_out() {
+    let input = format!("{}quit\n", "end\n".repeat(30));
+    let (stdout, stderr, code) = servitor(
+        &["play", "starquest-solitaire", "--mission", "mission-8", "--seed", "5"],
+        &input,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("the Alien has drawn its last event card"), "{stdout}");
+    assert!(stdout.contains("left aboard when the last turn ended"), "{stdout}");
+    assert!(stdout.contains("the game ends: alien wins"), "{stdout}");
+}
