@@ -561,6 +561,7 @@ pub fn register(engine: &mut Engine, game: &SharedGame, run: &Arc<Mutex<RunState
     register_board(engine, &api);
     register_pieces(engine, &api);
     register_moves(engine, &api);
+    register_door_rules(engine, &api);
     register_counters(engine, &api);
     verbs::register(engine, &api);
 }
@@ -970,16 +971,17 @@ fn register_board(engine: &mut Engine, api: &Api) {
         })
     });
     for (name, line) in [("best_blast", false), ("best_line", true)] {
-        let a = api.clone();
-        engine.register_fn(name, move |_: GameRef, id: &str, side: &str| {
+        // `game.best_blast(id, side)`, and `game.best_blast(id, side, spare_own)`: with
+        // `spare_own` true, only the shots that catch none of the shooter's own side.
+        let area_shot = move |a: &Api, id: &str, side: &str, spare_own: bool| {
             a.with(|g, _| {
                 let i = g.on_board(id)?;
                 // A blast is looked for round every piece in sight: sight, then nine squares each.
                 a.cost(area(g) + piece_count(g).saturating_mul(side_len(g)).saturating_mul(10))?;
                 let shot = if line {
-                    g.view.best_line(&g.state.pieces, i, side)
+                    g.view.best_line_sparing(&g.state.pieces, i, side, spare_own)
                 } else {
-                    g.view.best_blast(&g.state.pieces, i, side)
+                    g.view.best_blast_sparing(&g.state.pieces, i, side, spare_own)
                 };
                 Ok(shot.map_or(Dynamic::UNIT, |s| {
                     let mut m = Map::new();
@@ -991,6 +993,14 @@ fn register_board(engine: &mut Engine, api: &Api) {
                     Dynamic::from_map(m)
                 }))
             })
+        };
+        let a = api.clone();
+        engine.register_fn(name, move |_: GameRef, id: &str, side: &str| {
+            area_shot(&a, id, side, false)
+        });
+        let a = api.clone();
+        engine.register_fn(name, move |_: GameRef, id: &str, side: &str, spare_own: bool| {
+            area_shot(&a, id, side, spare_own)
         });
     }
 }
@@ -1237,6 +1247,45 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
     );
 }
 
+/// Doors shut by a rule (an action), and the board question that finds which ones cut sight.
+fn register_door_rules(engine: &mut Engine, api: &Api) {
+    let a = api.clone();
+    engine.register_fn("close_door", move |_: GameRef, from: Dynamic, to: Dynamic| -> Res<()> {
+        a.with(|g, _| {
+            let (x, y) = (square(g, &from)?, square(g, &to)?);
+            if g.view.grid.edge(x, y) != (crate::board::Edge::Door { open: true }) {
+                return Err(format!("there is no open door between {x} and {y}"));
+            }
+            g.act(
+                "door",
+                format!("the door between {x} and {y} shuts"),
+                None,
+                Action::Door {
+                    a: x,
+                    b: y,
+                    open: false,
+                },
+            );
+            Ok(())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("doors_cutting_sight", move |_: GameRef, side: &str, other: &str| {
+        a.with(|g, _| {
+            let doors = g.view.grid.doors().len() as u64;
+            let pairs = piece_count(g).saturating_mul(piece_count(g));
+            a.cost(area(g).saturating_add(doors.saturating_mul(pairs).saturating_mul(side_len(g))))?;
+            Ok(g.doors_cutting_sight(side, other)
+                .into_iter()
+                .map(|(x, y)| {
+                    let pair: Array = vec![x.to_string().into(), y.to_string().into()];
+                    Dynamic::from_array(pair)
+                })
+                .collect::<Array>())
+        })
+    });
+}
+
 fn label_of(g: &Game, kind: &str) -> String {
     g.def
         .stats
@@ -1438,14 +1487,16 @@ fn register_counters(engine: &mut Engine, api: &Api) {
                 return Err(format!("take {n}: give 0 or more"));
             }
             let taken = n.min(have);
+            // A secret pool's log counts the whole pool, never one of its names.
+            let left = if g.state.secret_pools.contains(id) {
+                pool_total(p).unwrap_or(have) - taken
+            } else {
+                have - taken
+            };
             if taken > 0 {
                 g.act(
                     "take",
-                    format!(
-                        "{} taken from {id} ({} left)",
-                        pool_entry(g, id, entry, taken),
-                        have - taken
-                    ),
+                    format!("{} taken from {id} ({left} left)", pool_entry(g, id, entry, taken)),
                     None,
                     Action::Take {
                         pool: id.into(),
@@ -1472,10 +1523,15 @@ fn register_counters(engine: &mut Engine, api: &Api) {
             if have.checked_add(n).is_none() || pool_total(p).and_then(|t| t.checked_add(n)).is_none() {
                 return Err(format!("pool `{id}` cannot hold more `{entry}`"));
             }
+            let now = if g.state.secret_pools.contains(id) {
+                pool_total(p).unwrap_or(have) + n
+            } else {
+                have + n
+            };
             if n > 0 {
                 g.act(
                     "give",
-                    format!("{} returned to {id} ({} now)", pool_entry(g, id, entry, n), have + n),
+                    format!("{} returned to {id} ({now} now)", pool_entry(g, id, entry, n)),
                     None,
                     Action::Take {
                         pool: id.into(),

@@ -7,10 +7,10 @@
 //! difference.
 
 use super::Game;
-use super::state::Piece;
+use super::state::{Piece, footprint};
 use super::view::Goal;
 use crate::board::moves::UNREACHABLE;
-use crate::board::{DIRECTIONS, Square};
+use crate::board::{DIRECTIONS, Square, los};
 use crate::dice::Rng;
 
 /// Which of a side's pieces on the board `units` lists.
@@ -129,6 +129,27 @@ pub struct TargetChoice {
     pub chosen: usize,
     pub tied: usize,
     pub candidates: Vec<(usize, u16, usize)>,
+}
+
+/// Which square with a shot `aim` looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Aim {
+    /// The nearest square (fewest steps) from which it sees any face-up piece of the side.
+    Nearest,
+    /// The square within its move from which it sees the most of them (then fewest steps).
+    Most,
+}
+
+impl Aim {
+    pub const NAMES: [&'static str; 2] = ["nearest", "most"];
+
+    pub fn parse(name: &str) -> Result<Aim, String> {
+        match name {
+            "nearest" => Ok(Aim::Nearest),
+            "most" => Ok(Aim::Most),
+            _ => Err(unknown("way to aim", name, &Self::NAMES)),
+        }
+    }
 }
 
 /// A move a verb decided on: the squares to walk (empty: it stays), and why, for the log.
@@ -299,6 +320,231 @@ impl Game {
             }
             None => stay(format!("no square farther from the {side} side can be reached")),
         }
+    }
+
+    /// The pieces of `targets` that piece `a` would see to shoot at with its top-left square
+    /// on `at` (other pieces block the line; `a` itself does not, wherever it stands now).
+    fn seen_from(&self, a: usize, at: Square, targets: &[usize]) -> Vec<usize> {
+        let pieces = &self.state.pieces;
+        let from = footprint(Some(at), pieces[a].size);
+        targets
+            .iter()
+            .copied()
+            .filter(|&t| {
+                let to = pieces[t].squares();
+                let blocks = |s: Square| !from.contains(&s) && self.view.occupant(s).is_some_and(|o| o != a && o != t);
+                to.iter()
+                    .any(|&ts| los::from_footprint(&self.view.grid, &from, ts, &blocks).is_some())
+            })
+            .collect()
+    }
+
+    /// Whether no piece of `watchers` sees any square of piece `a` standing on `at`: walls
+    /// hide it, pieces never do, and doors are counted open (the walk there may open them, and
+    /// a door left shut may be opened by the side it hides from).
+    fn hidden_at(&self, a: usize, at: Square, watchers: &[usize]) -> bool {
+        let pieces = &self.state.pieces;
+        let own = footprint(Some(at), pieces[a].size);
+        let grid = self.view.open_grid();
+        !watchers.iter().any(|&w| {
+            let from = pieces[w].squares();
+            own.iter()
+                .any(|&s| los::from_footprint(grid, &from, s, &|_| false).is_some())
+        })
+    }
+
+    /// Of the squares `a` may end a move on within `max` steps that pass `good`, the best by
+    /// `key` (smaller first), then the dice among the equal ones (reading order). `Some(None)`
+    /// when the best is where it stands; `None` when no reachable square passes.
+    fn best_reachable<K: Ord + Copy>(
+        &self,
+        a: usize,
+        max: u16,
+        rng: &mut Rng,
+        mut key: impl FnMut(Square, u16) -> Option<K>,
+    ) -> Option<Option<(Square, K)>> {
+        let pieces = &self.state.pieces;
+        let here = pieces[a].at?;
+        let mut best: Option<K> = None;
+        let mut ties: Vec<Square> = Vec::new();
+        for (at, steps) in self.view.reachable(pieces, a, max) {
+            let Some(k) = key(at, steps) else { continue };
+            match best {
+                Some(b) if k > b => {}
+                Some(b) if k == b => ties.push(at),
+                _ => {
+                    best = Some(k);
+                    ties = vec![at];
+                }
+            }
+        }
+        let k = best?;
+        if ties.contains(&here) {
+            return Some(None);
+        }
+        ties.sort_unstable_by_key(|s| (s.y, s.x));
+        Some(Some((ties[rng.below(ties.len() as u64) as usize], k)))
+    }
+
+    /// The walk to a square found by `best_reachable` (the square itself is the goal).
+    fn walk_to(&self, a: usize, to: Square, max: u16, rng: &mut Rng) -> Vec<Square> {
+        let pieces = &self.state.pieces;
+        let field = self.view.field_to(&pieces[a], &[to]);
+        self.view
+            .plan(pieces, a, Goal::Towards(&field), max, rng)
+            .unwrap_or_default()
+    }
+
+    /// Towards the nearest of `squares` (as near as `max` steps allow), or `None` when it
+    /// cannot get nearer than it stands.
+    fn towards_squares(&self, a: usize, squares: &[Square], max: u16, rng: &mut Rng) -> Option<(Vec<Square>, u16)> {
+        let pieces = &self.state.pieces;
+        let field = self.view.field_to(&pieces[a], squares);
+        let d = self.view.steps_in(&field, &pieces[a])?;
+        let path = self.view.plan(pieces, a, Goal::Towards(&field), max, rng)?;
+        Some((path, d))
+    }
+
+    /// The squares of the board where piece `a` could stand (its top-left square) that pass
+    /// `good`, in reading order.
+    fn standing_squares(&self, a: usize, mut good: impl FnMut(Square) -> bool) -> Vec<Square> {
+        let pieces = &self.state.pieces;
+        (0..self.view.grid.len())
+            .map(|i| self.view.grid.square(i))
+            .filter(|&s| self.view.may_end(pieces, a, s) && good(s))
+            .collect()
+    }
+
+    /// Where piece `a` goes with a move of `max` steps to get a shot at a face-up piece of
+    /// `side`. `Nearest`: the reachable square fewest steps away from which it sees one;
+    /// `Most`: the reachable square from which it sees the most (then fewest steps); equal
+    /// squares, the dice. Fallbacks, in order: it stays where it already has the best shot →
+    /// none in reach: as near as it can get to the nearest square on the board with a shot →
+    /// none on the board: as near as it can get to the nearest piece of `side` → it stays.
+    pub fn plan_aim(&self, a: usize, side: &str, max: u16, aim: Aim, rng: &mut Rng) -> Plan {
+        let pieces = &self.state.pieces;
+        let targets: Vec<usize> = (0..pieces.len())
+            .filter(|&t| t != a && pieces[t].on_board() && pieces[t].side == side && pieces[t].hidden.is_none())
+            .collect();
+        if targets.is_empty() {
+            return stay(format!("no face-up {side} piece to aim at"));
+        }
+        let found = self.best_reachable(a, max, rng, |at, steps| {
+            let seen = self.seen_from(a, at, &targets).len();
+            (seen > 0).then_some(match aim {
+                Aim::Nearest => (0, steps),
+                Aim::Most => (usize::MAX - seen, steps),
+            })
+        });
+        match found {
+            Some(None) => return stay(format!("it already has a {side} piece in sight to shoot")),
+            Some(Some((to, (k, _)))) => {
+                let path = self.walk_to(a, to, max, rng);
+                if !path.is_empty() {
+                    let why = match aim {
+                        Aim::Nearest => format!("to the nearest square with a {side} piece in sight"),
+                        Aim::Most => format!(
+                            "to the square in reach that sees the most {side} pieces ({})",
+                            usize::MAX - k
+                        ),
+                    };
+                    return Plan { path, why };
+                }
+            }
+            None => {}
+        }
+        let squares = self.standing_squares(a, |s| !self.seen_from(a, s, &targets).is_empty());
+        if !squares.is_empty()
+            && let Some((path, d)) = self.towards_squares(a, &squares, max, rng)
+        {
+            return Plan {
+                path,
+                why: format!("towards the nearest square with a {side} piece in sight ({d} away)"),
+            };
+        }
+        let mut plan = self.plan_advance(a, side, max, Advance::Towards, rng);
+        plan.why = format!("no square in reach has a {side} piece in sight: {}", plan.why);
+        plan
+    }
+
+    /// Where piece `a` goes with a move of `max` steps to get out of sight of every piece of
+    /// `side` on the board (walls hide, doors count as open, pieces never hide): the reachable square
+    /// fewest steps away that none of them sees, the dice among equal ones. Fallbacks, in order:
+    /// it stays when already out of sight → none in reach: as near as it can get to the
+    /// nearest such square on the board → none: it stays.
+    pub fn plan_cover(&self, a: usize, side: &str, max: u16, rng: &mut Rng) -> Plan {
+        let pieces = &self.state.pieces;
+        let watchers: Vec<usize> = (0..pieces.len())
+            .filter(|&w| w != a && pieces[w].on_board() && pieces[w].side == side)
+            .collect();
+        if watchers.is_empty() {
+            return stay(format!("no {side} piece to hide from"));
+        }
+        let found = self.best_reachable(a, max, rng, |at, steps| {
+            self.hidden_at(a, at, &watchers).then_some(steps)
+        });
+        match found {
+            Some(None) => return stay(format!("already out of sight of every {side} piece")),
+            Some(Some((to, _))) => {
+                let path = self.walk_to(a, to, max, rng);
+                if !path.is_empty() {
+                    return Plan {
+                        path,
+                        why: format!("to the nearest square out of sight of every {side} piece"),
+                    };
+                }
+            }
+            None => {}
+        }
+        let squares = self.standing_squares(a, |s| self.hidden_at(a, s, &watchers));
+        if let Some((path, d)) = self.towards_squares(a, &squares, max, rng) {
+            return Plan {
+                path,
+                why: format!("towards the nearest square out of sight of every {side} piece ({d} away)"),
+            };
+        }
+        stay(format!("no square out of sight of the {side} side can be reached"))
+    }
+
+    /// The open doors that, shut, would cut a line of sight between a piece of `side` and a
+    /// piece of `other` on the board that see each other now (walls and shut doors block;
+    /// pieces never do), in the grid's order of doors.
+    pub fn doors_cutting_sight(&self, side: &str, other: &str) -> Vec<(Square, Square)> {
+        let pieces = &self.state.pieces;
+        let on = |s: &str| -> Vec<usize> {
+            (0..pieces.len())
+                .filter(|&i| pieces[i].on_board() && pieces[i].side == s)
+                .collect()
+        };
+        let sees = |grid: &crate::board::Grid, p: usize, q: usize| {
+            let from = pieces[p].squares();
+            pieces[q]
+                .squares()
+                .iter()
+                .any(|&t| los::from_footprint(grid, &from, t, &|_| false).is_some())
+        };
+        let grid = &self.view.grid;
+        let (ours, theirs) = (on(side), on(other));
+        let pairs: Vec<(usize, usize)> = ours
+            .iter()
+            .flat_map(|&p| theirs.iter().map(move |&q| (p, q)))
+            .filter(|&(p, q)| sees(grid, p, q))
+            .collect();
+        if pairs.is_empty() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for (a, b, open) in grid.doors() {
+            if !open {
+                continue;
+            }
+            let mut shut = grid.clone();
+            shut.set_door(a, b, false);
+            if pairs.iter().any(|&(p, q)| !sees(&shut, p, q)) {
+                out.push((a, b));
+            }
+        }
+        out
     }
 
     /// The squares from which a piece can fight piece `t`: beside one of its squares, on the

@@ -140,6 +140,11 @@ impl View {
         }
     }
 
+    /// The grid with every door open.
+    pub fn open_grid(&self) -> &Grid {
+        &self.open.grid
+    }
+
     pub fn occupant(&self, s: Square) -> Option<usize> {
         if !self.grid.contains(s) {
             return None;
@@ -297,6 +302,11 @@ impl View {
     /// Of the squares `a` can see on and around `side`'s visible pieces, the one whose blast
     /// hits most of them without catching `a` (then fewest of `a`'s side, then nearest).
     pub fn best_blast(&self, pieces: &[Piece], a: usize, side: &str) -> Option<Shot> {
+        self.best_blast_sparing(pieces, a, side, false)
+    }
+
+    /// The same, and with `spare_own` only among the blasts that catch none of `a`'s side.
+    pub fn best_blast_sparing(&self, pieces: &[Piece], a: usize, side: &str, spare_own: bool) -> Option<Shot> {
         let from = pieces[a].at?;
         let mut candidates: Vec<Square> = Vec::new();
         for (v, _) in self.visible(pieces, a, side) {
@@ -325,7 +335,7 @@ impl View {
                 .copied()
                 .filter(|&o| pieces[o].side == pieces[a].side)
                 .collect();
-            if hits.is_empty() {
+            if hits.is_empty() || (spare_own && !own.is_empty()) {
                 continue;
             }
             // Bigger is better: most hits, fewest own, nearest.
@@ -348,6 +358,11 @@ impl View {
 
     /// The straight line from `a` that hits most of `side` (then fewest of its own side).
     pub fn best_line(&self, pieces: &[Piece], a: usize, side: &str) -> Option<Shot> {
+        self.best_line_sparing(pieces, a, side, false)
+    }
+
+    /// The same, and with `spare_own` only among the lines that catch none of `a`'s side.
+    pub fn best_line_sparing(&self, pieces: &[Piece], a: usize, side: &str, spare_own: bool) -> Option<Shot> {
         let from = pieces[a].at?;
         let mut best: Option<(Shot, (usize, usize))> = None;
         for (dx, dy, on_line) in self.lines(pieces, a) {
@@ -357,7 +372,7 @@ impl View {
                 .copied()
                 .filter(|&o| pieces[o].side == pieces[a].side)
                 .collect();
-            if hits.is_empty() {
+            if hits.is_empty() || (spare_own && !own.is_empty()) {
                 continue;
             }
             let key = (hits.len(), usize::MAX - own.len());

@@ -5,7 +5,7 @@
 use super::{Api, GameRef, Res, area, max_steps, piece_count, side_len, stuck, walk};
 use crate::game::Game;
 use crate::game::event::Candidate;
-use crate::game::verbs::{Advance, Filter, Order, Plan, Sight, TargetChoice, TargetRule};
+use crate::game::verbs::{Advance, Aim, Filter, Order, Plan, Sight, TargetChoice, TargetRule};
 use rhai::{Array, Dynamic, Engine, INT, Map, NativeCallContext};
 
 pub(super) fn register(engine: &mut Engine, api: &Api) {
@@ -60,6 +60,36 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
                 let max = max_steps(n)?;
                 a.cost(area(g).saturating_mul(9))?;
                 Ok(g.plan_withdraw(i, side, max, &mut run.rng))
+            })?;
+            follow(&a, &ctx, id, plan)
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "aim",
+        move |ctx: NativeCallContext, _: GameRef, id: &str, side: &str, n: INT, how: &str| -> Res<Map> {
+            a.activate(&ctx, id)?;
+            let plan = a.with(|g, run| {
+                let i = g.on_board(id)?;
+                let (max, aim) = (max_steps(n)?, Aim::parse(how)?);
+                let targets = g.state.pieces.iter().filter(|p| p.on_board() && p.side == side).count() as u64;
+                a.cost(area(g).saturating_mul(18 + targets.saturating_mul(side_len(g))))?;
+                Ok(g.plan_aim(i, side, max, aim, &mut run.rng))
+            })?;
+            follow(&a, &ctx, id, plan)
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "take_cover",
+        move |ctx: NativeCallContext, _: GameRef, id: &str, side: &str, n: INT| -> Res<Map> {
+            a.activate(&ctx, id)?;
+            let plan = a.with(|g, run| {
+                let i = g.on_board(id)?;
+                let max = max_steps(n)?;
+                let watchers = g.state.pieces.iter().filter(|p| p.on_board() && p.side == side).count() as u64;
+                a.cost(area(g).saturating_mul(18 + watchers.saturating_mul(side_len(g))))?;
+                Ok(g.plan_cover(i, side, max, &mut run.rng))
             })?;
             follow(&a, &ctx, id, plan)
         },
