@@ -14,6 +14,7 @@ use serde_json::Value as Json;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+mod field;
 mod verbs;
 
 type Res<T> = Result<T, Box<EvalAltResult>>;
@@ -196,6 +197,9 @@ fn piece_map(p: &Piece) -> Map {
     m.insert("side".into(), p.side.clone().into());
     m.insert("status".into(), p.status.clone().into());
     m.insert("at".into(), p.at.map_or(Dynamic::UNIT, |s| s.to_string().into()));
+    if let Some(at) = p.point {
+        m.insert("point".into(), field::point_map(at).into());
+    }
     let squares: Array = p.squares().iter().map(|s| Dynamic::from(s.to_string())).collect();
     m.insert("squares".into(), squares.into());
     m.insert("life".into(), Dynamic::from_int(p.life));
@@ -275,6 +279,7 @@ fn new_piece(game: &Game, kind: &str, side: &str, fields: &Map) -> Result<Piece,
         side: side.to_string(),
         status: super::state::OFF_BOARD.into(),
         at: None,
+        point: None,
         size,
         diagonal,
         life,
@@ -560,6 +565,7 @@ pub fn register(engine: &mut Engine, game: &SharedGame, run: &Arc<Mutex<RunState
     register_moves(engine, &api);
     register_counters(engine, &api);
     verbs::register(engine, &api);
+    field::register(engine, &api);
 }
 
 fn register_reads(engine: &mut Engine, api: &Api) {

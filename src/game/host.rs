@@ -195,7 +195,9 @@ impl Host {
                 missions.keys().cloned().collect::<Vec<_>>().join(", ")
             )));
         };
-        if m.grid.is_empty() {
+        // A mission with no map is played on a battlefield the setup chooses
+        // (`game.use_battlefield`), when the package has one.
+        if m.grid.is_empty() && self.ruleset.battlefields.is_empty() {
             return Err(GameError::Usage(format!("mission `{mission}` has no map to play on")));
         }
         let mut grid = m.grid.clone();

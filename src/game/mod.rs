@@ -7,6 +7,7 @@
 
 pub mod api;
 pub mod event;
+pub mod field;
 pub mod host;
 pub mod session;
 pub mod state;
