@@ -318,7 +318,7 @@ fn walk(api: &Api, ctx: &NativeCallContext, id: &str, path: Vec<Square>) -> Res<
     let mut behind: Vec<Square> = Vec::new();
     for to in path {
         let step = api.with(|g, _| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             api.cost(piece_count(g).saturating_mul(side_len(g)))?;
             let from = g.state.pieces[i].at.expect("on the board");
             match g.view.check_step(&g.state.pieces, i, from, to) {
@@ -343,7 +343,7 @@ fn walk(api: &Api, ctx: &NativeCallContext, id: &str, path: Vec<Square>) -> Res<
         // else) where it can stand: the triggers wait for the next square it may end on.
         let may_stop_here = interrupted
             && api.with(|g, _| {
-                let i = g.on_board(id)?;
+                let i = g.on_grid(id)?;
                 Ok(!g.state.shares_a_square(i))
             })?;
         if interrupted && may_stop_here {
@@ -580,7 +580,24 @@ fn register_reads(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("mission", move |_: GameRef| {
         a.with(|g, _| {
-            let m = g.ruleset.missions.get(&g.mission).ok_or("the mission is gone")?;
+            let Some(m) = g.ruleset.missions.get(&g.mission) else {
+                // A data-only mission played on a battlefield: its record's fields.
+                let r = g
+                    .ruleset
+                    .records
+                    .get("mission")
+                    .and_then(|r| r.get(&g.mission))
+                    .ok_or("the mission is gone")?;
+                let mut map: Map = r
+                    .fields
+                    .iter()
+                    .map(|(k, v)| (k.as_str().into(), crate::script::to_dynamic(v)))
+                    .collect();
+                map.insert("id".into(), r.id.clone().into());
+                map.insert("width".into(), Dynamic::from_int(0));
+                map.insert("height".into(), Dynamic::from_int(0));
+                return Ok(map);
+            };
             let mut map: Map = m
                 .fields
                 .iter()
@@ -703,7 +720,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("distance", move |_: GameRef, from: &str, to: &str| {
         a.with(|g, _| {
-            let (i, j) = (g.on_board(from)?, g.on_board(to)?);
+            let (i, j) = (g.on_grid(from)?, g.on_grid(to)?);
             a.cost(area(g))?;
             Ok(g.view.distance(&g.state.pieces, i, j).map_or(-1, |d| d as INT))
         })
@@ -711,7 +728,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("by_distance", move |_: GameRef, id: &str, side: &str| {
         a.with(|g, _| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             a.cost(area(g) + piece_count(g))?;
             Ok(id_distances(g, g.view.by_distance(&g.state.pieces, i, side)))
         })
@@ -719,7 +736,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("visible", move |_: GameRef, id: &str, side: &str| {
         a.with(|g, _| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             a.cost(area(g) + piece_count(g).saturating_mul(side_len(g)))?;
             Ok(id_distances(g, g.view.visible(&g.state.pieces, i, side)))
         })
@@ -727,7 +744,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("sees", move |_: GameRef, from: &str, to: &str| {
         a.with(|g, _| {
-            let (i, j) = (g.on_board(from)?, g.on_board(to)?);
+            let (i, j) = (g.on_grid(from)?, g.on_grid(to)?);
             a.cost(side_len(g))?;
             Ok(g.view.sees(&g.state.pieces, i, j, true))
         })
@@ -735,7 +752,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("reachable", move |_: GameRef, id: &str, n: INT| {
         a.with(|g, _| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             a.cost(area(g).saturating_mul(8))?;
             let list = g.view.reachable(&g.state.pieces, i, max_steps(n)?);
             Ok(list
@@ -747,7 +764,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("vantage", move |_: GameRef, id: &str, n: INT, side: &str| {
         a.with(|g, _| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             let targets = g.state.pieces.iter().filter(|p| p.on_board() && p.side == side).count() as u64;
             a.cost(area(g).saturating_mul(8 + targets.saturating_mul(side_len(g))))?;
             Ok(match g.view.vantage(&g.state.pieces, i, max_steps(n)?, side) {
@@ -765,14 +782,14 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("adjacent", move |_: GameRef, id: &str, side: &str| {
         a.with(|g, _| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             Ok(ids(g, g.view.adjacent(&g.state.pieces, i, side)))
         })
     });
     let a = api.clone();
     engine.register_fn("shut_in", move |_: GameRef, id: &str| {
         a.with(|g, _| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             a.cost(area(g) + piece_count(g))?;
             Ok(g.view.shut_in(&g.state.pieces, i))
         })
@@ -860,7 +877,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("fits", move |_: GameRef, id: &str| {
         a.with(|g, _| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             let p = &g.state.pieces[i];
             let Some(identity) = p.hidden.clone() else {
                 return Ok(true);
@@ -873,7 +890,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("distance_to", move |_: GameRef, id: &str, to: Dynamic| {
         a.with(|g, _| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             a.cost(area(g))?;
             let field = g.view.field_to(&g.state.pieces[i], &squares(g, &to)?);
             Ok(g.view.steps_in(&field, &g.state.pieces[i]).map_or(-1, INT::from))
@@ -933,7 +950,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("lines", move |_: GameRef, id: &str| {
         a.with(|g, _| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             a.cost(side_len(g).saturating_mul(8))?;
             Ok(g.view
                 .lines(&g.state.pieces, i)
@@ -965,7 +982,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
         let a = api.clone();
         engine.register_fn(name, move |_: GameRef, id: &str, side: &str| {
             a.with(|g, _| {
-                let i = g.on_board(id)?;
+                let i = g.on_grid(id)?;
                 // A blast is looked for round every piece in sight: sight, then nine squares each.
                 a.cost(area(g) + piece_count(g).saturating_mul(side_len(g)).saturating_mul(10))?;
                 let shot = if line {
@@ -1131,7 +1148,12 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
                 if [ON_BOARD, super::state::REMOVED, ""].contains(&status) {
                     return Err(format!("`{status}` cannot be the status of a piece leaving the board"));
                 }
-                let from = g.state.pieces[i].at.expect("on the board");
+                let p = &g.state.pieces[i];
+                let from = match (p.at, p.point) {
+                    (Some(at), _) => at.to_string(),
+                    (None, Some(point)) => super::field::show(point),
+                    (None, None) => "nowhere".into(),
+                };
                 g.act(
                     "leave",
                     format!("{id} leaves the board from {from} ({status})"),
@@ -1253,8 +1275,8 @@ fn register_moves(engine: &mut Engine, api: &Api) {
             move |ctx: NativeCallContext, _: GameRef, id: &str, other: &str, n: INT| -> Res<Map> {
                 a.activate(&ctx, id)?;
                 let path = a.with(|g, run| {
-                    let i = g.on_board(id)?;
-                    let j = g.on_board(other)?;
+                    let i = g.on_grid(id)?;
+                    let j = g.on_grid(other)?;
                     let max = max_steps(n)?;
                     a.cost(area(g).saturating_mul(9))?;
                     let field = g.view.field_to(&g.state.pieces[i], &g.state.pieces[j].squares());
@@ -1278,7 +1300,7 @@ fn register_moves(engine: &mut Engine, api: &Api) {
         move |ctx: NativeCallContext, _: GameRef, id: &str, to: Dynamic, n: INT| -> Res<Map> {
             a.activate(&ctx, id)?;
             let path = a.with(|g, run| {
-                let i = g.on_board(id)?;
+                let i = g.on_grid(id)?;
                 let targets = squares(g, &to)?;
                 let max = max_steps(n)?;
                 a.cost(area(g).saturating_mul(9))?;
@@ -1298,7 +1320,7 @@ fn register_moves(engine: &mut Engine, api: &Api) {
         move |ctx: NativeCallContext, _: GameRef, id: &str, squares: Array| -> Res<Map> {
             a.activate(&ctx, id)?;
             let path = a.with(|g, _| {
-                let i = g.on_board(id)?;
+                let i = g.on_grid(id)?;
                 let path: Vec<Square> = squares.iter().map(|s| square(g, s)).collect::<Result<_, _>>()?;
                 // Check the whole path before taking a step: a refused move changes nothing.
                 let mut at = g.state.pieces[i].at.expect("on the board");

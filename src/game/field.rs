@@ -190,6 +190,23 @@ fn first_within(a: Point, b: Point, c: Point, r: f64) -> Option<f64> {
     (0.0..=1.0).contains(&t).then_some(t)
 }
 
+impl Game {
+    /// The game's battlefield with its pieces drawn as markers, lettered A, B, … in the order
+    /// they were placed, for a picture (`play`'s `board`, `game --svg`); with the legend.
+    pub fn field_picture(&self) -> Option<(Battlefield, Vec<String>)> {
+        let mut b = self.battlefield().ok()?.clone();
+        let mut legend = Vec::new();
+        let letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ".chars().chain(std::iter::repeat('*'));
+        let on_table = self.state.pieces.iter().filter(|p| p.on_board() && p.point.is_some());
+        for (p, letter) in on_table.zip(letters) {
+            let at = p.point.expect("filtered");
+            b.markers.push((format!("{} {letter}", p.id), at));
+            legend.push(format!("{letter} {} ({}) at {}", p.id, p.side, show(at)));
+        }
+        Some((b, legend))
+    }
+}
+
 /// A point as the log writes it: `(12.5, 30.0)`.
 pub fn show(p: Point) -> String {
     format!("({:.1}, {:.1})", p.x, p.y)

@@ -320,6 +320,18 @@ impl Game {
         }
     }
 
+    /// [`Game::on_board`], on a square: the grid's moves and questions ask this, so a piece
+    /// standing at a point of a battlefield gets a clear refusal instead.
+    pub fn on_grid(&self, id: &str) -> Result<usize, String> {
+        let i = self.on_board(id)?;
+        if self.state.pieces[i].at.is_none() {
+            return Err(format!(
+                "{id} stands at a point of a battlefield, not on a square: use the battlefield calls (move_at, close_in, gap, nearest_unit, …)"
+            ));
+        }
+        Ok(i)
+    }
+
     /// A new piece's stats: (life, size, diagonal) from its stats record, if it has one.
     pub fn stats(&self, kind: &str) -> (i64, i32, bool) {
         let record = self

@@ -157,31 +157,6 @@ pub fn lower(
             },
         }
     }
-    // A data-only mission (a `schema mission` record that places no board) of a package that
-    // has battlefields is played on a battlefield: it becomes a mission with no map, and the
-    // game's setup chooses the battlefield (`game.use_battlefield`).
-    if !ruleset.battlefields.is_empty() {
-        let data_only: Vec<crate::board::Mission> = ruleset
-            .records
-            .get("mission")
-            .into_iter()
-            .flat_map(|records| records.values())
-            .filter(|r| !ruleset.missions.contains_key(&r.id))
-            .map(|r| crate::board::Mission {
-                id: r.id.clone(),
-                label: r.label.clone(),
-                grid: crate::board::Grid::new(0, 0),
-                pieces: Vec::new(),
-                fields: r.fields.clone(),
-                text: r.text.clone(),
-                source: r.source.clone(),
-                span: r.span,
-            })
-            .collect();
-        for m in data_only {
-            ruleset.missions.insert(m.id.clone(), m);
-        }
-    }
     for c in merged.consts.values() {
         if let Some(value) = cx.untyped(&c.value) {
             ruleset.consts.insert(
