@@ -15,6 +15,14 @@ pub fn rounded(p: Point) -> Point {
     Point::new((p.x * 100.0).round() / 100.0, (p.y * 100.0).round() / 100.0)
 }
 
+/// [`rounded`], unless rounding would put the point inside impassable terrain or off the
+/// table (a point just outside an edge rounded onto it): then the point as it was.
+pub fn settle(field: &Battlefield, p: Point) -> Point {
+    let r = rounded(p);
+    let ok = |q: Point| field.on_table(q) && field.terrain_at(q).is_none();
+    if !ok(r) && ok(p) { p } else { r }
+}
+
 /// Distances closer than this are equal (ties go to the dice).
 const TIE: f64 = 1e-6;
 
@@ -149,8 +157,14 @@ impl Game {
             let t_stop = first_within(a, b, target, stop);
             let t_budget = if len > 0.0 { budget / len } else { 1.0 };
             let t = t_stop.unwrap_or(1.0).min(t_budget).min(1.0);
-            let end = rounded(a.lerp(b, t));
-            if end != *walked.last().expect("the route starts where the piece stands") {
+            let exact = a.lerp(b, t);
+            let prev = *walked.last().expect("the route starts where the piece stands");
+            // Rounded, unless rounding would make the leg graze a terrain corner.
+            let end = match settle(field, exact) {
+                r if field.clear(prev, r) => r,
+                _ => exact,
+            };
+            if end != prev {
                 walked.push(end);
             }
             budget -= len * t;

@@ -5,7 +5,7 @@
 
 use super::{Api, GameRef, Res, new_piece, piece_count};
 use crate::board::field::{Point, SIGHT_LINES};
-use crate::game::field::{Towards, inches, may_stand, rounded, show};
+use crate::game::field::{Towards, inches, may_stand, settle, show};
 use crate::game::state::{Action, ON_BOARD};
 use rhai::{Array, Dynamic, Engine, FLOAT, INT, Map, NativeCallContext};
 
@@ -124,7 +124,7 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
         let a = api.clone();
         let place = move |kind: &str, side: &str, x: Dynamic, y: Dynamic, fields: Map| {
             a.with(|g, _| {
-                let at = rounded(Point::new(num(&x, "x")?, num(&y, "y")?));
+                let at = settle(g.battlefield()?, Point::new(num(&x, "x")?, num(&y, "y")?));
                 may_stand(g.battlefield()?, at)?;
                 let mut piece = new_piece(g, kind, side, &fields)?;
                 piece.point = Some(at);
@@ -160,7 +160,7 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
             a.activate(&ctx, id)?;
             a.with(|g, _| {
                 let i = g.index(id)?;
-                let at = rounded(Point::new(num(&x, "x")?, num(&y, "y")?));
+                let at = settle(g.battlefield()?, Point::new(num(&x, "x")?, num(&y, "y")?));
                 may_stand(g.battlefield()?, at)?;
                 let p = &g.state.pieces[i];
                 if p.at.is_some() {
@@ -344,7 +344,7 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
                 let i = g.on_board(id)?;
                 a.cost(route_cost(g.field_corners()))?;
                 let target = Point::new(num(&x, "x")?, num(&y, "y")?);
-                may_stand(g.battlefield()?, rounded(target))?;
+                may_stand(g.battlefield()?, settle(g.battlefield()?, target))?;
                 let t = g.towards(i, target, num(&max, "max")?, 0.0)?;
                 walk_route(g, id, &t, why);
                 Ok(towards_map(&t))
