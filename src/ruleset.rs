@@ -291,7 +291,7 @@ impl Ruleset {
     /// a package that has battlefields: a game plays it on the battlefield its setup chooses.
     pub fn battlefield_mission(&self, mission: &str) -> bool {
         !self.battlefields.is_empty()
-            && !self.missions.get(mission).is_some_and(|m| !m.grid.is_empty())
+            && self.missions.get(mission).is_none_or(|m| m.grid.is_empty())
             && self.records.get("mission").is_some_and(|r| r.contains_key(mission))
     }
 

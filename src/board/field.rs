@@ -323,6 +323,18 @@ mod tests {
     }
 
     #[test]
+    fn sight_lines_count_the_lines_terrain_leaves_open() {
+        let b = square_terrain();
+        // Straight across the open table: every line clear.
+        assert_eq!(b.sight_lines(Point::new(10.0, 40.0), Point::new(60.0, 40.0), 4.0), SIGHT_LINES);
+        // Square behind the block: none.
+        assert_eq!(b.sight_lines(Point::new(20.0, 20.0), Point::new(50.0, 20.0), 4.0), 0);
+        // A base half hidden by the block's corner: some lines, not all.
+        let some = b.sight_lines(Point::new(20.0, 31.0), Point::new(50.0, 31.0), 4.0);
+        assert!(some > 0 && some < SIGHT_LINES, "{some}");
+    }
+
+    #[test]
     fn scatter_misses_off_table_and_into_terrain() {
         let b = square_terrain();
         assert_eq!(b.scatter(Point::new(2.0, 2.0), 0.0, 5.0), Err(Miss::OffTable));
