@@ -326,7 +326,10 @@ mod tests {
     fn sight_lines_count_the_lines_terrain_leaves_open() {
         let b = square_terrain();
         // Straight across the open table: every line clear.
-        assert_eq!(b.sight_lines(Point::new(10.0, 40.0), Point::new(60.0, 40.0), 4.0), SIGHT_LINES);
+        assert_eq!(
+            b.sight_lines(Point::new(10.0, 40.0), Point::new(60.0, 40.0), 4.0),
+            SIGHT_LINES
+        );
         // Square behind the block: none.
         assert_eq!(b.sight_lines(Point::new(20.0, 20.0), Point::new(50.0, 20.0), 4.0), 0);
         // A base half hidden by the block's corner: some lines, not all.
