@@ -172,3 +172,61 @@ fn a_whole_game_at_the_table_from_a_pipe() {
     );
     assert!(stdout.contains("The game is over"), "{stdout}");
 }
+
+/// Your own army is a small package over `solo-heresy`: its units and army are checked at
+/// load like every package (a misspelt weapon is an error at its file:line:col with a
+/// suggestion), and the game plays it with `--set player-army=…`; an enemy army outside
+/// 100-125 % of yours is refused with the numbers.
+#[test]
+fn your_own_army_is_a_small_package() {
+    let dir = tempfile::tempdir().unwrap();
+    let mine = dir.path().join("my-army");
+    std::fs::create_dir(&mine).unwrap();
+    let roster = |weapon: &str| {
+        format!(
+            "package my-army \"My own army\" {{\n  extends solo-heresy\n}}\n\n\
+             unit my-veterans \"Veterans\" {{\n  models 10; wounds 1; life 10; base 4; move 6\n  \
+             ws 4; bs 4; strength 4; toughness 4; initiative 4; attacks 2; leadership 9; save 3; melee-ap 7\n  \
+             weapons [{weapon}]; points 200\n}}\n\n\
+             army my-list \"My list\" {{\n  units [warden-captain, my-veterans, my-veterans, warden-fire-team]\n}}\n"
+        )
+    };
+    std::fs::write(mine.join("package.rules"), roster("boltgn")).unwrap();
+    let path = mine.to_str().unwrap();
+    let (_, stderr, code) = servitor(&["check", path], "");
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("package.rules:5:1"), "{stderr}");
+    assert!(stderr.contains("did you mean `boltgun`?"), "a suggestion: {stderr}");
+
+    std::fs::write(mine.join("package.rules"), roster("boltgun")).unwrap();
+    let out = ok(&[
+        "game",
+        path,
+        "--mission",
+        "raid",
+        "--seed",
+        "4",
+        "--set",
+        "player-army=my-list",
+    ]);
+    assert!(out.contains("Your army, My list: 600 points"), "{out}");
+    assert!(out.contains("my-veterans-2"), "{out}");
+
+    let (_, stderr, code) = servitor(
+        &[
+            "game",
+            path,
+            "--mission",
+            "raid",
+            "--seed",
+            "4",
+            "--set",
+            "player-army=rustborn-host",
+            "--set",
+            "enemy-army=my-list",
+        ],
+        "",
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("the enemy army my-list has 600 points"), "{stderr}");
+}
