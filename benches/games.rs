@@ -1,6 +1,7 @@
 //! Whole games and single turns, release build: a host's start-up, a whole game of the generic
 //! skirmish fixture, and — when the package declares a game — whole games and one Alien turn
-//! on a busy board of every bundled package that can be played (`space-crusade-solo`).
+//! on a busy board of every bundled package that can be played (`space-crusade-solo`; a
+//! `solo-heresy` game on a battlefield).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use servitor::game::{Host, Scenario, Setup};
@@ -56,6 +57,22 @@ fn games(c: &mut Criterion) {
             })
         });
     }
+    // A game on a battlefield in inches (seed 001): spawning, the Enemy Types, 40K combat.
+    let heresy = load("solo-heresy");
+    let mut heresy_host = Host::new(&heresy);
+    let mut seed = 0;
+    c.bench_function("whole solo-heresy game, raid", |b| {
+        b.iter(|| {
+            seed += 1;
+            let setup = Setup {
+                game: None,
+                mission: "raid".into(),
+                seed,
+                options: Vec::new(),
+            };
+            black_box(heresy_host.play(&setup).expect("the game plays"))
+        })
+    });
     let busy = std::fs::read_to_string("benches/busy-alien-turn.rhai").expect("the busy-board scenario");
     let scenario = Scenario {
         game: None,

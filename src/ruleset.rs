@@ -290,6 +290,14 @@ pub struct Ruleset {
 }
 
 impl Ruleset {
+    /// Whether `mission` is a data-only mission (a `mission` record that places no board) of
+    /// a package that has battlefields: a game plays it on the battlefield its setup chooses.
+    pub fn battlefield_mission(&self, mission: &str) -> bool {
+        !self.battlefields.is_empty()
+            && self.missions.get(mission).is_none_or(|m| m.grid.is_empty())
+            && self.records.get("mission").is_some_and(|r| r.contains_key(mission))
+    }
+
     pub fn name(&self) -> &str {
         self.packages.last().map_or("", |p| p.name.as_str())
     }

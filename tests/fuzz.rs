@@ -6,7 +6,7 @@
 //!   has every table's exact odds asked for.
 //! - **script**: generated scripts calling the engine API (dice, tables, board and
 //!   battlefield questions) with ordinary and extreme arguments, run as a procedure.
-//! - **game**: the bundled `space-crusade` + `space-crusade-solo` packages and the test game
+//! - **game**: the bundled `space-crusade` + `space-crusade-solo` and `solo-heresy` packages and the test game
 //!   `tests/games/skirmish`, their scripts and rules files mutated (numbers flipped, calls to
 //!   the game API swapped, hostile statements spliced in: endless loops, huge numbers, deep
 //!   recursion, moves into walls and off the board, unknown pieces), each played for one or
@@ -719,6 +719,13 @@ const GAME_SNIPPETS: &[&str] = &[
     "for id in game.pieces(\"\") { game.move_away(id, game.pieces(\"\")[0], 9223372036854775807); }",
     "let id = game.pieces(\"\")[0]; game.enter(id, \"1,1\");",
     "game.place(\"nope\", game.side(), \"3,3\");",
+    "for id in game.pieces(\"\") { game.move_at(id, 1e300, -1e300, 1e308, \"fuzz\"); }",
+    "for id in game.pieces(\"\") { game.move_at(id, 0.0 / 0.0, 5, 9223372036854775807, \"fuzz\"); }",
+    "for id in game.pieces(\"\") { game.close_in(id, game.pieces(\"\")[0], -5, -1e300, \"fuzz\"); }",
+    "let id = game.pieces(\"\")[0]; game.stand(id, -1, 1e18, \"fuzz\");",
+    "let id = game.pieces(\"\")[0]; game.nearest_unit(id, \"\", #{ within: 0.0 / 0.0, among: [1, 2] });",
+    "let id = game.pieces(\"\")[0]; game.towards(id, 1e300, 1e300, 1e300, 1e300); game.sight(id, id);",
+    "game.use_battlefield(\"nope\");",
     "game.place_hidden(\"t\", \"nope\", game.side(), \"4294967297,1\");",
     "game.damage(\"nobody\", 1, \"fuzz\");",
     "for id in game.pieces(\"\") { game.damage(id, 9223372036854775807, \"fuzz\"); }",
@@ -887,6 +894,12 @@ const GAMES: &[GameCorpus] = &[
         play: "space-crusade-solo",
         missions: &["reactor-strike", "stranded", "purge"],
         options: &[("marine-style", "bold"), ("marine-style", "cautious")],
+    },
+    GameCorpus {
+        folders: &["rulesets/solo-heresy"],
+        play: "solo-heresy",
+        missions: &["exterminatus", "raid", "victory-or-death", "eye-of-terror"],
+        options: &[("player-style", "bold"), ("challenge", "roll")],
     },
     GameCorpus {
         folders: &["tests/games/skirmish"],

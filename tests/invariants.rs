@@ -808,3 +808,76 @@ fn the_checker_reports_a_game_that_breaks_the_rules() {
         .collect();
     insta::assert_snapshot!(text.join("\n"));
 }
+
+/// Games on a battlefield in inches (a data-only mission of a package with battlefields) are
+/// held to the table's rules, replayed action by action from the log: every point a piece
+/// stands at or walks to is on the table and outside impassable terrain, every leg of a walk
+/// passes through no terrain, no piece stands on a square and at a point, the log replays,
+/// and every game ends with a result and no script error. The grid invariants above do not
+/// apply to these games (their missions have no map).
+#[test]
+fn every_battlefield_game_keeps_to_the_table() {
+    use servitor::game::state::apply;
+    let n = games_a_mission().min(40);
+    let mut checked = 0;
+    for (name, ruleset, _) in playable() {
+        let missions: Vec<String> = ruleset
+            .records
+            .get("mission")
+            .map(|r| r.keys().filter(|m| ruleset.battlefield_mission(m)).cloned().collect())
+            .unwrap_or_default();
+        let mut host = Host::new(&ruleset);
+        for mission in &missions {
+            for seed in 0..n {
+                let setup = Setup {
+                    game: None,
+                    mission: mission.clone(),
+                    seed,
+                    options: Vec::new(),
+                };
+                let again = format!("servitor game {name} --mission {mission} --seed {seed}");
+                let record = host.play(&setup).unwrap_or_else(|e| panic!("{again} fails: {e:?}"));
+                assert_ne!(record.result.winner, "unfinished", "{again}");
+                let mut state = GameState::default();
+                for e in &record.events {
+                    let Some(action) = &e.action else { continue };
+                    assert!(
+                        apply(&mut state, action),
+                        "{again}: the log does not replay at {action:?}"
+                    );
+                    let Some(field) = state.battlefield.as_ref().map(|b| &ruleset.battlefields[b]) else {
+                        continue;
+                    };
+                    let inside = |p: servitor::board::field::Point| field.on_table(p) && field.terrain_at(p).is_none();
+                    if let Action::Walk { route, .. } = action {
+                        for leg in route.windows(2) {
+                            assert!(
+                                field.clear(leg[0], leg[1]),
+                                "{again}, turn {}: a walk crosses terrain: {}",
+                                e.turn,
+                                e.text
+                            );
+                        }
+                    }
+                    for p in &state.pieces {
+                        assert!(
+                            p.at.is_none() || p.point.is_none(),
+                            "{again}: {} on a square and at a point",
+                            p.id
+                        );
+                        if let Some(point) = p.point {
+                            assert!(
+                                inside(point),
+                                "{again}, turn {}: {} stands off the table or in terrain at {point:?}",
+                                e.turn,
+                                p.id
+                            );
+                        }
+                    }
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 0, "no battlefield game was found among the playable packages");
+}

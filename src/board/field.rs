@@ -2,9 +2,9 @@
 //! that must stay on the table and off impassable ground, and the shortest route round terrain.
 
 use crate::source::Span;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     pub x: f64,
     pub y: f64,
@@ -25,7 +25,7 @@ impl Point {
         Point::new(self.x + distance * radians.sin(), self.y - distance * radians.cos())
     }
 
-    fn lerp(self, other: Point, t: f64) -> Point {
+    pub fn lerp(self, other: Point, t: f64) -> Point {
         Point::new(self.x + (other.x - self.x) * t, self.y + (other.y - self.y) * t)
     }
 }
@@ -103,6 +103,9 @@ pub struct Battlefield {
     pub span: Span,
 }
 
+/// Lines `sight_lines` draws to a base: its centre and two points each side.
+pub const SIGHT_LINES: usize = 5;
+
 /// How far outside a terrain corner a route passes, in inches.
 const CLEARANCE: f64 = 0.05;
 
@@ -139,8 +142,30 @@ impl Battlefield {
         }
     }
 
-    fn clear(&self, a: Point, b: Point) -> bool {
+    /// Whether the straight segment a–b passes through no impassable terrain.
+    pub fn clear(&self, a: Point, b: Point) -> bool {
         !self.terrain.iter().any(|t| t.blocks(a, b))
+    }
+
+    /// Lines of sight from `from` to a round base of diameter `base` centred on `to`: the
+    /// number of [`SIGHT_LINES`] lines (to the centre and to points spread evenly across the
+    /// base, at right angles to the line) that no terrain blocks. Every line clear: in the
+    /// open; none: out of sight; some: partly hidden.
+    pub fn sight_lines(&self, from: Point, to: Point, base: f64) -> usize {
+        let d = from.distance(to).max(1e-9);
+        // The unit vector at right angles to the line.
+        let (nx, ny) = (-(to.y - from.y) / d, (to.x - from.x) / d);
+        let half = (SIGHT_LINES as f64 - 1.0) / 2.0;
+        (0..SIGHT_LINES)
+            .filter(|&k| {
+                let off = if half > 0.0 {
+                    (k as f64 - half) / half * base / 2.0
+                } else {
+                    0.0
+                };
+                self.clear(from, Point::new(to.x + nx * off, to.y + ny * off))
+            })
+            .count()
     }
 
     /// Corners a shortest route may bend round: each convex terrain corner, pushed just outside.
@@ -295,6 +320,21 @@ mod tests {
         let b = square_terrain();
         let walked = b.advance(Point::new(20.0, 20.0), Point::new(50.0, 20.0), 6.0).unwrap();
         assert!((length(&walked) - 6.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn sight_lines_count_the_lines_terrain_leaves_open() {
+        let b = square_terrain();
+        // Straight across the open table: every line clear.
+        assert_eq!(
+            b.sight_lines(Point::new(10.0, 40.0), Point::new(60.0, 40.0), 4.0),
+            SIGHT_LINES
+        );
+        // Square behind the block: none.
+        assert_eq!(b.sight_lines(Point::new(20.0, 20.0), Point::new(50.0, 20.0), 4.0), 0);
+        // A base half hidden by the block's corner: some lines, not all.
+        let some = b.sight_lines(Point::new(20.0, 31.0), Point::new(50.0, 31.0), 4.0);
+        assert!(some > 0 && some < SIGHT_LINES, "{some}");
     }
 
     #[test]

@@ -97,7 +97,11 @@ pub fn run(args: GameArgs) -> Result<(), super::Failure> {
         let text = host::encode(&host.save(&game)).map_err(|e| format!("error: {e}"))?;
         super::savefile::write_atomically(path, text.as_bytes())?;
     }
-    if let Some(path) = &args.svg {
+    if let (Some(path), Some((field, _))) = (&args.svg, game.field_picture()) {
+        let title = format!("{} — seed {}", game.mission, game.seed);
+        std::fs::write(path, render::battlefield_svg(&field, &title, &[]))
+            .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+    } else if let Some(path) = &args.svg {
         let (grid, overlay) = final_board(&game);
         std::fs::write(
             path,

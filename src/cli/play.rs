@@ -800,6 +800,21 @@ fn completions(game: &Game) -> Vec<String> {
 /// The board with one character per piece — digits for the player's pieces, small letters
 /// for the others (map marks are capitals) — and a legend naming each.
 fn board(game: &Game, svg: Option<&str>, human: &str) -> Result<String, String> {
+    if let Some((field, legend)) = game.field_picture() {
+        // A battlefield in inches: the pieces as lettered markers, objectives by their number.
+        let mut out = render::battlefield_text(&field);
+        let legend: Vec<String> = legend
+            .iter()
+            .map(|l| servitor::escape::one_line(l).into_owned())
+            .collect();
+        out.push_str(&format!("{}\n", legend.join("; ")));
+        if let Some(path) = svg {
+            std::fs::write(path, render::battlefield_svg(&field, &game.mission, &[]))
+                .map_err(|e| format!("cannot write {}: {e}", servitor::escape::one_line(path)))?;
+            out.push_str(&format!("written to {path}\n"));
+        }
+        return Ok(out);
+    }
     let mut overlay = Overlay::default();
     let mut legend = Vec::new();
     let (mut mine, mut theirs) = ("123456789".chars(), "abcdefghijklmnopqrstuvwxyz".chars());

@@ -14,6 +14,7 @@ use serde_json::Value as Json;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+mod field;
 mod verbs;
 
 type Res<T> = Result<T, Box<EvalAltResult>>;
@@ -196,6 +197,9 @@ fn piece_map(p: &Piece) -> Map {
     m.insert("side".into(), p.side.clone().into());
     m.insert("status".into(), p.status.clone().into());
     m.insert("at".into(), p.at.map_or(Dynamic::UNIT, |s| s.to_string().into()));
+    if let Some(at) = p.point {
+        m.insert("point".into(), field::point_map(at).into());
+    }
     let squares: Array = p.squares().iter().map(|s| Dynamic::from(s.to_string())).collect();
     m.insert("squares".into(), squares.into());
     m.insert("life".into(), Dynamic::from_int(p.life));
@@ -275,6 +279,7 @@ fn new_piece(game: &Game, kind: &str, side: &str, fields: &Map) -> Result<Piece,
         side: side.to_string(),
         status: super::state::OFF_BOARD.into(),
         at: None,
+        point: None,
         size,
         diagonal,
         life,
@@ -313,7 +318,7 @@ fn walk(api: &Api, ctx: &NativeCallContext, id: &str, path: Vec<Square>) -> Res<
     let mut behind: Vec<Square> = Vec::new();
     for to in path {
         let step = api.with(|g, _| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             api.cost(piece_count(g).saturating_mul(side_len(g)))?;
             let from = g.state.pieces[i].at.expect("on the board");
             match g.view.check_step(&g.state.pieces, i, from, to) {
@@ -338,7 +343,7 @@ fn walk(api: &Api, ctx: &NativeCallContext, id: &str, path: Vec<Square>) -> Res<
         // else) where it can stand: the triggers wait for the next square it may end on.
         let may_stop_here = interrupted
             && api.with(|g, _| {
-                let i = g.on_board(id)?;
+                let i = g.on_grid(id)?;
                 Ok(!g.state.shares_a_square(i))
             })?;
         if interrupted && may_stop_here {
@@ -564,6 +569,7 @@ pub fn register(engine: &mut Engine, game: &SharedGame, run: &Arc<Mutex<RunState
     register_door_rules(engine, &api);
     register_counters(engine, &api);
     verbs::register(engine, &api);
+    field::register(engine, &api);
 }
 
 fn register_reads(engine: &mut Engine, api: &Api) {
@@ -578,7 +584,24 @@ fn register_reads(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("mission", move |_: GameRef| {
         a.with(|g, _| {
-            let m = g.ruleset.missions.get(&g.mission).ok_or("the mission is gone")?;
+            let Some(m) = g.ruleset.missions.get(&g.mission) else {
+                // A data-only mission played on a battlefield: its record's fields.
+                let r = g
+                    .ruleset
+                    .records
+                    .get("mission")
+                    .and_then(|r| r.get(&g.mission))
+                    .ok_or("the mission is gone")?;
+                let mut map: Map = r
+                    .fields
+                    .iter()
+                    .map(|(k, v)| (k.as_str().into(), crate::script::to_dynamic(v)))
+                    .collect();
+                map.insert("id".into(), r.id.clone().into());
+                map.insert("width".into(), Dynamic::from_int(0));
+                map.insert("height".into(), Dynamic::from_int(0));
+                return Ok(map);
+            };
             let mut map: Map = m
                 .fields
                 .iter()
@@ -701,7 +724,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("distance", move |_: GameRef, from: &str, to: &str| {
         a.with(|g, _| {
-            let (i, j) = (g.on_board(from)?, g.on_board(to)?);
+            let (i, j) = (g.on_grid(from)?, g.on_grid(to)?);
             a.cost(area(g))?;
             Ok(g.view.distance(&g.state.pieces, i, j).map_or(-1, |d| d as INT))
         })
@@ -709,7 +732,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("by_distance", move |_: GameRef, id: &str, side: &str| {
         a.with(|g, _| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             a.cost(area(g) + piece_count(g))?;
             Ok(id_distances(g, g.view.by_distance(&g.state.pieces, i, side)))
         })
@@ -717,7 +740,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("visible", move |_: GameRef, id: &str, side: &str| {
         a.with(|g, _| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             a.cost(area(g) + piece_count(g).saturating_mul(side_len(g)))?;
             Ok(id_distances(g, g.view.visible(&g.state.pieces, i, side)))
         })
@@ -725,7 +748,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("sees", move |_: GameRef, from: &str, to: &str| {
         a.with(|g, _| {
-            let (i, j) = (g.on_board(from)?, g.on_board(to)?);
+            let (i, j) = (g.on_grid(from)?, g.on_grid(to)?);
             a.cost(side_len(g))?;
             Ok(g.view.sees(&g.state.pieces, i, j, true))
         })
@@ -735,7 +758,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     // block, the one on the square does not.
     engine.register_fn("sees_square", move |_: GameRef, from: &str, to: Dynamic| {
         a.with(|g, _| {
-            let i = g.on_board(from)?;
+            let i = g.on_grid(from)?;
             let to = square(g, &to)?;
             a.cost(side_len(g))?;
             Ok(g.view.sees_square(&g.state.pieces, i, to))
@@ -744,7 +767,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("reachable", move |_: GameRef, id: &str, n: INT| {
         a.with(|g, _| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             a.cost(area(g).saturating_mul(8))?;
             let list = g.view.reachable(&g.state.pieces, i, max_steps(n)?);
             Ok(list
@@ -756,7 +779,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("vantage", move |_: GameRef, id: &str, n: INT, side: &str| {
         a.with(|g, _| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             let targets = g.state.pieces.iter().filter(|p| p.on_board() && p.side == side).count() as u64;
             a.cost(area(g).saturating_mul(8 + targets.saturating_mul(side_len(g))))?;
             Ok(match g.view.vantage(&g.state.pieces, i, max_steps(n)?, side) {
@@ -774,14 +797,14 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("adjacent", move |_: GameRef, id: &str, side: &str| {
         a.with(|g, _| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             Ok(ids(g, g.view.adjacent(&g.state.pieces, i, side)))
         })
     });
     let a = api.clone();
     engine.register_fn("shut_in", move |_: GameRef, id: &str| {
         a.with(|g, _| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             a.cost(area(g) + piece_count(g))?;
             Ok(g.view.shut_in(&g.state.pieces, i))
         })
@@ -869,7 +892,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("fits", move |_: GameRef, id: &str| {
         a.with(|g, _| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             let p = &g.state.pieces[i];
             let Some(identity) = p.hidden.clone() else {
                 return Ok(true);
@@ -882,7 +905,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("distance_to", move |_: GameRef, id: &str, to: Dynamic| {
         a.with(|g, _| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             a.cost(area(g))?;
             let field = g.view.field_to(&g.state.pieces[i], &squares(g, &to)?);
             Ok(g.view.steps_in(&field, &g.state.pieces[i]).map_or(-1, INT::from))
@@ -942,7 +965,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("lines", move |_: GameRef, id: &str| {
         a.with(|g, _| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             a.cost(side_len(g).saturating_mul(8))?;
             Ok(g.view
                 .lines(&g.state.pieces, i)
@@ -975,7 +998,7 @@ fn register_board(engine: &mut Engine, api: &Api) {
         // `spare_own` true, only the shots that catch none of the shooter's own side.
         let area_shot = move |a: &Api, id: &str, side: &str, spare_own: bool| {
             a.with(|g, _| {
-                let i = g.on_board(id)?;
+                let i = g.on_grid(id)?;
                 // A blast is looked for round every piece in sight: sight, then nine squares each.
                 a.cost(area(g) + piece_count(g).saturating_mul(side_len(g)).saturating_mul(10))?;
                 let shot = if line {
@@ -1157,7 +1180,12 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
                 if [ON_BOARD, super::state::REMOVED, ""].contains(&status) {
                     return Err(format!("`{status}` cannot be the status of a piece leaving the board"));
                 }
-                let from = g.state.pieces[i].at.expect("on the board");
+                let p = &g.state.pieces[i];
+                let from = match (p.at, p.point) {
+                    (Some(at), _) => at.to_string(),
+                    (None, Some(point)) => super::field::show(point),
+                    (None, None) => "nowhere".into(),
+                };
                 g.act(
                     "leave",
                     format!("{id} leaves the board from {from} ({status})"),
@@ -1319,8 +1347,8 @@ fn register_moves(engine: &mut Engine, api: &Api) {
             move |ctx: NativeCallContext, _: GameRef, id: &str, other: &str, n: INT| -> Res<Map> {
                 a.activate(&ctx, id)?;
                 let path = a.with(|g, run| {
-                    let i = g.on_board(id)?;
-                    let j = g.on_board(other)?;
+                    let i = g.on_grid(id)?;
+                    let j = g.on_grid(other)?;
                     let max = max_steps(n)?;
                     a.cost(area(g).saturating_mul(9))?;
                     let field = g.view.field_to(&g.state.pieces[i], &g.state.pieces[j].squares());
@@ -1344,7 +1372,7 @@ fn register_moves(engine: &mut Engine, api: &Api) {
         move |ctx: NativeCallContext, _: GameRef, id: &str, to: Dynamic, n: INT| -> Res<Map> {
             a.activate(&ctx, id)?;
             let path = a.with(|g, run| {
-                let i = g.on_board(id)?;
+                let i = g.on_grid(id)?;
                 let targets = squares(g, &to)?;
                 let max = max_steps(n)?;
                 a.cost(area(g).saturating_mul(9))?;
@@ -1364,7 +1392,7 @@ fn register_moves(engine: &mut Engine, api: &Api) {
         move |ctx: NativeCallContext, _: GameRef, id: &str, squares: Array| -> Res<Map> {
             a.activate(&ctx, id)?;
             let path = a.with(|g, _| {
-                let i = g.on_board(id)?;
+                let i = g.on_grid(id)?;
                 let path: Vec<Square> = squares.iter().map(|s| square(g, s)).collect::<Result<_, _>>()?;
                 // Check the whole path before taking a step: a refused move changes nothing.
                 let mut at = g.state.pieces[i].at.expect("on the board");

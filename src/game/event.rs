@@ -348,6 +348,7 @@ mod tests {
             side: "them".into(),
             status: "board".into(),
             at: Some(at),
+            point: None,
             size: 1,
             diagonal: true,
             life: 3,

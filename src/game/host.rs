@@ -184,21 +184,33 @@ impl Host {
         seed: u64,
         options: IndexMap<String, Json>,
     ) -> Result<Game, GameError> {
-        let Some(m) = self.ruleset.missions.get(mission) else {
-            let missions = &self.ruleset.missions;
-            let hint = did_you_mean(mission, missions.keys().map(String::as_str))
-                .map(|h| format!("; {h}"))
-                .unwrap_or_default();
-            return Err(GameError::Usage(format!(
-                "no mission `{mission}` in {}{hint}\nmissions: {}",
-                self.ruleset.name(),
-                missions.keys().cloned().collect::<Vec<_>>().join(", ")
-            )));
+        let mut grid = match self.ruleset.missions.get(mission) {
+            Some(m) if !m.grid.is_empty() => m.grid.clone(),
+            // A data-only mission of a package with battlefields is played on the battlefield
+            // its setup chooses (`game.use_battlefield`): no grid.
+            _ if self.ruleset.battlefield_mission(mission) => crate::board::Grid::new(0, 0),
+            Some(_) => return Err(GameError::Usage(format!("mission `{mission}` has no map to play on"))),
+            None => {
+                let mut missions: Vec<&str> = self.ruleset.missions.keys().map(String::as_str).collect();
+                if !self.ruleset.battlefields.is_empty() {
+                    missions.extend(
+                        self.ruleset
+                            .records
+                            .get("mission")
+                            .into_iter()
+                            .flat_map(|r| r.keys().map(String::as_str)),
+                    );
+                }
+                let hint = did_you_mean(mission, missions.iter().copied())
+                    .map(|h| format!("; {h}"))
+                    .unwrap_or_default();
+                return Err(GameError::Usage(format!(
+                    "no mission `{mission}` in {}{hint}\nmissions: {}",
+                    self.ruleset.name(),
+                    missions.join(", ")
+                )));
+            }
         };
-        if m.grid.is_empty() {
-            return Err(GameError::Usage(format!("mission `{mission}` has no map to play on")));
-        }
-        let mut grid = m.grid.clone();
         grid.set_straight_doorways(def.doors.straight);
         let open = self
             .open_grids
@@ -754,7 +766,36 @@ fn check_save(game: &Game, next: (u32, usize), state: &GameState) -> Result<(), 
         ));
     }
     let grid = &game.view.grid;
+    let field = state
+        .battlefield
+        .as_ref()
+        .map(|id| {
+            game.ruleset
+                .battlefields
+                .get(id)
+                .ok_or_else(|| GameError::Save(format!("the save's battlefield `{id}` is not in this package")))
+        })
+        .transpose()?;
     for p in &state.pieces {
+        // A piece on the board stands on a square or at a point of the battlefield, never both.
+        if p.at.is_some() && p.point.is_some() {
+            return refuse(format!("piece `{}` stands on a square and at a point", p.id));
+        }
+        if let Some(point) = p.point {
+            let Some(field) = field else {
+                return refuse(format!(
+                    "piece `{}` stands at a point, but the game has no battlefield",
+                    p.id
+                ));
+            };
+            if !p.on_board() {
+                return refuse(format!("piece `{}` is `{}` but stands at a point", p.id, p.status));
+            }
+            if let Err(e) = super::field::may_stand(field, point) {
+                return refuse(format!("piece `{}`: {e}", p.id));
+            }
+            continue;
+        }
         if p.on_board() != p.at.is_some() {
             return refuse(format!("piece `{}` is `{}` but stands on {:?}", p.id, p.status, p.at));
         }

@@ -7,6 +7,7 @@
 
 pub mod api;
 pub mod event;
+pub mod field;
 pub mod host;
 pub mod session;
 pub mod state;
@@ -328,6 +329,18 @@ impl Game {
             ON_BOARD => Ok(i),
             status => Err(format!("{id} is not on the board (it is {status})")),
         }
+    }
+
+    /// [`Game::on_board`], on a square: the grid's moves and questions ask this, so a piece
+    /// standing at a point of a battlefield gets a clear refusal instead.
+    pub fn on_grid(&self, id: &str) -> Result<usize, String> {
+        let i = self.on_board(id)?;
+        if self.state.pieces[i].at.is_none() {
+            return Err(format!(
+                "{id} stands at a point of a battlefield, not on a square: use the battlefield calls (move_at, close_in, gap, nearest_unit, …)"
+            ));
+        }
+        Ok(i)
     }
 
     /// A new piece's stats: (life, size, diagonal) from its stats record, if it has one.

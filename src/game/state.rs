@@ -3,6 +3,7 @@
 //! the starting state rebuilds the state exactly.
 
 use crate::board::Square;
+use crate::board::field::Point;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
@@ -25,6 +26,10 @@ pub struct Piece {
     /// Top-left square of its footprint; `None` off the board.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<Square>,
+    /// Where it stands on an open battlefield (inches), its centre; `None` on a grid or off
+    /// the table. A piece stands on a square or at a point, never both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub point: Option<Point>,
     /// Squares along one edge of its square footprint.
     pub size: i32,
     /// May step diagonally.
@@ -130,6 +135,10 @@ pub struct GameState {
     /// script holding the old id still finds the piece.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub aliases: IndexMap<String, String>,
+    /// The battlefield (inches) the game is played on, when it is not played on the mission's
+    /// grid: chosen once by `game.use_battlefield`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub battlefield: Option<String>,
     pub over: Option<Outcome>,
 }
 
@@ -261,6 +270,21 @@ pub enum Action {
         winner: Option<String>,
         reason: String,
     },
+    /// The game is played on this battlefield (inches) from now on.
+    UseBattlefield {
+        id: String,
+    },
+    /// Puts a piece at a point of the battlefield (entering, or set down elsewhere: a
+    /// scatter, a deployment), on the board.
+    Stand {
+        id: String,
+        point: Point,
+    },
+    /// A piece's move in inches: the route walked, ending where it stops.
+    Walk {
+        id: String,
+        route: Vec<Point>,
+    },
 }
 
 impl Action {
@@ -273,7 +297,9 @@ impl Action {
             | Action::Move { id, .. }
             | Action::Damage { id, .. }
             | Action::Remove { id }
-            | Action::Set { id, .. } => Some(id),
+            | Action::Set { id, .. }
+            | Action::Stand { id, .. }
+            | Action::Walk { id, .. } => Some(id),
             _ => None,
         }
     }
@@ -333,6 +359,7 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
         Action::Leave { id, status } => {
             let Some(i) = piece(state, id) else { return false };
             state.pieces[i].at = None;
+            state.pieces[i].point = None;
             state.pieces[i].status.clone_from(status);
         }
         Action::Move { id, path } => {
@@ -348,6 +375,7 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
         Action::Remove { id } => {
             let Some(i) = piece(state, id) else { return false };
             state.pieces[i].at = None;
+            state.pieces[i].point = None;
             state.pieces[i].status = REMOVED.into();
         }
         Action::Set { id, field, value } => {
@@ -429,6 +457,24 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
                 winner: winner.clone(),
                 reason: reason.clone(),
             });
+        }
+        Action::UseBattlefield { id } => state.battlefield = Some(id.clone()),
+        Action::Stand { id, point } => {
+            let Some(i) = piece(state, id) else { return false };
+            let p = &mut state.pieces[i];
+            if p.at.is_some() || !point.x.is_finite() || !point.y.is_finite() {
+                return false;
+            }
+            p.point = Some(*point);
+            p.status = ON_BOARD.into();
+        }
+        Action::Walk { id, route } => {
+            let Some(i) = piece(state, id) else { return false };
+            let Some(last) = route.last() else { return false };
+            if state.pieces[i].point.is_none() || !last.x.is_finite() || !last.y.is_finite() {
+                return false;
+            }
+            state.pieces[i].point = Some(*last);
         }
     }
     true

@@ -156,6 +156,14 @@ pub fn sees(game: &Game, piece: Option<&str>) -> String {
         return format!("no piece `{id}` {hint}\n");
     };
     let p = &pieces[i];
+    if p.on_board()
+        && let Some(point) = p.point
+    {
+        return format!(
+            "{} stands at {:.1},{:.1} on the battlefield: sight there is measured to bases through terrain, and the game's own commands say who can see whom\n",
+            p.id, point.x, point.y
+        );
+    }
     let Some(at) = p.at.filter(|_| p.on_board()) else {
         return format!("{} is not on the board ({})\n", p.id, p.status);
     };

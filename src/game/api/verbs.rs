@@ -26,7 +26,7 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("target", move |_: GameRef, id: &str, side: &str, rule: Map| {
         a.with(|g, run| {
-            let i = g.on_board(id)?;
+            let i = g.on_grid(id)?;
             let rule = target_rule(&rule)?;
             a.cost(area(g).saturating_add(piece_count(g).saturating_mul(side_len(g))))?;
             let Some(choice) = g.target_choice(i, side, &rule, &mut run.rng) else {
@@ -42,7 +42,7 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
         move |ctx: NativeCallContext, _: GameRef, id: &str, side: &str, n: INT, how: &str| -> Res<Map> {
             a.activate(&ctx, id)?;
             let plan = a.with(|g, run| {
-                let i = g.on_board(id)?;
+                let i = g.on_grid(id)?;
                 let (max, how) = (max_steps(n)?, Advance::parse(how)?);
                 a.cost(area(g).saturating_mul(18))?;
                 Ok(g.plan_advance(i, side, max, how, &mut run.rng))
@@ -56,7 +56,7 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
         move |ctx: NativeCallContext, _: GameRef, id: &str, side: &str, n: INT| -> Res<Map> {
             a.activate(&ctx, id)?;
             let plan = a.with(|g, run| {
-                let i = g.on_board(id)?;
+                let i = g.on_grid(id)?;
                 let max = max_steps(n)?;
                 a.cost(area(g).saturating_mul(9))?;
                 Ok(g.plan_withdraw(i, side, max, &mut run.rng))

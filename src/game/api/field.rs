@@ -1,0 +1,383 @@
+//! The game API on an open battlefield (inches): choosing the battlefield, putting pieces at
+//! points, moving them so many inches along the shortest route round impassable terrain, and
+//! the questions an enemy's choices need (nearest, within, sight, where a move ends), answered
+//! by [`crate::game::field`]. Every call is charged to the run's budget like the grid's.
+
+use super::{Api, GameRef, Res, new_piece, piece_count};
+use crate::board::field::{Point, SIGHT_LINES};
+use crate::game::field::{Towards, inches, may_stand, settle, show};
+use crate::game::state::{Action, ON_BOARD};
+use rhai::{Array, Dynamic, Engine, FLOAT, INT, Map, NativeCallContext};
+
+/// A number from a script, whole or not.
+fn num(value: &Dynamic, what: &str) -> Result<f64, String> {
+    let n = value
+        .as_float()
+        .or_else(|_| value.as_int().map(|i| i as f64))
+        .map_err(|t| format!("{what}: expected a number of inches, found {t}"))?;
+    if n.is_finite() {
+        Ok(n)
+    } else {
+        Err(format!("{what}: {n} is not a number of inches"))
+    }
+}
+
+pub(super) fn point_map(p: Point) -> Map {
+    let mut m = Map::new();
+    m.insert("x".into(), Dynamic::from_float(p.x as FLOAT));
+    m.insert("y".into(), Dynamic::from_float(p.y as FLOAT));
+    m
+}
+
+/// Work units of a shortest route: a visibility graph over the terrain's corners.
+fn route_cost(corners: u64) -> u64 {
+    let v = corners.saturating_add(2);
+    v.saturating_mul(v).saturating_mul(v)
+}
+
+fn towards_map(t: &Towards) -> Map {
+    let end = *t.route.last().expect("a route is never empty");
+    let mut m = point_map(end);
+    m.insert("inches".into(), Dynamic::from_float(inches(&t.route)));
+    m.insert("left".into(), Dynamic::from_float(t.left));
+    m.insert("reached".into(), t.reached.into());
+    m.insert("blocked".into(), t.blocked.into());
+    m
+}
+
+/// Walks piece `id` along `t`'s route (one logged action), with the reason on its line.
+fn walk_route(g: &mut crate::game::Game, id: &str, t: &Towards, why: &str) {
+    let why = if why.is_empty() {
+        String::new()
+    } else {
+        format!(" ({why})")
+    };
+    let from = t.route[0];
+    let end = *t.route.last().expect("never empty");
+    if t.route.len() < 2 {
+        g.say(format!("{id} stays at {}{why}", show(from)), None);
+        return;
+    }
+    g.act(
+        "move",
+        format!(
+            "{id} moves {:.1}\": {} → {}{why}",
+            inches(&t.route),
+            show(from),
+            show(end)
+        ),
+        Some(id),
+        Action::Walk {
+            id: id.into(),
+            route: t.route.clone(),
+        },
+    );
+}
+
+pub(super) fn register(engine: &mut Engine, api: &Api) {
+    let a = api.clone();
+    engine.register_fn("use_battlefield", move |_: GameRef, id: &str| {
+        a.with(|g, _| {
+            if !g.ruleset.battlefields.contains_key(id) {
+                let hint = crate::diagnostic::did_you_mean(id, g.ruleset.battlefields.keys().map(String::as_str))
+                    .map(|h| format!("; {h}"))
+                    .unwrap_or_default();
+                return Err(format!("no battlefield `{id}` in this package{hint}"));
+            }
+            match g.state.battlefield.as_deref() {
+                Some(now) if now == id => return Ok(()),
+                Some(now) => return Err(format!("the game is already played on battlefield `{now}`")),
+                None => {}
+            }
+            g.act(
+                "battlefield",
+                format!("the game is played on battlefield {id}"),
+                None,
+                Action::UseBattlefield { id: id.into() },
+            );
+            Ok(())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("battlefield", move |_: GameRef| {
+        a.with(|g, _| {
+            let b = g.battlefield()?;
+            let mut map = Map::new();
+            map.insert("id".into(), b.id.clone().into());
+            map.insert("width".into(), Dynamic::from_float(b.width));
+            map.insert("height".into(), Dynamic::from_float(b.height));
+            let markers: Map = b
+                .markers
+                .iter()
+                .map(|(n, p)| (n.as_str().into(), Dynamic::from_map(point_map(*p))))
+                .collect();
+            map.insert("markers".into(), markers.into());
+            let names = |list: &[crate::board::field::Polygon]| -> Array {
+                list.iter().map(|z| Dynamic::from(z.name.clone())).collect()
+            };
+            map.insert("zones".into(), names(&b.zones).into());
+            map.insert("terrain".into(), names(&b.terrain).into());
+            Ok(map)
+        })
+    });
+    for with_fields in [false, true] {
+        let a = api.clone();
+        let place = move |kind: &str, side: &str, x: Dynamic, y: Dynamic, fields: Map| {
+            a.with(|g, _| {
+                let at = settle(g.battlefield()?, Point::new(num(&x, "x")?, num(&y, "y")?));
+                may_stand(g.battlefield()?, at)?;
+                let mut piece = new_piece(g, kind, side, &fields)?;
+                piece.point = Some(at);
+                piece.status = ON_BOARD.into();
+                let id = piece.id.clone();
+                g.act(
+                    "place",
+                    format!("{id} ({side}) placed at {}", show(at)),
+                    Some(&id),
+                    Action::Add { piece: Box::new(piece) },
+                );
+                Ok(id)
+            })
+        };
+        if with_fields {
+            engine.register_fn(
+                "place_at",
+                move |_: GameRef, kind: &str, side: &str, x: Dynamic, y: Dynamic, fields: Map| {
+                    place(kind, side, x, y, fields)
+                },
+            );
+        } else {
+            engine.register_fn(
+                "place_at",
+                move |_: GameRef, kind: &str, side: &str, x: Dynamic, y: Dynamic| place(kind, side, x, y, Map::new()),
+            );
+        }
+    }
+    let a = api.clone();
+    engine.register_fn(
+        "stand",
+        move |ctx: NativeCallContext, _: GameRef, id: &str, x: Dynamic, y: Dynamic, why: &str| -> Res<()> {
+            a.activate(&ctx, id)?;
+            a.with(|g, _| {
+                let i = g.index(id)?;
+                let at = settle(g.battlefield()?, Point::new(num(&x, "x")?, num(&y, "y")?));
+                may_stand(g.battlefield()?, at)?;
+                let p = &g.state.pieces[i];
+                if p.at.is_some() {
+                    return Err(format!(
+                        "{id} stands on a square; a piece stands on a square or at a point"
+                    ));
+                }
+                let verb = if p.on_board() { "is set down" } else { "enters" };
+                let why = if why.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({why})")
+                };
+                g.act(
+                    "place",
+                    format!("{id} {verb} at {}{why}", show(at)),
+                    Some(id),
+                    Action::Stand {
+                        id: id.into(),
+                        point: at,
+                    },
+                );
+                Ok(())
+            })
+        },
+    );
+    let a = api.clone();
+    engine.register_fn("point", move |_: GameRef, id: &str| {
+        a.with(|g, _| {
+            let p = &g.state.pieces[g.index(id)?];
+            Ok(match (p.on_board(), p.point) {
+                (true, Some(at)) => Dynamic::from_map(point_map(at)),
+                _ => Dynamic::UNIT,
+            })
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("gap", move |_: GameRef, from: &str, to: &str| {
+        a.with(|g, _| {
+            let (i, j) = (g.index(from)?, g.index(to)?);
+            g.gap(i, j)
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("by_range", move |_: GameRef, id: &str, side: &str| {
+        a.with(|g, run| {
+            let i = g.index(id)?;
+            a.cost(piece_count(g))?;
+            Ok(g.by_range(i, side, &mut run.rng)?
+                .into_iter()
+                .map(|(j, d)| {
+                    let mut m = Map::new();
+                    m.insert("id".into(), g.state.pieces[j].id.clone().into());
+                    m.insert("inches".into(), Dynamic::from_float(d));
+                    Dynamic::from_map(m)
+                })
+                .collect::<Array>())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn(
+        "units_within",
+        move |_: GameRef, id: &str, side: &str, limit: Dynamic| {
+            a.with(|g, run| {
+                let i = g.index(id)?;
+                let limit = num(&limit, "units_within")?;
+                a.cost(piece_count(g))?;
+                Ok(g.by_range(i, side, &mut run.rng)?
+                    .into_iter()
+                    .filter(|&(_, d)| d <= limit)
+                    .map(|(j, _)| Dynamic::from(g.state.pieces[j].id.clone()))
+                    .collect::<Array>())
+            })
+        },
+    );
+    let a = api.clone();
+    engine.register_fn("nearest_unit", move |_: GameRef, id: &str, side: &str, rule: Map| {
+        a.with(|g, run| {
+            let i = g.index(id)?;
+            let mut within = f64::INFINITY;
+            let mut sight = false;
+            let mut among: Option<Vec<String>> = None;
+            for (k, v) in &rule {
+                match k.as_str() {
+                    "within" => within = num(v, "nearest_unit's `within`")?,
+                    "sight" => {
+                        sight = v
+                            .as_bool()
+                            .map_err(|t| format!("nearest_unit's `sight`: expected true or false, found {t}"))?
+                    }
+                    "among" => {
+                        let list = v
+                            .read_lock::<Array>()
+                            .ok_or("nearest_unit's `among`: expected a list of piece ids")?
+                            .iter()
+                            .map(|d| d.to_string())
+                            .collect();
+                        among = Some(list);
+                    }
+                    other => {
+                        return Err(format!(
+                            "nearest_unit: no rule `{other}` (a rule has `within` inches, `sight` true or false, `among` a list of ids)"
+                        ));
+                    }
+                }
+            }
+            let lines = if sight { SIGHT_LINES as u64 * 20 * g.field_corners() } else { 0 };
+            a.cost(piece_count(g).saturating_mul(1 + lines))?;
+            for (j, d) in g.by_range(i, side, &mut run.rng)? {
+                if d > within {
+                    break;
+                }
+                if among.as_ref().is_some_and(|l| !l.contains(&g.state.pieces[j].id)) {
+                    continue;
+                }
+                if sight && !g.sees_point(i, j)? {
+                    continue;
+                }
+                return Ok(Dynamic::from(g.state.pieces[j].id.clone()));
+            }
+            Ok(Dynamic::UNIT)
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("sight", move |_: GameRef, from: &str, to: &str| {
+        a.with(|g, _| {
+            let (i, j) = (g.index(from)?, g.index(to)?);
+            a.cost(SIGHT_LINES as u64 * 20 * g.field_corners())?;
+            let lines = g.sight_lines(i, j)?;
+            let mut m = Map::new();
+            m.insert("lines".into(), Dynamic::from_int(lines as INT));
+            m.insert("of".into(), Dynamic::from_int(SIGHT_LINES as INT));
+            m.insert("sees".into(), (lines > 0).into());
+            m.insert(
+                "obscured".into(),
+                Dynamic::from_float((SIGHT_LINES - lines) as f64 / SIGHT_LINES as f64),
+            );
+            Ok(m)
+        })
+    });
+    let a = api.clone();
+    engine.register_fn(
+        "towards",
+        move |_: GameRef, id: &str, x: Dynamic, y: Dynamic, max: Dynamic, stop: Dynamic| {
+            a.with(|g, _| {
+                let i = g.index(id)?;
+                a.cost(route_cost(g.field_corners()))?;
+                let target = Point::new(num(&x, "x")?, num(&y, "y")?);
+                let t = g.towards(i, target, num(&max, "max")?, num(&stop, "stop")?.max(0.0))?;
+                Ok(towards_map(&t))
+            })
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "towards_piece",
+        move |_: GameRef, id: &str, target: &str, max: Dynamic, stop: Dynamic| {
+            a.with(|g, _| {
+                let (i, j) = (g.index(id)?, g.index(target)?);
+                a.cost(route_cost(g.field_corners()))?;
+                let at = g.point_of(j)?;
+                let stop = num(&stop, "stop")?.max(0.0) + g.base(i) / 2.0 + g.base(j) / 2.0;
+                let t = g.towards(i, at, num(&max, "max")?, stop)?;
+                Ok(towards_map(&t))
+            })
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "move_at",
+        move |ctx: NativeCallContext,
+              _: GameRef,
+              id: &str,
+              x: Dynamic,
+              y: Dynamic,
+              max: Dynamic,
+              why: &str|
+              -> Res<Map> {
+            a.activate(&ctx, id)?;
+            let m = a.with(|g, _| {
+                let i = g.on_board(id)?;
+                a.cost(route_cost(g.field_corners()))?;
+                let target = Point::new(num(&x, "x")?, num(&y, "y")?);
+                may_stand(g.battlefield()?, settle(g.battlefield()?, target))?;
+                let t = g.towards(i, target, num(&max, "max")?, 0.0)?;
+                walk_route(g, id, &t, why);
+                Ok(towards_map(&t))
+            })?;
+            a.triggers(&ctx)?;
+            Ok(m)
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "close_in",
+        move |ctx: NativeCallContext,
+              _: GameRef,
+              id: &str,
+              target: &str,
+              max: Dynamic,
+              stop: Dynamic,
+              why: &str|
+              -> Res<Map> {
+            a.activate(&ctx, id)?;
+            let m = a.with(|g, _| {
+                let (i, j) = (g.on_board(id)?, g.on_board(target)?);
+                a.cost(route_cost(g.field_corners()))?;
+                let at = g.point_of(j)?;
+                let stop = num(&stop, "stop")?.max(0.0) + g.base(i) / 2.0 + g.base(j) / 2.0;
+                let t = g.towards(i, at, num(&max, "max")?, stop)?;
+                walk_route(g, id, &t, why);
+                let mut m = towards_map(&t);
+                m.insert("gap".into(), Dynamic::from_float(g.gap(i, j)?));
+                Ok(m)
+            })?;
+            a.triggers(&ctx)?;
+            Ok(m)
+        },
+    );
+}

@@ -1,0 +1,264 @@
+//! Pieces on an open battlefield measured in inches (`board::field`): where a piece stands
+//! (its centre, [`Piece::point`]), how far apart two pieces are (base to base), who is
+//! nearest, what a piece sees, and where a move of so many inches along the shortest route
+//! round impassable terrain ends. The questions behind `game.by_range`, `game.nearest_unit`,
+//! `game.towards` and the other battlefield calls of the game API (grammar/README.md,
+//! "Pieces on a battlefield"); the actions that change a point are in `api/field.rs`.
+
+use super::Game;
+use crate::board::field::{Battlefield, Point, length};
+use crate::dice::Rng;
+
+/// Positions are kept to a hundredth of an inch: logs and saves read cleanly, and a move
+/// rounded so is never longer than asked by more than the rounding.
+pub fn rounded(p: Point) -> Point {
+    Point::new((p.x * 100.0).round() / 100.0, (p.y * 100.0).round() / 100.0)
+}
+
+/// [`rounded`], unless rounding would put the point inside impassable terrain or off the
+/// table (a point just outside an edge rounded onto it): then the point as it was.
+pub fn settle(field: &Battlefield, p: Point) -> Point {
+    let r = rounded(p);
+    let ok = |q: Point| field.on_table(q) && field.terrain_at(q).is_none();
+    if !ok(r) && ok(p) { p } else { r }
+}
+
+/// Distances closer than this are equal (ties go to the dice).
+const TIE: f64 = 1e-6;
+
+/// Where a move towards a point ends.
+#[derive(Debug, Clone)]
+pub struct Towards {
+    /// The route walked, from where the piece stands to where it stops.
+    pub route: Vec<Point>,
+    /// The straight distance from the end to the target point.
+    pub left: f64,
+    /// The move got as close as it was asked to (within `stop` of the target).
+    pub reached: bool,
+    /// No route leads there (the target is inside terrain or shut in).
+    pub blocked: bool,
+}
+
+impl Game {
+    /// The battlefield the game is played on (`game.use_battlefield`).
+    pub fn battlefield(&self) -> Result<&Battlefield, String> {
+        let Some(id) = self.state.battlefield.as_deref() else {
+            return Err(
+                "this game is not played on a battlefield yet: call game.use_battlefield(\"id\") in setup".into(),
+            );
+        };
+        self.ruleset
+            .battlefields
+            .get(id)
+            .ok_or_else(|| format!("no battlefield `{id}` in this package"))
+    }
+
+    /// Work units of a question over the battlefield's terrain: its corners, at least 1.
+    pub fn field_corners(&self) -> u64 {
+        self.battlefield()
+            .map(|b| b.terrain.iter().map(|t| t.corners.len() as u64).sum::<u64>())
+            .unwrap_or(0)
+            .max(1)
+    }
+
+    /// A piece's base diameter in inches: its stats record's `base` (default 0, a point).
+    pub fn base(&self, i: usize) -> f64 {
+        match self.stat(i, "base") {
+            Some(crate::value::Value::Number(n)) => (*n).clamp(0, 240) as f64,
+            _ => 0.0,
+        }
+    }
+
+    /// Where piece `i` stands, if it is on the board at a point.
+    pub fn point_of(&self, i: usize) -> Result<Point, String> {
+        let p = &self.state.pieces[i];
+        match (p.on_board(), p.point) {
+            (true, Some(at)) => Ok(at),
+            (false, _) => Err(format!("{} is not on the board (it is {})", p.id, p.status)),
+            (true, None) => Err(format!("{} stands on a square, not at a point of a battlefield", p.id)),
+        }
+    }
+
+    /// Inches between two pieces, base edge to base edge (0 when the bases touch or overlap).
+    pub fn gap(&self, i: usize, j: usize) -> Result<f64, String> {
+        let (a, b) = (self.point_of(i)?, self.point_of(j)?);
+        Ok((a.distance(b) - self.base(i) / 2.0 - self.base(j) / 2.0).max(0.0))
+    }
+
+    /// The pieces of `side` (every side but `i`'s for `""`) standing at points, nearest to
+    /// `i` first, base to base; equally near ones in an order the dice decide.
+    pub fn by_range(&self, i: usize, side: &str, rng: &mut Rng) -> Result<Vec<(usize, f64)>, String> {
+        self.point_of(i)?;
+        let mut list: Vec<(usize, f64)> = Vec::new();
+        for (j, p) in self.state.pieces.iter().enumerate() {
+            let wanted = if side.is_empty() {
+                p.side != self.state.pieces[i].side
+            } else {
+                p.side == side
+            };
+            if j != i && wanted && p.on_board() && p.point.is_some() {
+                list.push((j, self.gap(i, j)?));
+            }
+        }
+        list.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        let mut start = 0;
+        while start < list.len() {
+            let mut end = start + 1;
+            while end < list.len() && list[end].1 - list[start].1 < TIE {
+                end += 1;
+            }
+            for k in (start + 1..end).rev() {
+                let j = start + rng.below((k - start + 1) as u64) as usize;
+                list.swap(k, j);
+            }
+            start = end;
+        }
+        Ok(list)
+    }
+
+    /// How many of [`crate::board::field::SIGHT_LINES`] lines from `i`'s centre to `j`'s base no terrain blocks.
+    pub fn sight_lines(&self, i: usize, j: usize) -> Result<usize, String> {
+        let (a, b) = (self.point_of(i)?, self.point_of(j)?);
+        Ok(self.battlefield()?.sight_lines(a, b, self.base(j)))
+    }
+
+    /// Whether `i` sees any part of `j`'s base.
+    pub fn sees_point(&self, i: usize, j: usize) -> Result<bool, String> {
+        Ok(self.sight_lines(i, j)? > 0)
+    }
+
+    /// The move of piece `i` towards `target`: at most `max` inches along the shortest route
+    /// round impassable terrain, ending as soon as it is within `stop` inches (straight) of it.
+    pub fn towards(&self, i: usize, target: Point, max: f64, stop: f64) -> Result<Towards, String> {
+        let from = self.point_of(i)?;
+        let field = self.battlefield()?;
+        if from.distance(target) <= stop + TIE {
+            return Ok(Towards {
+                route: vec![from],
+                left: from.distance(target),
+                reached: true,
+                blocked: false,
+            });
+        }
+        let Some(route) = field.route(from, target) else {
+            return Ok(Towards {
+                route: vec![from],
+                left: from.distance(target),
+                reached: false,
+                blocked: true,
+            });
+        };
+        let mut walked = vec![from];
+        let mut budget = max.max(0.0);
+        for leg in route.windows(2) {
+            let (a, b) = (leg[0], leg[1]);
+            let len = a.distance(b);
+            // Where along this leg the move first comes within `stop` of the target.
+            let t_stop = first_within(a, b, target, stop);
+            let t_budget = if len > 0.0 { budget / len } else { 1.0 };
+            let t = t_stop.unwrap_or(1.0).min(t_budget).min(1.0);
+            let exact = a.lerp(b, t);
+            let prev = *walked.last().expect("the route starts where the piece stands");
+            // Rounded, unless rounding would make the leg graze a terrain corner.
+            let end = match settle(field, exact) {
+                r if field.clear(prev, r) => r,
+                _ => exact,
+            };
+            if end != prev {
+                walked.push(end);
+            }
+            budget -= len * t;
+            if t_stop.is_some_and(|s| s <= t + TIE) || t < 1.0 || budget <= TIE {
+                break;
+            }
+        }
+        let end = *walked.last().expect("never empty");
+        let left = end.distance(target);
+        Ok(Towards {
+            reached: left <= stop + 0.01,
+            left,
+            route: walked,
+            blocked: false,
+        })
+    }
+}
+
+/// The least t in 0..=1 at which the point a + t·(b − a) lies within `r` of `c`.
+fn first_within(a: Point, b: Point, c: Point, r: f64) -> Option<f64> {
+    if a.distance(c) <= r {
+        return Some(0.0);
+    }
+    let (dx, dy) = (b.x - a.x, b.y - a.y);
+    let (fx, fy) = (a.x - c.x, a.y - c.y);
+    let qa = dx * dx + dy * dy;
+    if qa < 1e-12 {
+        return None;
+    }
+    let qb = 2.0 * (fx * dx + fy * dy);
+    let qc = fx * fx + fy * fy - r * r;
+    let disc = qb * qb - 4.0 * qa * qc;
+    if disc < 0.0 {
+        return None;
+    }
+    let t = (-qb - disc.sqrt()) / (2.0 * qa);
+    (0.0..=1.0).contains(&t).then_some(t)
+}
+
+impl Game {
+    /// The game's battlefield with its pieces drawn as markers, lettered A, B, … in the order
+    /// they were placed, for a picture (`play`'s `board`, `game --svg`); with the legend.
+    pub fn field_picture(&self) -> Option<(Battlefield, Vec<String>)> {
+        let mut b = self.battlefield().ok()?.clone();
+        let mut legend = Vec::new();
+        let letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ".chars().chain(std::iter::repeat('*'));
+        let on_table = self.state.pieces.iter().filter(|p| p.on_board() && p.point.is_some());
+        for (p, letter) in on_table.zip(letters) {
+            let at = p.point.expect("filtered");
+            b.markers.push((format!("{} {letter}", p.id), at));
+            legend.push(format!("{letter} {} ({}) at {}", p.id, p.side, show(at)));
+        }
+        Some((b, legend))
+    }
+}
+
+/// A point as the log writes it: `(12.5, 30.0)`.
+pub fn show(p: Point) -> String {
+    format!("({:.1}, {:.1})", p.x, p.y)
+}
+
+/// The length of a walked route, to a tenth of an inch, for the log.
+pub fn inches(route: &[Point]) -> f64 {
+    length(route)
+}
+
+/// Whether a point is somewhere a piece may stand: on the table, outside impassable terrain.
+pub fn may_stand(field: &Battlefield, p: Point) -> Result<(), String> {
+    if !p.x.is_finite() || !p.y.is_finite() {
+        return Err("a point needs finite numbers".into());
+    }
+    if !field.on_table(p) {
+        return Err(format!(
+            "{} is off the table ({} is {} × {} inches)",
+            show(p),
+            field.id,
+            field.width,
+            field.height
+        ));
+    }
+    if let Some(t) = field.terrain_at(p) {
+        return Err(format!("{} is inside impassable terrain `{}`", show(p), t.name));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_within_finds_the_entry_point() {
+        let t = first_within(Point::new(0.0, 0.0), Point::new(10.0, 0.0), Point::new(10.0, 0.0), 6.0).unwrap();
+        assert!((t - 0.4).abs() < 1e-9);
+        assert!(first_within(Point::new(0.0, 0.0), Point::new(10.0, 0.0), Point::new(5.0, 9.0), 6.0).is_none());
+    }
+}

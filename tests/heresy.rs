@@ -1,0 +1,232 @@
+//! The Solo Heresy played whole (issue 18): every mission type plays to its end with no
+//! script error and both sides winning some games; a seed replays a game byte for byte; a
+//! game saved mid-way resumes to the same end; sims agree across jobs; and a player at the
+//! table plays from a pipe to the end, the battlefield drawn in inches.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn servitor(args: &[&str], input: &str) -> (String, String, i32) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_servitor"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+fn ok(args: &[&str]) -> String {
+    let (stdout, stderr, code) = servitor(args, "");
+    assert_eq!(code, 0, "servitor {args:?} failed:\n{stderr}");
+    stdout
+}
+
+const MISSIONS: [&str; 4] = ["exterminatus", "raid", "victory-or-death", "eye-of-terror"];
+
+#[test]
+fn every_mission_type_plays_to_the_end_and_either_side_can_win() {
+    for mission in MISSIONS {
+        let json = ok(&["sim", "solo-heresy", "--mission", mission, "--games", "40", "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let what = format!("{mission}: {json}");
+        assert_eq!(v["errors"].as_array().map(Vec::len), Some(0), "{what}");
+        assert!(
+            v["outcomes"]["player"].as_u64().unwrap() > 0,
+            "the player never wins: {what}"
+        );
+        assert!(
+            v["outcomes"]["enemy"].as_u64().unwrap() > 0,
+            "the enemy never wins: {what}"
+        );
+    }
+}
+
+#[test]
+fn the_options_play_too() {
+    for set in [
+        "challenge=roll",
+        "challenge=creeping-barrage",
+        "challenge=late-mobilisation",
+        "challenge=mined-ground",
+        "challenge=turncoat",
+        "battlefield-events=no",
+        "player-style=bold",
+        "battlefield=listening-post",
+    ] {
+        let json = ok(&[
+            "sim",
+            "solo-heresy",
+            "--mission",
+            "raid",
+            "--games",
+            "12",
+            "--set",
+            set,
+            "--json",
+        ]);
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["errors"].as_array().map(Vec::len), Some(0), "{set}: {json}");
+    }
+}
+
+#[test]
+fn the_same_seed_plays_the_same_game_and_points_are_in_the_log() {
+    let args = ["game", "solo-heresy", "--mission", "raid", "--seed", "11", "--json"];
+    let first = ok(&args);
+    assert_eq!(first, ok(&args));
+    let other = ok(&["game", "solo-heresy", "--mission", "raid", "--seed", "12", "--json"]);
+    assert_ne!(first, other, "a different seed should play a different game");
+    let v: serde_json::Value = serde_json::from_str(&first).unwrap();
+    let events = v["events"].as_array().unwrap();
+    let uses = events.iter().any(|e| e["action"]["do"] == "use-battlefield");
+    let walks = events
+        .iter()
+        .any(|e| e["action"]["do"] == "walk" && e["action"]["route"][0]["x"].is_number());
+    let stands = events
+        .iter()
+        .any(|e| e["action"]["do"] == "stand" && e["action"]["point"]["y"].is_number());
+    assert!(
+        uses && walks && stands,
+        "the log carries the battlefield, walks and points"
+    );
+}
+
+#[test]
+fn a_game_saved_mid_way_and_resumed_equals_the_whole_game() {
+    let dir = tempfile::tempdir().unwrap();
+    for (seed, phases) in [("2", "3"), ("9", "8")] {
+        let save = dir.path().join(format!("g{seed}.json"));
+        let save = save.to_str().unwrap();
+        let start = ["game", "solo-heresy", "--mission", "eye-of-terror", "--seed", seed];
+        let whole = ok(&[&start[..], &["--json"]].concat());
+        ok(&[&start[..], &["--phases", phases, "--save", save]].concat());
+        let text = std::fs::read_to_string(save).unwrap();
+        assert!(
+            text.contains("\"battlefield\":\"ashfall-ruins\""),
+            "the save keeps the battlefield"
+        );
+        assert!(text.contains("\"point\":{"), "the save keeps the pieces' points");
+        let resumed = ok(&["game", "solo-heresy", "--resume", save, "--json"]);
+        assert_eq!(resumed, whole, "seed {seed}, saved after {phases} phases");
+    }
+}
+
+#[test]
+fn sim_gives_the_same_report_for_any_number_of_jobs() {
+    let run = |jobs: &str| {
+        let json = ok(&[
+            "sim",
+            "solo-heresy",
+            "--mission",
+            "exterminatus",
+            "--games",
+            "16",
+            "--seed",
+            "3",
+            "--jobs",
+            jobs,
+            "--json",
+        ]);
+        let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        v.as_object_mut().unwrap().remove("timing");
+        v
+    };
+    assert_eq!(run("1"), run("2"));
+}
+
+/// A player at the table from a pipe: the battlefield drawn with the units lettered, a move
+/// to a point, a move refused (off the table) that changes nothing, servitor rolling a
+/// shooting, then `end` turn after turn until the game is over.
+#[test]
+fn a_whole_game_at_the_table_from_a_pipe() {
+    let mut input = String::from(
+        "board\nmove warden-line-squad-2 30,34\nmove warden-line-squad-2 100,20\nshoot warden-line-squad-2 rust-rabble-1\n",
+    );
+    for _ in 0..30 {
+        input.push_str("end\n");
+    }
+    let (stdout, stderr, code) = servitor(&["play", "solo-heresy", "--mission", "raid", "--seed", "2"], &input);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("warden-line-squad-2 moves 10.0\": (36.0, 42.0) → (30.0, 34.0) (your move)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("refused: 100.0,20.0 is off the table"), "{stdout}");
+    assert!(
+        stdout.contains("warden-line-squad-2 fires at rust-rabble-1"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("H warden-line-squad-2 (player) at (36.0, 42.0)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("The game is over"), "{stdout}");
+}
+
+/// Your own army is a small package over `solo-heresy`: its units and army are checked at
+/// load like every package (a misspelt weapon is an error at its file:line:col with a
+/// suggestion), and the game plays it with `--set player-army=…`; an enemy army outside
+/// 100-125 % of yours is refused with the numbers.
+#[test]
+fn your_own_army_is_a_small_package() {
+    let dir = tempfile::tempdir().unwrap();
+    let mine = dir.path().join("my-army");
+    std::fs::create_dir(&mine).unwrap();
+    let roster = |weapon: &str| {
+        format!(
+            "package my-army \"My own army\" {{\n  extends solo-heresy\n}}\n\n\
+             unit my-veterans \"Veterans\" {{\n  models 10; wounds 1; life 10; base 4; move 6\n  \
+             ws 4; bs 4; strength 4; toughness 4; initiative 4; attacks 2; leadership 9; save 3; melee-ap 7\n  \
+             weapons [{weapon}]; points 200\n}}\n\n\
+             army my-list \"My list\" {{\n  units [warden-captain, my-veterans, my-veterans, warden-fire-team]\n}}\n"
+        )
+    };
+    std::fs::write(mine.join("package.rules"), roster("boltgn")).unwrap();
+    let path = mine.to_str().unwrap();
+    let (_, stderr, code) = servitor(&["check", path], "");
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("package.rules:5:1"), "{stderr}");
+    assert!(stderr.contains("did you mean `boltgun`?"), "a suggestion: {stderr}");
+
+    std::fs::write(mine.join("package.rules"), roster("boltgun")).unwrap();
+    let out = ok(&[
+        "game",
+        path,
+        "--mission",
+        "raid",
+        "--seed",
+        "4",
+        "--set",
+        "player-army=my-list",
+    ]);
+    assert!(out.contains("Your army, My list: 600 points"), "{out}");
+    assert!(out.contains("my-veterans-2"), "{out}");
+
+    let (_, stderr, code) = servitor(
+        &[
+            "game",
+            path,
+            "--mission",
+            "raid",
+            "--seed",
+            "4",
+            "--set",
+            "player-army=rustborn-host",
+            "--set",
+            "enemy-army=my-list",
+        ],
+        "",
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("the enemy army my-list has 600 points"), "{stderr}");
+}
