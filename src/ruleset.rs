@@ -254,9 +254,31 @@ pub struct GameDef {
     /// A game not over after this many turns ends with no winner.
     pub max_turns: u32,
     pub doors: DoorRules,
+    /// The stats field that gives a piece its action points each turn (`action-points
+    /// FIELD`); `None`: the game has no action points.
+    pub action_points: Option<String>,
+    /// Side → the pool its pieces draw on when their own action points run short (`reserve
+    /// SIDE POOL`), during their side's phases only.
+    pub reserves: IndexMap<String, String>,
+    /// The watches a piece may keep (`watch MODE FUNCTION ARC RANGE`), by mode.
+    pub watches: IndexMap<String, WatchDef>,
+    /// A piece with a facing sees only its front quarter (`sight front-arc`); `sight all` (the
+    /// default): all round.
+    pub front_arc: bool,
     pub source: Option<String>,
     pub text: Option<String>,
     pub span: Span,
+}
+
+/// A watch (`watch overwatch take_shot front 12`): while a piece keeps it, every step or
+/// action of another side's face-up piece that the watcher sees (as it shoots, pieces
+/// blocking) within `range` squares — and, with `front`, inside its front quarter — calls
+/// `function(game, #{ piece, target, mode })` once, between the mover's steps.
+#[derive(Debug, Clone)]
+pub struct WatchDef {
+    pub function: String,
+    pub range: u32,
+    pub front: bool,
 }
 
 /// A loaded package with everything it extends, checked and resolved. (The default, with

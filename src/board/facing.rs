@@ -113,7 +113,25 @@ pub fn cheapest_path(
     to: Square,
     costs: &Costs,
 ) -> Option<(u64, Vec<Action>)> {
-    if !grid.contains(from) || !grid.contains(to) {
+    if !grid.contains(to) {
+        return None;
+    }
+    cheapest_plan(grid, from, facing, &|s, _| s == to, costs, &|_| true)
+}
+
+/// The cheapest actions that bring a piece on `from`, facing `facing`, to a square and facing
+/// that `goal` accepts, stepping only onto squares `passable` allows; with their total cost.
+/// Among equally cheap plans the one with fewest diagonal steps wins, then the one found first
+/// (the search order is fixed, so the same board gives the same plan).
+pub fn cheapest_plan(
+    grid: &Grid,
+    from: Square,
+    facing: usize,
+    goal: &dyn Fn(Square, usize) -> bool,
+    costs: &Costs,
+    passable: &dyn Fn(Square) -> bool,
+) -> Option<(u64, Vec<Action>)> {
+    if !grid.contains(from) || facing > 3 {
         return None;
     }
     let state = |s: Square, f: usize| grid.index(s) * 4 + f;
@@ -128,7 +146,7 @@ pub fn cheapest_path(
             continue;
         }
         let (square, f) = (grid.square(st / 4), st % 4);
-        if square == to {
+        if goal(square, f) {
             let mut actions = Vec::new();
             let mut at = st;
             while let Some((prev, made)) = back[at].clone() {
@@ -161,7 +179,7 @@ pub fn cheapest_path(
             }
         }
         for &(dx, dy) in &DIRECTIONS {
-            if !grid.can_step(square, dx, dy) {
+            if !grid.can_step(square, dx, dy) || !passable(square.offset(dx, dy)) {
                 continue;
             }
             let next = square.offset(dx, dy);

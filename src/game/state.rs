@@ -32,6 +32,16 @@ pub struct Piece {
     pub life: i64,
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub fields: IndexMap<String, Json>,
+    /// The way it faces (an index into `board::facing::FACINGS`); `None`: it has no front.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facing: Option<u8>,
+    /// Action points left this turn (games that declare `action-points`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ap: Option<i64>,
+    /// The watch it keeps (a `watch` mode of the game item): it reacts to other sides'
+    /// pieces that act where it can see them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch: Option<String>,
 }
 
 impl Piece {
@@ -246,6 +256,21 @@ pub enum Action {
         winner: Option<String>,
         reason: String,
     },
+    /// The piece turns to face `facing` (an index into `board::facing::FACINGS`).
+    Face {
+        id: String,
+        facing: u8,
+    },
+    /// Action points left, piece by piece.
+    Ap {
+        values: IndexMap<String, i64>,
+    },
+    /// The piece keeps this watch from now on (`None`: it keeps none).
+    Watch {
+        id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mode: Option<String>,
+    },
 }
 
 impl Action {
@@ -258,6 +283,8 @@ impl Action {
             | Action::Move { id, .. }
             | Action::Damage { id, .. }
             | Action::Remove { id }
+            | Action::Face { id, .. }
+            | Action::Watch { id, .. }
             | Action::Set { id, .. } => Some(id),
             _ => None,
         }
@@ -394,6 +421,23 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
                 winner: winner.clone(),
                 reason: reason.clone(),
             });
+        }
+        Action::Face { id, facing } => {
+            let Some(i) = piece(state, id) else { return false };
+            if *facing > 3 {
+                return false;
+            }
+            state.pieces[i].facing = Some(*facing);
+        }
+        Action::Ap { values } => {
+            for (id, left) in values {
+                let Some(i) = piece(state, id) else { return false };
+                state.pieces[i].ap = Some(*left);
+            }
+        }
+        Action::Watch { id, mode } => {
+            let Some(i) = piece(state, id) else { return false };
+            state.pieces[i].watch.clone_from(mode);
         }
     }
     true
