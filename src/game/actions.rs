@@ -113,8 +113,42 @@ impl Game {
         facing::cheapest_plan(grid, from, start, &goal_fn, &costs, &passable).or_else(|| {
             // Other sides' pieces bar every way: the way as if they were not there, which the
             // walk follows until one of them stops it (`stopped: "blocked"`).
-            facing::cheapest_plan(grid, from, start, &goal_fn, &costs, &|_| true)
+            let anywhere = |s: Square, f: usize| match goal {
+                Goal::Squares(list) => list.contains(&s),
+                Goal::Engage(_) => engage_squares.iter().any(|&(e, ef)| e == s && (!faced || ef == f)),
+            };
+            facing::cheapest_plan(grid, from, start, &anywhere, &costs, &|_| true)
         })
+    }
+
+    /// The longest start of `plan` piece `i` can pay for out of `budget` action points (a step
+    /// through a closed door costs its `ap-door` more) that ends on a square it may stand on:
+    /// how many actions, and what they cost.
+    pub fn affordable(&self, i: usize, plan: &[facing::Action], budget: i64) -> (usize, i64) {
+        let Some(mut at) = self.state.pieces[i].at else {
+            return (0, 0);
+        };
+        let costs = self.costs_of(i);
+        let door = i64::from(self.door_cost(i));
+        let size = self.state.pieces[i].size;
+        let (mut spent, mut best) = (0i64, (0usize, 0i64));
+        for (k, action) in plan.iter().enumerate() {
+            let mut price = i64::from(costs.of(action).unwrap_or(0));
+            if let facing::Action::Step { to, .. } = action {
+                if !self.view.doors_on_step(at, size, to.x - at.x, to.y - at.y).is_empty() {
+                    price += door;
+                }
+                at = *to;
+            }
+            if spent + price > budget {
+                break;
+            }
+            spent += price;
+            if self.view.may_end(&self.state.pieces, i, at) && !self.shares_at(i, at) {
+                best = (k + 1, spent);
+            }
+        }
+        best
     }
 
     /// Whether piece `i`, standing on `s`, would share it with another piece.

@@ -252,16 +252,23 @@ fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &
                 .map_err(|_| "`ap` in a move's options is a number of action points".to_string())?,
         ),
     };
-    let (planned, costs, door, available) = a.with(|g, _| {
+    let (planned, costs, door, budget) = a.with(|g, _| {
         let i = g.on_board(id)?;
         let goal = goal(g, to)?;
         a.cost(area(g).saturating_mul(40))?;
         let available = g.ap_available(i).ok_or_else(|| no_ap(id))?;
-        Ok((g.plan_facing(i, &goal), g.costs_of(i), g.door_cost(i), available))
+        let budget = limit.map_or(available, |l| l.min(available)).max(0);
+        // Only as far as the points go, to the last square on the way it may stop on.
+        let planned = g.plan_facing(i, &goal).map(|(total, mut plan)| {
+            let (n, _) = g.affordable(i, &plan, budget);
+            let short = n < plan.len();
+            plan.truncate(n);
+            (total, plan, short)
+        });
+        Ok((planned, g.costs_of(i), g.door_cost(i), budget))
     })?;
-    let budget = limit.map_or(available, |l| l.min(available)).max(0);
     let mut out = Map::new();
-    let Some((total, plan)) = planned else {
+    let Some((total, plan, short)) = planned else {
         a.with(|g, _| {
             g.say(format!("{id} stays: no way leads to where it is going"), None);
             Ok(())
@@ -363,6 +370,9 @@ fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &
                 }
             }
         }
+    }
+    if stopped.is_empty() && short {
+        stopped = "ap";
     }
     let (at, left, facing) = a.with(|g, _| {
         g.end_move();
