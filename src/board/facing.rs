@@ -100,9 +100,12 @@ impl Costs {
 }
 
 /// Costs are searched in fine units: among equally cheap plans, fewer diagonal steps win, so
-/// plans walk straight down corridors instead of zigzagging. Searched in `u64`: a package's
+/// plans walk straight down corridors instead of zigzagging, and fewer turns (a free turn is
+/// still not made for nothing). Searched in `u64`: a package's
 /// costs go up to `u32::MAX`, times `FINE`, times every square of the largest grid, fit.
 const FINE: u64 = 1024;
+/// What a turn adds in fine units, to break ties against plans that turn for nothing.
+const TURN_TIE: u64 = 2;
 
 /// The cheapest actions that bring a piece on `from`, facing `facing`, to `to` (any final
 /// facing), with their total cost; `None` if it cannot get there. Pieces do not block.
@@ -169,7 +172,7 @@ pub fn cheapest_plan(
             for nf in quarter {
                 relax(
                     state(square, nf),
-                    u64::from(t) * FINE,
+                    u64::from(t) * FINE + TURN_TIE,
                     vec![Action::Turn {
                         to: nf,
                         made: TurnMade::OnTheSpot,
@@ -199,7 +202,7 @@ pub fn cheapest_plan(
                 if let Some(c) = costs.steps[kind as usize] {
                     relax(
                         state(next, nf),
-                        (u64::from(c) + u64::from(t)) * FINE + diagonal,
+                        (u64::from(c) + u64::from(t)) * FINE + diagonal + TURN_TIE,
                         vec![
                             Action::Step { kind, to: next },
                             Action::Turn {
@@ -215,7 +218,7 @@ pub fn cheapest_plan(
                 if let Some(c) = costs.steps[turned as usize] {
                     relax(
                         state(next, nf),
-                        (u64::from(c) + u64::from(t)) * FINE + diagonal,
+                        (u64::from(c) + u64::from(t)) * FINE + diagonal + TURN_TIE,
                         vec![
                             Action::Turn {
                                 to: nf,

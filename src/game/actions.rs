@@ -70,9 +70,9 @@ impl Game {
     /// The cheapest plan for piece `i` to reach `goal`: its actions and their total cost.
     /// Doors count as passable when a step opens them (`doors open-on-step`); other sides'
     /// pieces block, the piece's own side may be passed; the plan ends on a square it may
-    /// stand on. When other sides' pieces bar every way, the plan is the way as if they were
-    /// not there (the walk stops where one of them blocks it). `None`: no way.
-    pub fn plan_facing(&self, i: usize, goal: &Goal) -> Option<(u64, Vec<facing::Action>)> {
+    /// stand on. With `through`, when other sides' pieces bar every way, the plan is the way as
+    /// if they were not there (the walk stops where one of them blocks it). `None`: no way.
+    pub fn plan_facing(&self, i: usize, goal: &Goal, through: bool) -> Option<(u64, Vec<facing::Action>)> {
         let p = &self.state.pieces[i];
         let from = p.at?;
         let pieces = &self.state.pieces;
@@ -110,7 +110,11 @@ impl Game {
             Goal::Engage(_) => engage_squares.iter().any(|&(e, ef)| e == s && (!faced || ef == f)) && may_end(s),
         };
         let start = usize::from(p.facing.unwrap_or(0));
-        facing::cheapest_plan(grid, from, start, &goal_fn, &costs, &passable).or_else(|| {
+        let plan = facing::cheapest_plan(grid, from, start, &goal_fn, &costs, &passable);
+        if plan.is_some() || !through {
+            return plan;
+        }
+        {
             // Other sides' pieces bar every way: the way as if they were not there, which the
             // walk follows until one of them stops it (`stopped: "blocked"`).
             let anywhere = |s: Square, f: usize| match goal {
@@ -118,7 +122,7 @@ impl Game {
                 Goal::Engage(_) => engage_squares.iter().any(|&(e, ef)| e == s && (!faced || ef == f)),
             };
             facing::cheapest_plan(grid, from, start, &anywhere, &costs, &|_| true)
-        })
+        }
     }
 
     /// The longest start of `plan` piece `i` can pay for out of `budget` action points (a step

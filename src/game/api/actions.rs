@@ -197,7 +197,7 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
             let i = g.on_board(id)?;
             let goal = goal(g, &to)?;
             a.cost(area(g).saturating_mul(40))?;
-            Ok(match g.plan_facing(i, &goal) {
+            Ok(match g.plan_facing(i, &goal, false) {
                 None => Dynamic::UNIT,
                 Some((cost, plan)) => {
                     let mut m = Map::new();
@@ -259,7 +259,7 @@ fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &
         let available = g.ap_available(i).ok_or_else(|| no_ap(id))?;
         let budget = limit.map_or(available, |l| l.min(available)).max(0);
         // Only as far as the points go, to the last square on the way it may stop on.
-        let planned = g.plan_facing(i, &goal).map(|(total, mut plan)| {
+        let planned = g.plan_facing(i, &goal, true).map(|(total, mut plan)| {
             let (n, _) = g.affordable(i, &plan, budget);
             let short = n < plan.len();
             plan.truncate(n);
