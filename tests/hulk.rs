@@ -158,8 +158,10 @@ fn at_the_table_actions_are_paid_in_ap_and_refused_when_short() {
         stdout.contains("marine-1 spends 2 AP to turn up (1 AP left)"),
         "{stdout}"
     );
-    // One AP of his own left, and the squad's command points pay the rest of the half turn.
-    assert!(stdout.contains("marine-1 draws"), "{stdout}");
+    assert!(
+        stdout.contains("marine-1 spends 1 AP to turn left (0 AP left)"),
+        "{stdout}"
+    );
     assert!(stdout.contains("Turn 1 · alien"), "{stdout}");
 }
 
