@@ -140,7 +140,9 @@ pub fn cheapest_plan(
     let state = |s: Square, f: usize| grid.index(s) * 4 + f;
     let n = grid.len() * 4;
     let mut best = vec![u64::MAX; n];
-    let mut back: Vec<Option<(usize, Vec<Action>)>> = vec![None; n];
+    // How each state was reached: the state before and the one or two actions taken (no
+    // allocation per state: a plan is searched many times a turn).
+    let mut back: Vec<Option<(usize, Action, Option<Action>)>> = vec![None; n];
     let mut heap = BinaryHeap::new();
     best[state(from, facing)] = 0;
     heap.push(Reverse((0u64, state(from, facing))));
@@ -152,31 +154,36 @@ pub fn cheapest_plan(
         if goal(square, f) {
             let mut actions = Vec::new();
             let mut at = st;
-            while let Some((prev, made)) = back[at].clone() {
-                actions.extend(made.into_iter().rev());
+            while let Some((prev, first, second)) = back[at].clone() {
+                actions.extend(second);
+                actions.push(first);
                 at = prev;
             }
             actions.reverse();
             return Some((cost / FINE, actions));
         }
-        let mut relax = |next: usize, extra: u64, made: Vec<Action>, heap: &mut BinaryHeap<Reverse<(u64, usize)>>| {
-            let c = cost.saturating_add(extra);
-            if c < best[next] {
-                best[next] = c;
-                back[next] = Some((st, made));
-                heap.push(Reverse((c, next)));
-            }
-        };
+        let mut relax =
+            |next: usize, extra: u64, made: (Action, Option<Action>), heap: &mut BinaryHeap<Reverse<(u64, usize)>>| {
+                let c = cost.saturating_add(extra);
+                if c < best[next] {
+                    best[next] = c;
+                    back[next] = Some((st, made.0, made.1));
+                    heap.push(Reverse((c, next)));
+                }
+            };
         let quarter = [(f + 1) % 4, (f + 3) % 4];
         if let Some(t) = costs.turn {
             for nf in quarter {
                 relax(
                     state(square, nf),
                     u64::from(t) * FINE + TURN_TIE,
-                    vec![Action::Turn {
-                        to: nf,
-                        made: TurnMade::OnTheSpot,
-                    }],
+                    (
+                        Action::Turn {
+                            to: nf,
+                            made: TurnMade::OnTheSpot,
+                        },
+                        None,
+                    ),
                     &mut heap,
                 );
             }
@@ -192,7 +199,7 @@ pub fn cheapest_plan(
                 relax(
                     state(next, f),
                     u64::from(c) * FINE + diagonal,
-                    vec![Action::Step { kind, to: next }],
+                    (Action::Step { kind, to: next }, None),
                     &mut heap,
                 );
             }
@@ -203,13 +210,13 @@ pub fn cheapest_plan(
                     relax(
                         state(next, nf),
                         (u64::from(c) + u64::from(t)) * FINE + diagonal + TURN_TIE,
-                        vec![
+                        (
                             Action::Step { kind, to: next },
-                            Action::Turn {
+                            Some(Action::Turn {
                                 to: nf,
                                 made: TurnMade::AfterStep,
-                            },
-                        ],
+                            }),
+                        ),
                         &mut heap,
                     );
                 }
@@ -219,13 +226,13 @@ pub fn cheapest_plan(
                     relax(
                         state(next, nf),
                         (u64::from(c) + u64::from(t)) * FINE + diagonal + TURN_TIE,
-                        vec![
+                        (
                             Action::Turn {
                                 to: nf,
                                 made: TurnMade::BeforeStep,
                             },
-                            Action::Step { kind: turned, to: next },
-                        ],
+                            Some(Action::Step { kind: turned, to: next }),
+                        ),
                         &mut heap,
                     );
                 }
