@@ -1,6 +1,8 @@
 //! Whole games and single turns, release build: a host's start-up, a whole game of the generic
 //! skirmish fixture, and — when the package declares a game — whole games and one Alien turn
-//! on a busy board of every bundled package that can be played (`space-crusade-solo`).
+//! on a busy board of every bundled package that can be played (`space-crusade-solo`), and
+//! whole games of `space-hulk-solo` (a Space Hulk game should cost no more per turn than a
+//! Space Crusade one: compare the two per game over their turns per game, which `sim` prints).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use servitor::game::{Host, Scenario, Setup};
@@ -53,6 +55,23 @@ fn games(c: &mut Criterion) {
                     options: Vec::new(),
                 };
                 black_box(host.play(&setup).expect("the game plays"))
+            })
+        });
+    }
+    let hulk = load("space-hulk-solo");
+    let mut hulk_host = Host::new(&hulk);
+    for mission in ["breach-run", "purge-the-nest", "relay-sabotage"] {
+        let mut seed = 0;
+        c.bench_function(&format!("whole space-hulk-solo game, {mission}"), |b| {
+            b.iter(|| {
+                seed += 1;
+                let setup = Setup {
+                    game: None,
+                    mission: mission.into(),
+                    seed,
+                    options: Vec::new(),
+                };
+                black_box(hulk_host.play(&setup).expect("the game plays"))
             })
         });
     }

@@ -266,10 +266,11 @@ impl Game {
         };
         let mut values = IndexMap::new();
         for (i, p) in self.state.pieces.iter().enumerate() {
-            if p.on_board() && p.side == side {
-                if let Some(n) = self.stat_number(i, &field) {
-                    values.insert(p.id.clone(), i64::from(n));
-                }
+            if p.on_board()
+                && p.side == side
+                && let Some(n) = self.stat_number(i, &field)
+            {
+                values.insert(p.id.clone(), i64::from(n));
             }
         }
         let listed: Vec<String> = values.iter().map(|(id, n)| format!("{id} {n}")).collect();
