@@ -134,8 +134,46 @@ pub fn cheapest_plan(
     costs: &Costs,
     passable: &dyn Fn(Square) -> bool,
 ) -> Option<(u64, Vec<Action>)> {
+    search(grid, from, facing, goal, costs, passable, None).1
+}
+
+/// What the cheapest plan to each state (square × facing, index `square * 4 + facing`) costs,
+/// for every state reachable for at most `limit` points (`u64::MAX` for the others): one
+/// search answers "whom can it reach this turn" for every target at once.
+pub fn cheapest_costs(
+    grid: &Grid,
+    from: Square,
+    facing: usize,
+    costs: &Costs,
+    passable: &dyn Fn(Square) -> bool,
+    limit: u64,
+) -> Vec<u64> {
+    let (best, _) = search(grid, from, facing, &|_, _| false, costs, passable, Some(limit));
+    best.into_iter()
+        .map(|c| {
+            if c == u64::MAX || c / FINE > limit {
+                u64::MAX
+            } else {
+                c / FINE
+            }
+        })
+        .collect()
+}
+
+/// The search both answer from: Dijkstra over (square, facing) in fine units, stopping at the
+/// first state `goal` accepts (its plan) or once every state within `limit` points is settled.
+#[allow(clippy::type_complexity)]
+fn search(
+    grid: &Grid,
+    from: Square,
+    facing: usize,
+    goal: &dyn Fn(Square, usize) -> bool,
+    costs: &Costs,
+    passable: &dyn Fn(Square) -> bool,
+    limit: Option<u64>,
+) -> (Vec<u64>, Option<(u64, Vec<Action>)>) {
     if !grid.contains(from) || facing > 3 {
-        return None;
+        return (vec![u64::MAX; grid.len() * 4], None);
     }
     let state = |s: Square, f: usize| grid.index(s) * 4 + f;
     let n = grid.len() * 4;
@@ -150,6 +188,9 @@ pub fn cheapest_plan(
         if cost > best[st] {
             continue;
         }
+        if limit.is_some_and(|l| cost / FINE > l) {
+            break;
+        }
         let (square, f) = (grid.square(st / 4), st % 4);
         if goal(square, f) {
             let mut actions = Vec::new();
@@ -160,7 +201,7 @@ pub fn cheapest_plan(
                 at = prev;
             }
             actions.reverse();
-            return Some((cost / FINE, actions));
+            return (best, Some((cost / FINE, actions)));
         }
         let mut relax =
             |next: usize, extra: u64, made: (Action, Option<Action>), heap: &mut BinaryHeap<Reverse<(u64, usize)>>| {
@@ -239,7 +280,7 @@ pub fn cheapest_plan(
             }
         }
     }
-    None
+    (best, None)
 }
 
 #[cfg(test)]

@@ -155,6 +155,60 @@ impl Game {
         best
     }
 
+    /// The pieces of `side` on the board that piece `i` can engage (a square beside one, on
+    /// one of its four sides with nothing between, that `i` may stand on, facing it when `i`
+    /// has a facing) for at most `max` action points, with the cheapest cost each; cheapest
+    /// first, then in placement order. One search for every target.
+    pub fn in_reach(&self, i: usize, side: &str, max: u64) -> Vec<(usize, u64)> {
+        let p = &self.state.pieces[i];
+        let Some(from) = p.at else { return Vec::new() };
+        let pieces = &self.state.pieces;
+        let view = &self.view;
+        let grid = if view.doors.open_on_step {
+            view.open_grid()
+        } else {
+            &view.grid
+        };
+        let passable = |s: Square| {
+            view.occupant(s)
+                .is_none_or(|o| o == i || pieces[o].side == pieces[i].side)
+        };
+        let start = usize::from(p.facing.unwrap_or(0));
+        let best = facing::cheapest_costs(grid, from, start, &self.costs_of(i), &passable, max);
+        let faced = p.facing.is_some();
+        let mut out = Vec::new();
+        for (t, target) in pieces.iter().enumerate() {
+            if t == i || !target.on_board() || target.side != side {
+                continue;
+            }
+            let mut cheapest = u64::MAX;
+            for ts in target.squares() {
+                for (f, &(dx, dy)) in facing::FACINGS.iter().enumerate() {
+                    let s = ts.offset(-dx, -dy);
+                    if !view.grid.contains(s)
+                        || view.grid.edge(s, ts).blocks()
+                        || !view.may_end(pieces, i, s)
+                        || self.shares_at(i, s)
+                    {
+                        continue;
+                    }
+                    let k = grid.index(s) * 4;
+                    let c = if faced {
+                        best[k + f]
+                    } else {
+                        (0..4).map(|g| best[k + g]).min().unwrap_or(u64::MAX)
+                    };
+                    cheapest = cheapest.min(c);
+                }
+            }
+            if cheapest <= max {
+                out.push((t, cheapest));
+            }
+        }
+        out.sort_by_key(|&(t, c)| (c, t));
+        out
+    }
+
     /// Whether piece `i`, standing on `s`, would share it with another piece.
     fn shares_at(&self, i: usize, s: Square) -> bool {
         self.state

@@ -192,6 +192,23 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
+    engine.register_fn("in_reach", move |_: GameRef, id: &str, side: &str, ap: INT| {
+        a.with(|g, _| {
+            let i = g.on_board(id)?;
+            a.cost(area(g).saturating_mul(40))?;
+            let max = u64::try_from(ap.max(0)).unwrap_or(0);
+            Ok(g.in_reach(i, side, max)
+                .into_iter()
+                .map(|(t, c)| {
+                    let mut m = Map::new();
+                    m.insert("id".into(), g.state.pieces[t].id.clone().into());
+                    m.insert("cost".into(), Dynamic::from_int(c as INT));
+                    Dynamic::from_map(m)
+                })
+                .collect::<Array>())
+        })
+    });
+    let a = api.clone();
     engine.register_fn("plan_cost", move |_: GameRef, id: &str, to: Dynamic| {
         a.with(|g, _| {
             let i = g.on_board(id)?;
