@@ -265,6 +265,9 @@ pub struct GameDef {
     /// A piece with a facing sees only its front quarter (`sight front-arc`); `sight all` (the
     /// default): all round.
     pub front_arc: bool,
+    /// A piece may step through its own side's pieces (`friends pass`, the default) or not
+    /// (`friends block`: every model blocks, as in a corridor one model wide).
+    pub friends_block: bool,
     pub source: Option<String>,
     pub text: Option<String>,
     pub span: Span,

@@ -85,7 +85,7 @@ impl Game {
         let costs = self.costs_of(i);
         let passable = |s: Square| {
             view.occupant(s)
-                .is_none_or(|o| o == i || pieces[o].side == pieces[i].side)
+                .is_none_or(|o| o == i || (!view.friends_block && pieces[o].side == pieces[i].side))
         };
         let faced = p.facing.is_some();
         let may_end = |s: Square| view.may_end(pieces, i, s) && !self.shares_at(i, s);
@@ -171,7 +171,7 @@ impl Game {
         };
         let passable = |s: Square| {
             view.occupant(s)
-                .is_none_or(|o| o == i || pieces[o].side == pieces[i].side)
+                .is_none_or(|o| o == i || (!view.friends_block && pieces[o].side == pieces[i].side))
         };
         let start = usize::from(p.facing.unwrap_or(0));
         let best = facing::cheapest_costs(grid, from, start, &self.costs_of(i), &passable, max);

@@ -207,6 +207,7 @@ impl Host {
             .clone();
         let mut view = View::new(grid, open, def.doors);
         view.front_arc = def.front_arc;
+        view.friends_block = def.friends_block;
         self.budget.begin_game();
         Ok(Game::new(self.ruleset.clone(), def, mission, seed, options, view))
     }

@@ -82,6 +82,8 @@ pub struct View {
     pub doors: DoorRules,
     /// A piece with a facing sees only its front quarter (`sight front-arc`).
     pub front_arc: bool,
+    /// Pieces never step through their own side's (`friends block`).
+    pub friends_block: bool,
 }
 
 /// Whether square `to` lies in the front quarter of `p` (ahead of it, no farther to a side
@@ -117,6 +119,7 @@ impl View {
             occ,
             doors,
             front_arc: false,
+            friends_block: false,
         }
     }
 
@@ -146,6 +149,7 @@ impl View {
     pub fn occupancy_is_fresh(&self, pieces: &[Piece]) -> bool {
         let mut fresh = View::new(self.grid.clone(), self.open.clone(), self.doors);
         fresh.front_arc = self.front_arc;
+        fresh.friends_block = self.friends_block;
         fresh.rebuild(pieces);
         fresh.occ == self.occ
     }
@@ -425,7 +429,7 @@ impl View {
             grid.can_step(s, dx, dy)
                 && self
                     .occupant(s.offset(dx, dy))
-                    .is_none_or(|o| o == a || pieces[o].side == p.side)
+                    .is_none_or(|o| o == a || (!self.friends_block && pieces[o].side == p.side))
         })
     }
 

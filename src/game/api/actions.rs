@@ -192,6 +192,26 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
+    engine.register_fn("close_door", move |_: GameRef, from: Dynamic, to: Dynamic| {
+        a.with(|g, _| {
+            let (x, y) = (square(g, &from)?, square(g, &to)?);
+            if g.view.grid.edge(x, y) != (crate::board::Edge::Door { open: true }) {
+                return Err(format!("there is no open door between {x} and {y}"));
+            }
+            g.act(
+                "door",
+                format!("the door between {x} and {y} shuts"),
+                None,
+                crate::game::Action::Door {
+                    a: x,
+                    b: y,
+                    open: false,
+                },
+            );
+            Ok(())
+        })
+    });
+    let a = api.clone();
     engine.register_fn("in_reach", move |_: GameRef, id: &str, side: &str, ap: INT| {
         a.with(|g, _| {
             let i = g.on_board(id)?;
@@ -249,7 +269,6 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
             );
         }
     }
-    let _ = square;
 }
 
 /// Walks piece `id` along the cheapest priced plan to `to`, paying each action out of its

@@ -35,6 +35,7 @@ impl Lower<'_> {
             "reserve",
             "watch",
             "sight",
+            "friends",
             "source",
             "text",
             "label",
@@ -214,6 +215,7 @@ impl Lower<'_> {
             }
         }
         let front_arc = self.choice(&props, "sight", &["all", "front-arc"]) == Some(1);
+        let friends_block = self.choice(&props, "friends", &["pass", "block"]) == Some(1);
         Some(GameDef {
             id: item.id.text.clone(),
             label,
@@ -230,6 +232,7 @@ impl Lower<'_> {
             reserves,
             watches,
             front_arc,
+            friends_block,
             source,
             text,
             span: item.span,
