@@ -131,7 +131,7 @@ fn sim_gives_the_same_report_for_any_number_of_jobs() {
 
 #[test]
 fn at_the_table_actions_are_paid_in_ap_and_refused_when_short() {
-    let input = "board\nmove marine-1 20,5\nturn marine-1 down\nturn marine-1 up\nturn marine-1 left\nend\nquit\n";
+    let input = "board\nmove marine-3 20,5\nmove marine-1 5,5\nturn marine-1 down\nturn marine-1 up\nturn marine-1 left\nend\nquit\n";
     let (stdout, stderr, code) = servitor(
         &["play", "space-hulk-solo", "--mission", "breach-run", "--seed", "3"],
         input,
@@ -144,10 +144,12 @@ fn at_the_table_actions_are_paid_in_ap_and_refused_when_short() {
     // The walk to the airlock costs far more than the 4 AP and the command points.
     assert!(
         stdout.contains(
-            "refused: marine-1 cannot reach 20,5: it costs 19 AP and marine-1 has 8 (command points included)"
+            "refused: marine-3 cannot reach 20,5: it costs 17 AP and marine-3 has 8 (command points included)"
         ),
         "{stdout}"
     );
+    // marine-1 stands boxed in by his comrades: models never pass through one another.
+    assert!(stdout.contains("refused: marine-1 cannot get to 5,5"), "{stdout}");
     assert!(
         stdout.contains("marine-1 spends 1 AP to turn down (3 AP left)"),
         "{stdout}"
