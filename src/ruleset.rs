@@ -273,7 +273,7 @@ pub struct GameDef {
     pub span: Span,
 }
 
-/// A watch (`watch overwatch take_shot front 12`): while a piece keeps it, every step or
+/// A watch (`watch sentry take_shot front 12`): while a piece keeps it, every step or
 /// action of another side's face-up piece that the watcher sees (as it shoots, pieces
 /// blocking) within `range` squares — and, with `front`, inside its front quarter — calls
 /// `function(game, #{ piece, target, mode })` once, between the mover's steps.

@@ -210,7 +210,7 @@ impl Lower<'_> {
                         "`watch` takes a mode, a function, an arc (`front` or `all`) and a range in squares (0 to 1000)",
                         "not understood",
                     )
-                    .with_help("write `watch overwatch take_shot front 12`"),
+                    .with_help("write `watch sentry take_shot front 12`"),
                 ),
             }
         }
