@@ -2,6 +2,9 @@
 //! skirmish fixture, and — when the package declares a game — whole games and one Alien turn
 //! on a busy board of every bundled package that can be played (`space-crusade-solo`; a
 //! `solo-heresy` game on a battlefield).
+//! on a busy board of every bundled package that can be played (`space-crusade-solo`), and
+//! whole games of `space-hulk-solo` (a Space Hulk game should cost no more per turn than a
+//! Space Crusade one: compare the two per game over their turns per game, which `sim` prints).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use servitor::game::{Host, Scenario, Setup};
@@ -73,6 +76,23 @@ fn games(c: &mut Criterion) {
             black_box(heresy_host.play(&setup).expect("the game plays"))
         })
     });
+    let hulk = load("space-hulk-solo");
+    let mut hulk_host = Host::new(&hulk);
+    for mission in ["breach-run", "purge-the-nest", "relay-sabotage"] {
+        let mut seed = 0;
+        c.bench_function(&format!("whole space-hulk-solo game, {mission}"), |b| {
+            b.iter(|| {
+                seed += 1;
+                let setup = Setup {
+                    game: None,
+                    mission: mission.into(),
+                    seed,
+                    options: Vec::new(),
+                };
+                black_box(hulk_host.play(&setup).expect("the game plays"))
+            })
+        });
+    }
     let busy = std::fs::read_to_string("benches/busy-alien-turn.rhai").expect("the busy-board scenario");
     let scenario = Scenario {
         game: None,

@@ -156,7 +156,7 @@ pub enum TriggerEvent {
     Removed,
     /// The last card of a deck was drawn.
     DeckEmpty,
-    /// A piece took one step (e.g. overwatch fire during the other side's turn).
+    /// A piece took one step (e.g. a sentry firing during the other side's turn).
     Moved,
 }
 
@@ -254,12 +254,37 @@ pub struct GameDef {
     /// A game not over after this many turns ends with no winner.
     pub max_turns: u32,
     pub doors: DoorRules,
-    /// A revealed piece takes the next id of its kind (`reveal-ids by-kind`: blip-10 becomes
-    /// ork-3), the old id kept as an alias; `reveal-ids kept` (the default) leaves it as it is.
+    /// A revealed piece takes the next id of its kind (`reveal-ids by-kind`: token-10 becomes
+    /// raider-3), the old id kept as an alias; `reveal-ids kept` (the default) leaves it as it is.
     pub reveal_renames: bool,
+    /// The stats field that gives a piece its action points each turn (`action-points
+    /// FIELD`); `None`: the game has no action points.
+    pub action_points: Option<String>,
+    /// Side → the pool its pieces draw on when their own action points run short (`reserve
+    /// SIDE POOL`), during their side's phases only.
+    pub reserves: IndexMap<String, String>,
+    /// The watches a piece may keep (`watch MODE FUNCTION ARC RANGE`), by mode.
+    pub watches: IndexMap<String, WatchDef>,
+    /// A piece with a facing sees only its front quarter (`sight front-arc`); `sight all` (the
+    /// default): all round.
+    pub front_arc: bool,
+    /// A piece may step through its own side's pieces (`friends pass`, the default) or not
+    /// (`friends block`: every model blocks, as in a corridor one model wide).
+    pub friends_block: bool,
     pub source: Option<String>,
     pub text: Option<String>,
     pub span: Span,
+}
+
+/// A watch (`watch sentry take_shot front 12`): while a piece keeps it, every step or
+/// action of another side's face-up piece that the watcher sees (as it shoots, pieces
+/// blocking) within `range` squares — and, with `front`, inside its front quarter — calls
+/// `function(game, #{ piece, target, mode })` once, between the mover's steps.
+#[derive(Debug, Clone)]
+pub struct WatchDef {
+    pub function: String,
+    pub range: u32,
+    pub front: bool,
 }
 
 /// A loaded package with everything it extends, checked and resolved. (The default, with

@@ -338,7 +338,7 @@ fn show_draws_a_mission_and_writes_svg() {
 fn show_draws_every_bundled_mission() {
     for (package, missions) in [
         ("space-crusade", vec!["reactor-strike", "stranded", "purge"]),
-        ("space-hulk", vec!["relay-sabotage"]),
+        ("space-hulk", vec!["relay-sabotage", "breach-run", "purge-the-nest"]),
     ] {
         for mission in missions {
             let out = ok(&["show", package, "--mission", mission]);

@@ -55,6 +55,11 @@ struct Declared {
     card_effects: BTreeSet<String>,
     /// Whether pieces are placed when a side first enters a section (`on entered-section`).
     scans: bool,
+    /// A game declares `sight front-arc`: a piece with a facing sees its front quarter only.
+    front_arc: bool,
+    /// A game declares `action-points`: every attack is paid for, so a piece may make as many
+    /// in a turn as its points pay (Space Hulk), and one attack a turn does not hold.
+    action_points: bool,
 }
 
 fn declared(ruleset: &Ruleset) -> Declared {
@@ -83,6 +88,8 @@ fn declared(ruleset: &Ruleset) -> Declared {
     Declared {
         target_priority: ruleset.consts.get("target-priority").and_then(|c| names(&c.value)),
         card_effects,
+        front_arc: ruleset.games.values().any(|g| g.front_arc),
+        action_points: ruleset.games.values().any(|g| g.action_points.is_some()),
         scans: ruleset.games.values().any(|g| {
             g.triggers
                 .iter()
@@ -114,6 +121,9 @@ struct Checker<'a> {
     /// The piece whose walk may go on: it may stand on its own side's models until its walk
     /// ends (another piece moves, enters or is placed, or the phase ends), never after.
     walker: Option<String>,
+    /// The side whose token was just turned over: the models it hid are placed around it,
+    /// where the token was seen (until another kind of action).
+    revealing: Option<String>,
     found: Vec<Violation>,
 }
 
@@ -144,6 +154,7 @@ impl<'a> Checker<'a> {
             entering: None,
             overlapping: BTreeSet::new(),
             walker: None,
+            revealing: None,
             found: Vec::new(),
         }
     }
@@ -169,6 +180,7 @@ impl<'a> Checker<'a> {
     fn seen_by_others(&self, s: Square, side: &str) -> Option<String> {
         self.on_board()
             .filter(|p| p.side != side)
+            .filter(|p| !self.declared.front_arc || servitor::game::view::in_arc(p, s))
             .find(|p| los::from_footprint(&self.grid, &p.squares(), s, &|_| false).is_some())
             .map(|p| p.id.clone())
     }
@@ -285,6 +297,11 @@ impl<'a> Checker<'a> {
             self.end_walk();
         }
         match action {
+            Action::Reveal { id, .. } => self.revealing = self.piece(id).map(|p| p.side.clone()),
+            Action::Add { .. } | Action::Face { .. } | Action::Take { .. } | Action::Set { .. } => {}
+            _ => self.revealing = None,
+        }
+        match action {
             Action::Begin { .. } => {
                 self.attacking = None;
                 self.entering = None;
@@ -341,7 +358,8 @@ impl<'a> Checker<'a> {
                 }
             }
             Action::Add { piece } if piece.on_board() && self.state.turn >= 1 => {
-                for s in piece.squares() {
+                let from_token = piece.hidden.is_none() && self.revealing.as_deref() == Some(piece.side.as_str());
+                for s in piece.squares().into_iter().filter(|_| !from_token) {
                     if let Some(w) = self.seen_by_others(s, &piece.side) {
                         self.violate(
                             "placed-out-of-sight",
@@ -452,7 +470,7 @@ impl<'a> Checker<'a> {
         // A new attack by a piece of the side whose phase it is.
         let n = self.attacks.entry((self.state.turn, attacker.clone())).or_default();
         *n += 1;
-        if *n > 1 {
+        if *n > 1 && !self.declared.action_points {
             self.violate("one-attack-a-turn", format!("{attacker} attacks again: {}", e.text));
         }
         self.target_choice(&shooter, e);

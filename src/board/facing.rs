@@ -100,9 +100,12 @@ impl Costs {
 }
 
 /// Costs are searched in fine units: among equally cheap plans, fewer diagonal steps win, so
-/// plans walk straight down corridors instead of zigzagging. Searched in `u64`: a package's
+/// plans walk straight down corridors instead of zigzagging, and fewer turns (a free turn is
+/// still not made for nothing). Searched in `u64`: a package's
 /// costs go up to `u32::MAX`, times `FINE`, times every square of the largest grid, fit.
 const FINE: u64 = 1024;
+/// What a turn adds in fine units, to break ties against plans that turn for nothing.
+const TURN_TIE: u64 = 2;
 
 /// The cheapest actions that bring a piece on `from`, facing `facing`, to `to` (any final
 /// facing), with their total cost; `None` if it cannot get there. Pieces do not block.
@@ -113,13 +116,71 @@ pub fn cheapest_path(
     to: Square,
     costs: &Costs,
 ) -> Option<(u64, Vec<Action>)> {
-    if !grid.contains(from) || !grid.contains(to) {
+    if !grid.contains(to) {
         return None;
+    }
+    cheapest_plan(grid, from, facing, &|s, _| s == to, costs, &|_| true)
+}
+
+/// The cheapest actions that bring a piece on `from`, facing `facing`, to a square and facing
+/// that `goal` accepts, stepping only onto squares `passable` allows; with their total cost.
+/// Among equally cheap plans the one with fewest diagonal steps wins, then the one found first
+/// (the search order is fixed, so the same board gives the same plan).
+pub fn cheapest_plan(
+    grid: &Grid,
+    from: Square,
+    facing: usize,
+    goal: &dyn Fn(Square, usize) -> bool,
+    costs: &Costs,
+    passable: &dyn Fn(Square) -> bool,
+) -> Option<(u64, Vec<Action>)> {
+    search(grid, from, facing, goal, costs, passable, None).1
+}
+
+/// What the cheapest plan to each state (square × facing, index `square * 4 + facing`) costs,
+/// for every state reachable for at most `limit` points (`u64::MAX` for the others): one
+/// search answers "whom can it reach this turn" for every target at once.
+pub fn cheapest_costs(
+    grid: &Grid,
+    from: Square,
+    facing: usize,
+    costs: &Costs,
+    passable: &dyn Fn(Square) -> bool,
+    limit: u64,
+) -> Vec<u64> {
+    let (best, _) = search(grid, from, facing, &|_, _| false, costs, passable, Some(limit));
+    best.into_iter()
+        .map(|c| {
+            if c == u64::MAX || c / FINE > limit {
+                u64::MAX
+            } else {
+                c / FINE
+            }
+        })
+        .collect()
+}
+
+/// The search both answer from: Dijkstra over (square, facing) in fine units, stopping at the
+/// first state `goal` accepts (its plan) or once every state within `limit` points is settled.
+#[allow(clippy::type_complexity)]
+fn search(
+    grid: &Grid,
+    from: Square,
+    facing: usize,
+    goal: &dyn Fn(Square, usize) -> bool,
+    costs: &Costs,
+    passable: &dyn Fn(Square) -> bool,
+    limit: Option<u64>,
+) -> (Vec<u64>, Option<(u64, Vec<Action>)>) {
+    if !grid.contains(from) || facing > 3 {
+        return (vec![u64::MAX; grid.len() * 4], None);
     }
     let state = |s: Square, f: usize| grid.index(s) * 4 + f;
     let n = grid.len() * 4;
     let mut best = vec![u64::MAX; n];
-    let mut back: Vec<Option<(usize, Vec<Action>)>> = vec![None; n];
+    // How each state was reached: the state before and the one or two actions taken (no
+    // allocation per state: a plan is searched many times a turn).
+    let mut back: Vec<Option<(usize, Action, Option<Action>)>> = vec![None; n];
     let mut heap = BinaryHeap::new();
     best[state(from, facing)] = 0;
     heap.push(Reverse((0u64, state(from, facing))));
@@ -127,41 +188,49 @@ pub fn cheapest_path(
         if cost > best[st] {
             continue;
         }
+        if limit.is_some_and(|l| cost / FINE > l) {
+            break;
+        }
         let (square, f) = (grid.square(st / 4), st % 4);
-        if square == to {
+        if goal(square, f) {
             let mut actions = Vec::new();
             let mut at = st;
-            while let Some((prev, made)) = back[at].clone() {
-                actions.extend(made.into_iter().rev());
+            while let Some((prev, first, second)) = back[at].clone() {
+                actions.extend(second);
+                actions.push(first);
                 at = prev;
             }
             actions.reverse();
-            return Some((cost / FINE, actions));
+            return (best, Some((cost / FINE, actions)));
         }
-        let mut relax = |next: usize, extra: u64, made: Vec<Action>, heap: &mut BinaryHeap<Reverse<(u64, usize)>>| {
-            let c = cost.saturating_add(extra);
-            if c < best[next] {
-                best[next] = c;
-                back[next] = Some((st, made));
-                heap.push(Reverse((c, next)));
-            }
-        };
+        let mut relax =
+            |next: usize, extra: u64, made: (Action, Option<Action>), heap: &mut BinaryHeap<Reverse<(u64, usize)>>| {
+                let c = cost.saturating_add(extra);
+                if c < best[next] {
+                    best[next] = c;
+                    back[next] = Some((st, made.0, made.1));
+                    heap.push(Reverse((c, next)));
+                }
+            };
         let quarter = [(f + 1) % 4, (f + 3) % 4];
         if let Some(t) = costs.turn {
             for nf in quarter {
                 relax(
                     state(square, nf),
-                    u64::from(t) * FINE,
-                    vec![Action::Turn {
-                        to: nf,
-                        made: TurnMade::OnTheSpot,
-                    }],
+                    u64::from(t) * FINE + TURN_TIE,
+                    (
+                        Action::Turn {
+                            to: nf,
+                            made: TurnMade::OnTheSpot,
+                        },
+                        None,
+                    ),
                     &mut heap,
                 );
             }
         }
         for &(dx, dy) in &DIRECTIONS {
-            if !grid.can_step(square, dx, dy) {
+            if !grid.can_step(square, dx, dy) || !passable(square.offset(dx, dy)) {
                 continue;
             }
             let next = square.offset(dx, dy);
@@ -171,7 +240,7 @@ pub fn cheapest_path(
                 relax(
                     state(next, f),
                     u64::from(c) * FINE + diagonal,
-                    vec![Action::Step { kind, to: next }],
+                    (Action::Step { kind, to: next }, None),
                     &mut heap,
                 );
             }
@@ -181,14 +250,14 @@ pub fn cheapest_path(
                 if let Some(c) = costs.steps[kind as usize] {
                     relax(
                         state(next, nf),
-                        (u64::from(c) + u64::from(t)) * FINE + diagonal,
-                        vec![
+                        (u64::from(c) + u64::from(t)) * FINE + diagonal + TURN_TIE,
+                        (
                             Action::Step { kind, to: next },
-                            Action::Turn {
+                            Some(Action::Turn {
                                 to: nf,
                                 made: TurnMade::AfterStep,
-                            },
-                        ],
+                            }),
+                        ),
                         &mut heap,
                     );
                 }
@@ -197,21 +266,21 @@ pub fn cheapest_path(
                 if let Some(c) = costs.steps[turned as usize] {
                     relax(
                         state(next, nf),
-                        (u64::from(c) + u64::from(t)) * FINE + diagonal,
-                        vec![
+                        (u64::from(c) + u64::from(t)) * FINE + diagonal + TURN_TIE,
+                        (
                             Action::Turn {
                                 to: nf,
                                 made: TurnMade::BeforeStep,
                             },
-                            Action::Step { kind: turned, to: next },
-                        ],
+                            Some(Action::Step { kind: turned, to: next }),
+                        ),
                         &mut heap,
                     );
                 }
             }
         }
     }
-    None
+    (best, None)
 }
 
 #[cfg(test)]

@@ -45,7 +45,7 @@ pub struct OddsArgs {
 /// What the odds are of (or what `roll` rolls), as found in one package.
 pub(super) enum Subject<'r> {
     Table(&'r Table),
-    /// A dice total: `name` says where it came from (`const blips-per-scan`, `--dice`).
+    /// A dice total: `name` says where it came from (`const tokens-per-scan`, `--dice`).
     Dice {
         name: String,
         expr: DiceExpr,
@@ -141,7 +141,7 @@ impl Section {
 
 /// The odds of one subject in one package, ready to print.
 struct Computed {
-    /// `reinforcements — Reinforcements while aliens remain`, or `const blips-per-scan`.
+    /// `arrivals — Who arrives this turn`, or `const tokens-per-scan`.
     title: String,
     /// `dice 2d6 · …`, `source: …`.
     lines: Vec<String>,

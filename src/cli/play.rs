@@ -824,8 +824,18 @@ fn board(game: &Game, svg: Option<&str>, human: &str) -> Result<String, String> 
         for s in p.squares() {
             overlay.labels.insert(s, letter);
         }
+        let facing = p
+            .facing
+            .map(|f| format!(" facing {}", servitor::board::facing::FACING_NAMES[usize::from(f) % 4]))
+            .unwrap_or_default();
+        let ap = p.ap.map(|n| format!(", {n} AP")).unwrap_or_default();
+        let watch = p
+            .watch
+            .as_deref()
+            .map(|w| format!(", {}", servitor::escape::one_line(w)))
+            .unwrap_or_default();
         legend.push(format!(
-            "{} {} on {}",
+            "{} {} on {}{facing}{ap}{watch}",
             letter,
             servitor::escape::one_line(&p.id),
             p.at.map(|s| s.to_string()).unwrap_or_default()

@@ -316,7 +316,7 @@ fn short(v: &Value) -> String {
     }
 }
 
-/// What a roll is for, as the log says it after the dice: ` (ork-2, to hit)`.
+/// What a roll is for, as the log says it after the dice: ` (raider-2, to hit)`.
 pub fn roll_why(why: Option<&str>, piece: Option<&str>) -> String {
     let parts: Vec<&str> = [piece, why].into_iter().flatten().collect();
     if parts.is_empty() {

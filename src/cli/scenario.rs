@@ -59,7 +59,7 @@ pub fn read(path: &std::path::Path) -> Result<Header, super::Failure> {
             "set" => {
                 let (name, v) = value
                     .split_once('=')
-                    .ok_or_else(|| bad("`set:` takes name=value, e.g. `// set: marine-style=bold`"))?;
+                    .ok_or_else(|| bad("`set:` takes name=value, e.g. `// set: style=bold`"))?;
                 sc.options.push((name.trim().to_string(), v.trim().to_string()));
             }
             "dice" => {

@@ -290,7 +290,7 @@ mod tests {
         let mut b = Rng::derived(7, "alien-turn");
         b.set_word_pos(pos);
         assert_eq!(b.below(1000), next);
-        assert_ne!(mix(7, "alien-turn"), mix(7, "marine-turn"));
+        assert_ne!(mix(7, "foe-turn"), mix(7, "hero-turn"));
     }
 
     #[test]

@@ -14,6 +14,7 @@ use serde_json::Value as Json;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+mod actions;
 mod field;
 mod verbs;
 
@@ -284,6 +285,9 @@ fn new_piece(game: &Game, kind: &str, side: &str, fields: &Map) -> Result<Piece,
         diagonal,
         life,
         fields: piece_fields,
+        facing: None,
+        ap: None,
+        watch: None,
     })
 }
 
@@ -570,6 +574,7 @@ pub fn register(engine: &mut Engine, game: &SharedGame, run: &Arc<Mutex<RunState
     register_counters(engine, &api);
     verbs::register(engine, &api);
     field::register(engine, &api);
+    actions::register(engine, &api);
 }
 
 fn register_reads(engine: &mut Engine, api: &Api) {

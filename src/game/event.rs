@@ -353,6 +353,9 @@ mod tests {
             diagonal: true,
             life: 3,
             fields: IndexMap::from([("weapon".to_string(), Json::String("claws".into()))]),
+            facing: None,
+            ap: None,
+            watch: None,
         }
     }
 

@@ -217,7 +217,9 @@ impl Host {
             .entry((mission.to_string(), def.doors.straight))
             .or_insert_with(|| Arc::new(OpenBoard::new(&grid)))
             .clone();
-        let view = View::new(grid, open, def.doors);
+        let mut view = View::new(grid, open, def.doors);
+        view.front_arc = def.front_arc;
+        view.friends_block = def.friends_block;
         self.budget.begin_game();
         Ok(Game::new(self.ruleset.clone(), def, mission, seed, options, view))
     }

@@ -5,6 +5,7 @@
 //! Start at [`host::Host`] (the turn loop and save/load), then [`Game`] (actions, validated
 //! and logged), [`api`] (what scripts may ask and do) and [`view`] (board questions).
 
+pub mod actions;
 pub mod api;
 pub mod event;
 pub mod field;
@@ -480,6 +481,54 @@ impl Game {
         }
     }
 
+    /// Piece `i` acted (a step, a turn, an action that cost it action points): every piece of
+    /// another side keeping a watch (`watch` in the game item) for which `i` is a valid target
+    /// — face up, within the watch's range, in its front quarter when the watch says `front`,
+    /// and in its sight to shoot — queues one call of the watch's function. Only those calls
+    /// reach a script; the test is native.
+    pub fn check_reactions(&mut self, i: usize) {
+        if self.def.watches.is_empty() {
+            return;
+        }
+        let pieces = &self.state.pieces;
+        let target = &pieces[i];
+        let Some(at) = target.at else { return };
+        if !target.on_board() || target.hidden.is_some() {
+            return;
+        }
+        let mut found = Vec::new();
+        for (w, p) in pieces.iter().enumerate() {
+            let Some(mode) = p.watch.as_deref() else { continue };
+            let Some(def) = self.def.watches.get(mode) else {
+                continue;
+            };
+            let Some(from) = p.at else { continue };
+            if w == i || !p.on_board() || p.hidden.is_some() || p.side == target.side {
+                continue;
+            }
+            let range = (at.x - from.x).abs().max((at.y - from.y).abs());
+            if range > def.range as i32 || (def.front && !view::in_arc(p, at)) {
+                continue;
+            }
+            if !self.view.sees(pieces, w, i, true) {
+                continue;
+            }
+            found.push((p.id.clone(), mode.to_string(), def.function.clone()));
+        }
+        let target = self.state.pieces[i].id.clone();
+        for (watcher, mode, function) in found {
+            let mut map = rhai::Map::new();
+            map.insert("piece".into(), watcher.into());
+            map.insert("target".into(), target.clone().into());
+            map.insert("mode".into(), mode.clone().into());
+            self.pending.push_back(Pending {
+                function,
+                stream: format!("watch-{mode}"),
+                event: map,
+            });
+        }
+    }
+
     // ----- moving -----------------------------------------------------------------------
 
     /// One step of piece `i` to `to` (its top-left square), opening doors on the way; checks
@@ -511,6 +560,7 @@ impl Game {
         }
         self.check_entries(i);
         self.check_sightings(Some(i));
+        self.check_reactions(i);
         let side = self.state.pieces[i].side.clone();
         if self.trigger_for(TriggerEvent::Moved, &side).is_some() {
             let mut map = rhai::Map::new();

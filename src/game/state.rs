@@ -37,6 +37,16 @@ pub struct Piece {
     pub life: i64,
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub fields: IndexMap<String, Json>,
+    /// The way it faces (an index into `board::facing::FACINGS`); `None`: it has no front.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facing: Option<u8>,
+    /// Action points left this turn (games that declare `action-points`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ap: Option<i64>,
+    /// The watch it keeps (a `watch` mode of the game item): it reacts to other sides'
+    /// pieces that act where it can see them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch: Option<String>,
 }
 
 impl Piece {
@@ -285,6 +295,21 @@ pub enum Action {
         id: String,
         route: Vec<Point>,
     },
+    /// The piece turns to face `facing` (an index into `board::facing::FACINGS`).
+    Face {
+        id: String,
+        facing: u8,
+    },
+    /// Action points left, piece by piece.
+    Ap {
+        values: IndexMap<String, i64>,
+    },
+    /// The piece keeps this watch from now on (`None`: it keeps none).
+    Watch {
+        id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mode: Option<String>,
+    },
 }
 
 impl Action {
@@ -299,7 +324,9 @@ impl Action {
             | Action::Remove { id }
             | Action::Set { id, .. }
             | Action::Stand { id, .. }
-            | Action::Walk { id, .. } => Some(id),
+            | Action::Walk { id, .. }
+            | Action::Face { id, .. }
+            | Action::Watch { id, .. } => Some(id),
             _ => None,
         }
     }
@@ -475,6 +502,23 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
                 return false;
             }
             state.pieces[i].point = Some(*last);
+        }
+        Action::Face { id, facing } => {
+            let Some(i) = piece(state, id) else { return false };
+            if *facing > 3 {
+                return false;
+            }
+            state.pieces[i].facing = Some(*facing);
+        }
+        Action::Ap { values } => {
+            for (id, left) in values {
+                let Some(i) = piece(state, id) else { return false };
+                state.pieces[i].ap = Some(*left);
+            }
+        }
+        Action::Watch { id, mode } => {
+            let Some(i) = piece(state, id) else { return false };
+            state.pieces[i].watch.clone_from(mode);
         }
     }
     true

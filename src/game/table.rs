@@ -124,8 +124,8 @@ pub fn help(game: &Game) -> String {
          At any time:\n\
          \x20 board [FILE.svg]  the board now (and as SVG)\n\
          \x20 status           turn, scores, pools and decks\n\
-         \x20 why PIECE        the reasons for that piece's last actions, e.g. `why ork-2`\n\
-         \x20 sees PIECE       what that piece can see of the other side, nearest first, e.g. `sees marine-2`\n\
+         \x20 why PIECE        the reasons for that piece's last actions, e.g. `why raider-2`\n\
+         \x20 sees PIECE       what that piece can see of the other side, nearest first, e.g. `sees scout-2`\n\
          \x20 odds TABLE       the exact odds of one of this package's tables (`servitor tables` lists them)\n\
          \x20 undo / redo      take back the last command (an engine turn it started too) / put it back\n\
          \x20 quit             stop; the save keeps the game (`servitor play --resume FILE`)\n",
@@ -133,7 +133,7 @@ pub fn help(game: &Game) -> String {
     out
 }
 
-/// Whether `text` names `id` as a whole word (`blip-1` is not in `blip-10`).
+/// Whether `text` names `id` as a whole word (`token-1` is not in `token-10`).
 fn mentions_word(text: &str, id: &str) -> bool {
     text.match_indices(id).any(|(i, _)| {
         let before = text[..i].chars().next_back();
@@ -144,11 +144,11 @@ fn mentions_word(text: &str, id: &str) -> bool {
 }
 
 /// What a piece can see of the other sides, nearest first, with its distance in steps: the
-/// question a player asks before naming a target (`sees marine-2`). Sight to shoot (pieces in
+/// question a player asks before naming a target (`sees scout-2`). Sight to shoot (pieces in
 /// the way block it); a face-down piece shows as its token, never as what it hides.
 pub fn sees(game: &Game, piece: Option<&str>) -> String {
     let Some(id) = piece else {
-        return "say which piece: `sees marine-2`\n".into();
+        return "say which piece: `sees scout-2`\n".into();
     };
     let pieces = &game.state.pieces;
     let Some(i) = game.state.index_of(id) else {
@@ -232,7 +232,7 @@ pub fn status(game: &Game) -> String {
 /// The last lines of the log about a piece: the reasons for what it did.
 pub fn why(game: &Game, piece: Option<&str>) -> String {
     let Some(id) = piece else {
-        return "say which piece: `why ork-2`\n".into();
+        return "say which piece: `why raider-2`\n".into();
     };
     // The player's view of the log: a face-down piece's secrets stay secret here too.
     let seen = super::event::player_log(&game.events);

@@ -73,7 +73,7 @@ pub enum Sight {
     Shoot,
 }
 
-/// What `target` picks among: the rule of a seed clause such as "the nearest Marine in
+/// What `target` picks among: the rule of a seed clause such as "the nearest enemy in
 /// sight; at equal distance, heavy weapons first".
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TargetRule {

@@ -80,6 +80,25 @@ pub struct View {
     occ: Vec<u32>,
     /// How the game's doors open and are crossed.
     pub doors: DoorRules,
+    /// A piece with a facing sees only its front quarter (`sight front-arc`).
+    pub front_arc: bool,
+    /// Pieces never step through their own side's (`friends block`).
+    pub friends_block: bool,
+}
+
+/// Whether square `to` lies in the front quarter of `p` (ahead of it, no farther to a side
+/// than ahead); always for a piece with no facing.
+pub fn in_arc(p: &Piece, to: Square) -> bool {
+    let (Some(f), Some(at)) = (p.facing, p.at) else {
+        return true;
+    };
+    let (fx, fy) = crate::board::facing::FACINGS[usize::from(f) % 4];
+    p.squares().iter().any(|s| {
+        let (dx, dy) = (to.x - s.x, to.y - s.y);
+        let along = dx * fx + dy * fy;
+        let across = (dx * fy - dy * fx).abs();
+        along >= 1 && across <= along
+    }) || at == to
 }
 
 /// The best area shot found.
@@ -94,7 +113,24 @@ pub struct Shot {
 impl View {
     pub fn new(grid: Grid, open: Arc<OpenBoard>, doors: DoorRules) -> View {
         let occ = vec![0; grid.len()];
-        View { grid, open, occ, doors }
+        View {
+            grid,
+            open,
+            occ,
+            doors,
+            front_arc: false,
+            friends_block: false,
+        }
+    }
+
+    /// The board with every door open (what planning counts doors as).
+    pub fn open_grid(&self) -> &Grid {
+        &self.open.grid
+    }
+
+    /// Whether `p` may see square `to` at all as its facing goes (see `front_arc`).
+    pub fn faces(&self, p: &Piece, to: Square) -> bool {
+        !self.front_arc || in_arc(p, to)
     }
 
     pub fn rebuild(&mut self, pieces: &[Piece]) {
@@ -112,6 +148,8 @@ impl View {
     /// Whether the occupancy kept step by step agrees with one built afresh (for tests).
     pub fn occupancy_is_fresh(&self, pieces: &[Piece]) -> bool {
         let mut fresh = View::new(self.grid.clone(), self.open.clone(), self.doors);
+        fresh.front_arc = self.front_arc;
+        fresh.friends_block = self.friends_block;
         fresh.rebuild(pieces);
         fresh.occ == self.occ
     }
@@ -138,11 +176,6 @@ impl View {
                 self.occ[at] = i as u32 + 1;
             }
         }
-    }
-
-    /// The grid with every door open.
-    pub fn open_grid(&self) -> &Grid {
-        &self.open.grid
     }
 
     pub fn occupant(&self, s: Square) -> Option<usize> {
@@ -217,14 +250,14 @@ impl View {
         }
         let blocks = |s: Square| pieces_block && self.occupant(s).is_some_and(|o| o != a && o != b);
         to.iter()
-            .any(|&t| los::from_footprint(&self.grid, &from, t, &blocks).is_some())
+            .any(|&t| self.faces(&pieces[a], t) && los::from_footprint(&self.grid, &from, t, &blocks).is_some())
     }
 
     /// Whether a piece on `from` can see square `to` to shoot at it.
     pub fn sees_square(&self, pieces: &[Piece], a: usize, to: Square) -> bool {
         let from = pieces[a].squares();
         let blocks = |s: Square| s != to && self.occupant(s).is_some_and(|o| o != a);
-        los::from_footprint(&self.grid, &from, to, &blocks).is_some()
+        self.faces(&pieces[a], to) && los::from_footprint(&self.grid, &from, to, &blocks).is_some()
     }
 
     /// Pieces of `side` that `a` can see to shoot at, nearest first.
@@ -266,7 +299,7 @@ impl View {
     pub fn unseen(&self, pieces: &[Piece], s: Square, side: &str) -> bool {
         !pieces.iter().filter(|p| p.on_board() && p.side == side).any(|p| {
             let from = p.squares();
-            los::from_footprint(&self.grid, &from, s, &|_| false).is_some()
+            self.faces(p, s) && los::from_footprint(&self.grid, &from, s, &|_| false).is_some()
         })
     }
 
@@ -406,7 +439,7 @@ impl View {
             grid.can_step(s, dx, dy)
                 && self
                     .occupant(s.offset(dx, dy))
-                    .is_none_or(|o| o == a || pieces[o].side == p.side)
+                    .is_none_or(|o| o == a || (!self.friends_block && pieces[o].side == p.side))
         })
     }
 

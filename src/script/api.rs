@@ -411,7 +411,7 @@ fn roll_table(
         return fail(format!("roll_table_times: {times} rolls; give 1 to 1000"));
     }
     let avail = availability(table, ctx)?;
-    // `who`: whose roll it is, said in the log line ("Alien movement for ork-2: …").
+    // `who`: whose roll it is, said in the log line ("Movement for raider-2: …").
     let who = ctx.get("who").filter(|v| !v.is_unit()).map(|v| v.to_string());
     let mut st = lock(state);
     let rolls = roll_series(&ruleset.tables, table, times as usize, &avail, &mut st.rng)?;

@@ -3,7 +3,7 @@
 //! refused — a value silently taken as something else would be a wrong answer.
 //!
 //! Lists are accepted in the form servitor prints them (`[0, 2]`, `[purple, black]`, `[]`) and
-//! as bare comma-separated items (`0,2`). An item is a whole number, a name (`marine-3`) or a
+//! as bare comma-separated items (`0,2`). An item is a whole number, a name (`scout-3`) or a
 //! quoted text (`"two words"`).
 
 use crate::diagnostic::did_you_mean;
@@ -264,7 +264,7 @@ mod tests {
             ("[]", "[]"),
             ("[ ]", "[]"),
             ("", "[]"),
-            ("[-1, marine-3]", "[-1, marine-3]"),
+            ("[-1, scout-3]", "[-1, scout-3]"),
             (r#"["two words", "a, b"]"#, r#"["two words", "a, b"]"#),
             ("[0", "refused: the list has no closing `]`"),
             ("2]", "refused: the list has no opening `[`"),
@@ -293,7 +293,7 @@ mod tests {
         for list in [
             Value::List(vec![]),
             Value::List(vec![Value::Number(0), Value::Number(-2)]),
-            Value::List(vec![Value::Name("purple".into()), Value::Name("marine-3".into())]),
+            Value::List(vec![Value::Name("purple".into()), Value::Name("scout-3".into())]),
             Value::List(vec![Value::Text("say \"hi\", \\ then".into())]),
         ] {
             assert_eq!(Value::List(parse_list(&list.show()).unwrap()), list);

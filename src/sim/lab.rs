@@ -611,8 +611,8 @@ fn wilson_at(successes: u64, n: u64, z: f64) -> Rate {
     }
 }
 
-/// A metric's name in words: `marine wins`, `no winner`, `score marine`, `turns per game`,
-/// `marine losses`, `marine losses: commander`.
+/// A metric's name in words: `heroes wins`, `no winner`, `score heroes`, `turns per game`,
+/// `heroes losses`, `heroes losses: captain`.
 pub fn label(id: &str) -> String {
     let parts: Vec<&str> = id.split(':').collect();
     match parts.as_slice() {

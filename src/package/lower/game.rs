@@ -4,7 +4,7 @@
 use super::{Lower, Props};
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::package::merge::MergedItem;
-use crate::ruleset::{CommandDef, DoorRules, GameDef, PhaseDef, TriggerDef, TriggerEvent, TriggerTiming};
+use crate::ruleset::{CommandDef, DoorRules, GameDef, PhaseDef, TriggerDef, TriggerEvent, TriggerTiming, WatchDef};
 use crate::script::Script;
 use crate::source::{SourceMap, Span};
 use crate::syntax::ast;
@@ -32,11 +32,16 @@ impl Lower<'_> {
             "doors",
             "doorways",
             "reveal-ids",
+            "action-points",
+            "reserve",
+            "watch",
+            "sight",
+            "friends",
             "source",
             "text",
             "label",
         ];
-        let repeatable = ["phase", "on", "option", "command"];
+        let repeatable = ["phase", "on", "option", "command", "reserve", "watch"];
         let props = self.props(&item.entries, "a game", &known, &repeatable, false);
         let label = self.label(item, &props);
         let source = self.text(props.get("source"));
@@ -166,6 +171,53 @@ impl Lower<'_> {
             straight: self.choice(&props, "doorways", &["any", "straight"]) == Some(1),
         };
         let reveal_renames = self.choice(&props, "reveal-ids", &["kept", "by-kind"]) == Some(1);
+        let action_points = props.get("action-points").and_then(|p| self.name(p)).map(|(n, _)| n);
+        let mut reserves = IndexMap::new();
+        for p in props.all("reserve") {
+            let words: Vec<Option<&str>> = p.values.iter().map(ast::Value::as_name).collect();
+            match words[..] {
+                [Some(side), Some(pool)] if sides.iter().any(|s| s == side) => {
+                    reserves.insert(side.to_string(), pool.to_string());
+                }
+                _ => self.err(
+                    Diagnostic::error(p.span, "`reserve` takes one of the game's sides and a pool id", "not understood")
+                        .with_help(format!(
+                            "write `reserve {} command-points`: that side's pieces draw on the pool when their own action points run short",
+                            sides.first().map_or("heroes", String::as_str)
+                        )),
+                ),
+            }
+        }
+        let mut watches = IndexMap::new();
+        for p in props.all("watch") {
+            let mode = p.values.first().and_then(ast::Value::as_name);
+            let function = p.values.get(1).and_then(ast::Value::as_name);
+            let arc = p.values.get(2).and_then(ast::Value::as_name);
+            let range = p.values.get(3).and_then(ast::Value::as_number);
+            match (mode, function, range, arc, p.values.len()) {
+                (Some(mode), Some(function), Some(range @ 0..=1000), Some(arc @ ("front" | "all")), 4) => {
+                    self.bound_function(function, p.values[1].span, 2, "fn NAME(game, event)", scripts, sources);
+                    watches.insert(
+                        mode.to_string(),
+                        WatchDef {
+                            function: function.to_string(),
+                            range: range as u32,
+                            front: arc == "front",
+                        },
+                    );
+                }
+                _ => self.err(
+                    Diagnostic::error(
+                        p.span,
+                        "`watch` takes a mode, a function, an arc (`front` or `all`) and a range in squares (0 to 1000)",
+                        "not understood",
+                    )
+                    .with_help("write `watch sentry take_shot front 12`"),
+                ),
+            }
+        }
+        let front_arc = self.choice(&props, "sight", &["all", "front-arc"]) == Some(1);
+        let friends_block = self.choice(&props, "friends", &["pass", "block"]) == Some(1);
         Some(GameDef {
             id: item.id.text.clone(),
             label,
@@ -179,6 +231,11 @@ impl Lower<'_> {
             max_turns,
             doors,
             reveal_renames,
+            action_points,
+            reserves,
+            watches,
+            front_arc,
+            friends_block,
             source,
             text,
             span: item.span,

@@ -1,0 +1,364 @@
+//! Action points, facings and watches: the kernel of games whose pieces spend points per
+//! action, point one way and react during another side's turn. Costs are data: a piece's
+//! stats record gives them (`ap-forward`, `ap-turn`, … — grammar/README.md "Action points,
+//! facing and watches"); [`crate::board::facing`] finds the cheapest plan. Scripts reach these
+//! through `api/actions.rs`.
+
+use super::Game;
+use super::state::Action;
+use crate::board::Square;
+use crate::board::facing::{self, Costs, FACING_NAMES, StepKind};
+use crate::board::moves::UNREACHABLE;
+use crate::value::Value;
+use indexmap::IndexMap;
+
+/// Where a priced move goes.
+#[derive(Debug, Clone)]
+pub enum Goal {
+    /// The nearest (cheapest) of these squares, any facing.
+    Squares(Vec<Square>),
+    /// A square beside piece `usize` (on one of its four sides, nothing between), facing it.
+    Engage(usize),
+}
+
+/// The stats fields that price a facing piece's actions, in `StepKind` order.
+pub const STEP_COST_FIELDS: [&str; 5] = [
+    "ap-forward",
+    "ap-forward-diagonal",
+    "ap-sideways",
+    "ap-backward",
+    "ap-backward-diagonal",
+];
+
+impl Game {
+    fn stat_number(&self, i: usize, field: &str) -> Option<u32> {
+        match self.stat(i, field) {
+            Some(Value::Number(n)) if *n >= 0 => Some((*n).min(i64::from(u32::MAX)) as u32),
+            _ => None,
+        }
+    }
+
+    /// What piece `i`'s actions cost, from its stats record. A piece with a facing pays by
+    /// step kind (`ap-forward` …; a field left out: it may not take that step) and turns
+    /// (`ap-turn` on the spot, `ap-turn-with-move` as part of a step, else `ap-turn`); a
+    /// piece with no facing pays `ap-step` (default 1) for a step any way.
+    pub fn costs_of(&self, i: usize) -> Costs {
+        let p = &self.state.pieces[i];
+        let mut costs = Costs::default();
+        if p.facing.is_some() {
+            for (k, field) in STEP_COST_FIELDS.iter().enumerate() {
+                costs.steps[k] = self.stat_number(i, field);
+            }
+            costs.turn = self.stat_number(i, "ap-turn");
+            costs.turn_with_move = self.stat_number(i, "ap-turn-with-move").or(costs.turn);
+        } else {
+            let step = self.stat_number(i, "ap-step").unwrap_or(1);
+            costs.steps = [Some(step); 5];
+        }
+        if !p.diagonal {
+            costs.steps[StepKind::ForwardDiagonal as usize] = None;
+            costs.steps[StepKind::BackwardDiagonal as usize] = None;
+        }
+        costs
+    }
+
+    /// Extra action points a step through a closed door costs piece `i` (`ap-door`, default 0).
+    pub fn door_cost(&self, i: usize) -> u32 {
+        self.stat_number(i, "ap-door").unwrap_or(0)
+    }
+
+    /// The cheapest plan for piece `i` to reach `goal`: its actions and their total cost.
+    /// Doors count as passable when a step opens them (`doors open-on-step`); other sides'
+    /// pieces block, the piece's own side may be passed; the plan ends on a square it may
+    /// stand on. With `through`, when other sides' pieces bar every way, the plan is the way as
+    /// if they were not there (the walk stops where one of them blocks it). `None`: no way.
+    pub fn plan_facing(&self, i: usize, goal: &Goal, through: bool) -> Option<(u64, Vec<facing::Action>)> {
+        let p = &self.state.pieces[i];
+        let from = p.at?;
+        let pieces = &self.state.pieces;
+        let view = &self.view;
+        let grid = if view.doors.open_on_step {
+            view.open_grid()
+        } else {
+            &view.grid
+        };
+        let costs = self.costs_of(i);
+        let passable = |s: Square| {
+            view.occupant(s)
+                .is_none_or(|o| o == i || (!view.friends_block && pieces[o].side == pieces[i].side))
+        };
+        let faced = p.facing.is_some();
+        let may_end = |s: Square| view.may_end(pieces, i, s) && !self.shares_at(i, s);
+        let engage_squares: Vec<(Square, usize)> = match goal {
+            Goal::Engage(t) => {
+                let mut out = Vec::new();
+                for ts in pieces[*t].squares() {
+                    for (f, &(dx, dy)) in facing::FACINGS.iter().enumerate() {
+                        // Standing at ts - (dx, dy), facing f, looks at ts.
+                        let s = ts.offset(-dx, -dy);
+                        if view.grid.contains(s) && !view.grid.edge(s, ts).blocks() {
+                            out.push((s, f));
+                        }
+                    }
+                }
+                out
+            }
+            Goal::Squares(_) => Vec::new(),
+        };
+        let goal_fn = |s: Square, f: usize| match goal {
+            Goal::Squares(list) => list.contains(&s) && may_end(s),
+            Goal::Engage(_) => engage_squares.iter().any(|&(e, ef)| e == s && (!faced || ef == f)) && may_end(s),
+        };
+        let start = usize::from(p.facing.unwrap_or(0));
+        let plan = facing::cheapest_plan(grid, from, start, &goal_fn, &costs, &passable);
+        if plan.is_some() || !through {
+            return plan;
+        }
+        {
+            // Other sides' pieces bar every way: the way as if they were not there, which the
+            // walk follows until one of them stops it (`stopped: "blocked"`).
+            let anywhere = |s: Square, f: usize| match goal {
+                Goal::Squares(list) => list.contains(&s),
+                Goal::Engage(_) => engage_squares.iter().any(|&(e, ef)| e == s && (!faced || ef == f)),
+            };
+            facing::cheapest_plan(grid, from, start, &anywhere, &costs, &|_| true)
+        }
+    }
+
+    /// The longest start of `plan` piece `i` can pay for out of `budget` action points (a step
+    /// through a closed door costs its `ap-door` more) that ends on a square it may stand on:
+    /// how many actions, and what they cost.
+    pub fn affordable(&self, i: usize, plan: &[facing::Action], budget: i64) -> (usize, i64) {
+        let Some(mut at) = self.state.pieces[i].at else {
+            return (0, 0);
+        };
+        let costs = self.costs_of(i);
+        let door = i64::from(self.door_cost(i));
+        let size = self.state.pieces[i].size;
+        let (mut spent, mut best) = (0i64, (0usize, 0i64));
+        for (k, action) in plan.iter().enumerate() {
+            let mut price = i64::from(costs.of(action).unwrap_or(0));
+            if let facing::Action::Step { to, .. } = action {
+                if !self.view.doors_on_step(at, size, to.x - at.x, to.y - at.y).is_empty() {
+                    price += door;
+                }
+                at = *to;
+            }
+            if spent + price > budget {
+                break;
+            }
+            spent += price;
+            if self.view.may_end(&self.state.pieces, i, at) && !self.shares_at(i, at) {
+                best = (k + 1, spent);
+            }
+        }
+        best
+    }
+
+    /// The pieces of `side` on the board that piece `i` can engage (a square beside one, on
+    /// one of its four sides with nothing between, that `i` may stand on, facing it when `i`
+    /// has a facing) for at most `max` action points, with the cheapest cost each; cheapest
+    /// first, then in placement order. One search for every target.
+    pub fn in_reach(&self, i: usize, side: &str, max: u64) -> Vec<(usize, u64)> {
+        let p = &self.state.pieces[i];
+        let Some(from) = p.at else { return Vec::new() };
+        let pieces = &self.state.pieces;
+        let view = &self.view;
+        let grid = if view.doors.open_on_step {
+            view.open_grid()
+        } else {
+            &view.grid
+        };
+        let passable = |s: Square| {
+            view.occupant(s)
+                .is_none_or(|o| o == i || (!view.friends_block && pieces[o].side == pieces[i].side))
+        };
+        let start = usize::from(p.facing.unwrap_or(0));
+        let best = facing::cheapest_costs(grid, from, start, &self.costs_of(i), &passable, max);
+        let faced = p.facing.is_some();
+        let mut out = Vec::new();
+        for (t, target) in pieces.iter().enumerate() {
+            if t == i || !target.on_board() || target.side != side {
+                continue;
+            }
+            let mut cheapest = u64::MAX;
+            for ts in target.squares() {
+                for (f, &(dx, dy)) in facing::FACINGS.iter().enumerate() {
+                    let s = ts.offset(-dx, -dy);
+                    if !view.grid.contains(s)
+                        || view.grid.edge(s, ts).blocks()
+                        || !view.may_end(pieces, i, s)
+                        || self.shares_at(i, s)
+                    {
+                        continue;
+                    }
+                    let k = grid.index(s) * 4;
+                    let c = if faced {
+                        best[k + f]
+                    } else {
+                        (0..4).map(|g| best[k + g]).min().unwrap_or(u64::MAX)
+                    };
+                    cheapest = cheapest.min(c);
+                }
+            }
+            if cheapest <= max {
+                out.push((t, cheapest));
+            }
+        }
+        out.sort_by_key(|&(t, c)| (c, t));
+        out
+    }
+
+    /// Whether piece `i`, standing on `s`, would share it with another piece.
+    fn shares_at(&self, i: usize, s: Square) -> bool {
+        self.state
+            .pieces
+            .iter()
+            .enumerate()
+            .any(|(j, p)| j != i && p.on_board() && p.squares().contains(&s))
+    }
+
+    /// The side pool piece `i` may draw on now (its side's `reserve`, during its side's
+    /// phases) and what is in it.
+    fn reserve_of(&self, i: usize) -> Option<(String, i64)> {
+        let side = &self.state.pieces[i].side;
+        if *side != self.state.side {
+            return None;
+        }
+        let pool = self.def.reserves.get(side)?;
+        let total = self.state.pools.get(pool).map_or(0, |e| e.values().sum());
+        Some((pool.clone(), total))
+    }
+
+    /// How many action points piece `i` may spend now: its own and its side's reserve.
+    pub fn ap_available(&self, i: usize) -> Option<i64> {
+        let own = self.state.pieces[i].ap?;
+        Some(own + self.reserve_of(i).map_or(0, |(_, n)| n))
+    }
+
+    /// Piece `i` pays `n` action points for `what`: its own first, then its side's reserve.
+    /// Refused, with what it costs and what is left, when short.
+    pub fn spend_ap(&mut self, i: usize, n: i64, what: &str) -> Result<(), String> {
+        let id = self.state.pieces[i].id.clone();
+        if n < 0 {
+            return Err(format!("{id} cannot spend {n} action points"));
+        }
+        let Some(own) = self.state.pieces[i].ap else {
+            return Err(format!(
+                "{id} has no action points: the game item declares `action-points FIELD`, and `game.refresh_ap(side)` hands them out"
+            ));
+        };
+        let reserve = self.reserve_of(i);
+        let extra = reserve.as_ref().map_or(0, |(_, n)| *n);
+        if own + extra < n {
+            let and = match &reserve {
+                Some((pool, left)) => format!(" and the side has {left} {pool}"),
+                None => String::new(),
+            };
+            return Err(format!(
+                "{id} cannot {what}: it costs {n} AP and {id} has {own} AP left{and}"
+            ));
+        }
+        let from_own = own.min(n);
+        self.act(
+            "ap",
+            format!("{id} spends {n} AP to {what} ({} AP left)", own - from_own),
+            Some(&id),
+            Action::Ap {
+                values: IndexMap::from([(id.clone(), own - from_own)]),
+            },
+        );
+        if let Some((pool, _)) = reserve {
+            self.take_reserve(&pool, n - from_own, &id);
+        }
+        Ok(())
+    }
+
+    /// Takes `n` from the reserve pool's counts, in order.
+    fn take_reserve(&mut self, pool: &str, mut n: i64, by: &str) {
+        let entries: Vec<(String, i64)> = self
+            .state
+            .pools
+            .get(pool)
+            .map(|e| e.iter().map(|(k, v)| (k.clone(), *v)).collect())
+            .unwrap_or_default();
+        for (entry, count) in entries {
+            if n <= 0 {
+                break;
+            }
+            let take = count.min(n);
+            if take <= 0 {
+                continue;
+            }
+            n -= take;
+            self.act(
+                "ap",
+                format!("{by} draws {take} from {pool}"),
+                Some(by),
+                Action::Take {
+                    pool: pool.to_string(),
+                    entry,
+                    n: take,
+                },
+            );
+        }
+    }
+
+    /// Sets action points without spending (the move walk's total, a rule that gives some).
+    pub fn set_ap(&mut self, values: IndexMap<String, i64>, text: String) {
+        if values.is_empty() {
+            return;
+        }
+        self.act("ap", text, None, Action::Ap { values });
+    }
+
+    /// Every piece of `side` on the board gets the action points its stats give
+    /// (`action-points FIELD` of the game item).
+    pub fn refresh_ap(&mut self, side: &str) -> Result<(), String> {
+        let Some(field) = self.def.action_points.clone() else {
+            return Err("the game item declares no `action-points FIELD`".into());
+        };
+        let mut values = IndexMap::new();
+        for (i, p) in self.state.pieces.iter().enumerate() {
+            if p.on_board()
+                && p.side == side
+                && let Some(n) = self.stat_number(i, &field)
+            {
+                values.insert(p.id.clone(), i64::from(n));
+            }
+        }
+        let listed: Vec<String> = values.iter().map(|(id, n)| format!("{id} {n}")).collect();
+        self.set_ap(values, format!("action points for {side}: {}", listed.join(", ")));
+        Ok(())
+    }
+
+    /// Piece `i` turns to face `facing` (logged).
+    pub fn face(&mut self, i: usize, facing: usize) {
+        let id = self.state.pieces[i].id.clone();
+        self.act(
+            "face",
+            format!("{id} faces {}", FACING_NAMES[facing % 4]),
+            Some(&id),
+            Action::Face {
+                id: id.clone(),
+                facing: (facing % 4) as u8,
+            },
+        );
+        // What it faces now may show it a hidden piece.
+        self.check_sightings(Some(i));
+    }
+
+    /// Free squares exactly `n` steps from piece `i` (walls counted, doors passable, stepping
+    /// as the piece steps) that no piece of `unseen_by` can see, in reading order.
+    pub fn squares_at(&self, i: usize, n: u16, unseen_by: &str) -> Vec<Square> {
+        let p = &self.state.pieces[i];
+        let field = self.view.field_from(p);
+        let grid = &self.view.grid;
+        (0..grid.len())
+            .filter(|&k| field[k] == n && field[k] != UNREACHABLE)
+            .map(|k| grid.square(k))
+            .filter(|&s| self.view.square_free(s))
+            .filter(|&s| unseen_by.is_empty() || self.view.unseen(&self.state.pieces, s, unseen_by))
+            .collect()
+    }
+}
