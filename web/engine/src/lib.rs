@@ -25,8 +25,8 @@ use servitor::game::{Game, GameError, Host, table};
 use std::sync::{Arc, Mutex};
 use wasm_bindgen::prelude::*;
 
-/// Every bundled package that holds a playable game: its name, title, games (with their
-/// sides and options) and missions, as JSON. Each is loaded and checked as `servitor play`
+/// Every bundled package that holds a playable game on square grids: its name, title, games
+/// (with their sides and options) and missions, as JSON. Each is loaded and checked as `servitor play`
 /// would; a package that fails to load is listed with its error and no games.
 #[wasm_bindgen]
 pub fn catalog() -> String {
@@ -40,7 +40,9 @@ pub fn catalog() -> String {
             }
         };
         let r = &loaded.ruleset;
-        if r.games.is_empty() {
+        // The page draws square grids: a game played on a battlefield in inches (no mission
+        // that lays out boards) is played with `servitor play` for now.
+        if r.games.is_empty() || r.missions.is_empty() {
             continue;
         }
         let games: Vec<Json> = r
