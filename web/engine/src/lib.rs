@@ -53,7 +53,12 @@ pub fn catalog() -> String {
                     .options
                     .iter()
                     .map(|(name, o)| {
-                        let choices: Vec<String> =
+                        // A list option (`heavy-weapons`) is typed as a list, as `--set` takes
+                        // it: its `of` names the choices of each item, not of the whole value.
+                        let list = matches!(o.default, servitor::value::Value::List(_));
+                        let choices: Vec<String> = if list {
+                            Vec::new()
+                        } else {
                             o.of.iter()
                                 .flat_map(|c| match c {
                                     servitor::ruleset::ArgChoice::Values(values) => {
@@ -61,8 +66,9 @@ pub fn catalog() -> String {
                                     }
                                     _ => Vec::new(),
                                 })
-                                .collect();
-                        json!({ "name": name, "default": o.default.show(), "help": o.help, "choices": choices })
+                                .collect()
+                        };
+                        json!({ "name": name, "default": o.default.show(), "help": o.help, "choices": choices, "list": list })
                     })
                     .collect();
                 json!({ "id": g.id, "label": g.label, "sides": g.sides, "options": options })
