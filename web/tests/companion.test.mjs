@@ -119,8 +119,12 @@ async function newGame(page, { mission = 'reactor-strike', seed, manual = false 
   await press(page.locator('#start-button'));
 }
 
+// The CLI plays the bundled package, as the page does: run away from the checkout (whose
+// rulesets/ it would find first, and name in its save as `found_at`).
 function cli(args, input) {
-  const r = spawnSync(SERVITOR, ['play', ...args], { input, encoding: 'utf8', cwd: checkout, env: { ...process.env, NO_COLOR: '1' } });
+  const env = { ...process.env, NO_COLOR: '1' };
+  delete env.SERVITOR_RULESETS;
+  const r = spawnSync(SERVITOR, ['play', ...args], { input, encoding: 'utf8', cwd: tmpdir(), env });
   assert.equal(r.status, 0, r.stderr);
   return r.stdout;
 }
