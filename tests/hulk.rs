@@ -4,33 +4,8 @@
 //! table, an action that costs more AP than are left is refused saying what it costs and what
 //! is left, and the board shows facings.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
-fn servitor(args: &[&str], input: &str) -> (String, String, i32) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_servitor"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
-}
-
-fn ok(args: &[&str]) -> String {
-    let (stdout, stderr, code) = servitor(args, "");
-    assert_eq!(code, 0, "servitor {args:?} failed:\n{stderr}");
-    stdout
-}
+mod common;
+use common::{ok, servitor};
 
 #[test]
 fn every_mission_plays_to_the_end_and_either_side_can_win() {

@@ -4,33 +4,8 @@
 //! Marines at a table never learns what a face-down blip is, held-back ones included. The
 //! seed-003 clauses one by one are the scenarios `tests/games/scenarios/starquest-*.rhai`.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
-fn servitor(args: &[&str], input: &str) -> (String, String, i32) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_servitor"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
-}
-
-fn ok(args: &[&str]) -> String {
-    let (stdout, stderr, code) = servitor(args, "");
-    assert_eq!(code, 0, "servitor {args:?} failed:\n{stderr}");
-    stdout
-}
+mod common;
+use common::{ok, servitor};
 
 /// Every one of the twelve missions plays 20 games without an error, and the Alien wins some;
 /// over all of them the Marines win some too (per mission that takes more games than a debug

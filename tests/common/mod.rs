@@ -1,7 +1,9 @@
 //! Helpers shared by the integration tests (each test crate uses some of them).
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::Path;
+use std::process::{Command, Stdio};
 
 /// Every bundled package (a folder under `rulesets/`), by name, sorted.
 pub fn bundled_packages() -> Vec<String> {
@@ -19,4 +21,32 @@ pub fn load(package: &str) -> servitor::Ruleset {
     servitor::load(package)
         .unwrap_or_else(|e| panic!("{}", e.render(false)))
         .ruleset
+}
+
+/// Runs the built binary as a user does, from the checkout, with `input` on its standard input:
+/// (stdout, stderr, exit code).
+pub fn servitor(args: &[&str], input: &str) -> (String, String, i32) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_servitor"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+/// Runs the binary and fails the test unless it exits 0; its standard output.
+pub fn ok(args: &[&str]) -> String {
+    let (stdout, stderr, code) = servitor(args, "");
+    assert_eq!(code, 0, "servitor {args:?} failed:\n{stderr}");
+    stdout
 }
