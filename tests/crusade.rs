@@ -68,14 +68,14 @@ fn the_same_seed_plays_the_same_game() {
 
 #[test]
 fn a_variant_replaces_one_alien_behaviour() {
-    let base = ok(&["game", "space-crusade-solo", "--mission", "purge", "--seed", "7"]);
+    let base = ok(&["game", "space-crusade-solo", "--mission", "purge", "--seed", "10"]);
     let variant = ok(&[
         "game",
         "examples/variants/commander-hunters",
         "--mission",
         "purge",
         "--seed",
-        "7",
+        "10",
     ]);
     assert!(!base.contains("singles out the Commander"), "{base}");
     assert!(variant.contains("singles out the Commander"), "{variant}");
@@ -175,12 +175,72 @@ fn a_whole_mission_at_the_table_reads_as_a_transcript() {
             "reactor-strike",
             "--seed",
             "2",
+            // Without the suspensors card, so a heavy-weapon Marine keeps its 4 squares.
+            "--set",
+            "equipment=stim-shot,auto-targeter,refractor-field,blast-plate",
         ],
         input,
     );
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("The game is over"), "{stdout}");
     insta::assert_snapshot!(stdout);
+}
+
+/// The squad's Chapter cards (seed 002, Choosing Chapter Cards; the project's deck in
+/// chapter.rules): shown in the set-up; `card` lists the hand; a passive card is always in
+/// effect (suspensors: a heavy-weapon Marine moves 6, so five squares after entering pass); an
+/// order is for the whole squad and only before anyone acts; a once-a-mission card gives one
+/// Marine a second attack, a third is refused, and the card cannot be used again.
+#[test]
+fn chapter_cards_are_chosen_at_setup_and_played_by_the_rules() {
+    let input = "card\ncard suspensors\ncard open-fire marine-1\ncard double-time\nenter commander 6,1\ncard open-fire\n\
+                 enter marine-1 7,1\nenter marine-2 24,4\nenter marine-3 24,5\nmove marine-3 23,5 22,5 21,5 20,5 19,5\nend\n\
+                 card auto-targeter commander\nfire commander bolt-pistol at ork-1\nfire commander bolt-pistol at ork-1\n\
+                 fire commander bolt-pistol at ork-1\ncard auto-targeter marine-2\nquit\n";
+    let (stdout, stderr, code) = servitor(
+        &["play", "space-crusade-solo", "--mission", "reactor-strike", "--seed", "2"],
+        input,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    for expected in [
+        "the squad's Chapter cards: equipment [suspensors, auto-targeter, refractor-field, stim-shot]; order open-fire",
+        "refused: \"Suspensors\" is always in effect",
+        "refused: \"Open fire\" is for the whole squad: card open-fire",
+        "refused: double-time is not one of the squad's cards",
+        "refused: an order is played at the start of the turn, before any model moves or fires",
+        "commander uses \"Auto-targeter\"",
+        "refused: commander has already attacked this turn: two this turn, by its card",
+        "refused: auto-targeter has been used already",
+    ] {
+        assert!(stdout.contains(expected), "missing {expected:?} in:\n{stdout}");
+    }
+    // Suspensors: the fifth square after entering is within a heavy-weapon Marine's 6.
+    assert!(!stdout.contains("marine-3 has"), "{stdout}");
+    assert_eq!(stdout.matches("commander fires the Bolt pistol at ork-1").count(), 2, "{stdout}");
+}
+
+/// A squad chosen badly is refused before the game starts, saying what to choose.
+#[test]
+fn a_wrong_chapter_card_choice_is_refused_with_the_choices() {
+    let (_, stderr, code) = servitor(
+        &[
+            "game",
+            "space-crusade-solo",
+            "--mission",
+            "reactor-strike",
+            "--set",
+            "equipment=suspensors,suspensors,grapnel,stim-shot",
+        ],
+        "",
+    );
+    assert_ne!(code, 0);
+    assert!(stderr.contains("equipment names suspensors twice"), "{stderr}");
+    let (_, stderr, code) = servitor(
+        &["game", "space-crusade-solo", "--mission", "reactor-strike", "--set", "equipment=suspensors,grapnel"],
+        "",
+    );
+    assert_ne!(code, 0);
+    assert!(stderr.contains("equipment names 2 cards: choose 4 of"), "{stderr}");
 }
 
 /// The same mission with `--dice manual`, driven as a front end would drive it: each command
