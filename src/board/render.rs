@@ -5,12 +5,14 @@ use super::{Edge, Grid, Square};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// What to draw on top of the map: a letter per square, and a highlighted line.
+/// What to draw on top of the map: a letter per square, a highlighted line, and the squares
+/// one piece can see (`board MODEL` at the table).
 #[derive(Debug, Default, Clone)]
 pub struct Overlay {
     pub labels: BTreeMap<Square, char>,
     pub line: Vec<Square>,
     pub blocked: Option<Square>,
+    pub seen: std::collections::BTreeSet<Square>,
 }
 
 const BOX: [char; 16] = [
@@ -76,6 +78,8 @@ pub fn text(grid: &Grid, overlay: &Overlay, color: bool) -> String {
                         paint(c.to_string(), "1;31")
                     } else if overlay.line.contains(&sq) {
                         paint("•".into(), "32")
+                    } else if overlay.seen.contains(&sq) {
+                        paint("∘".into(), "32")
                     } else if grid.is_solid(sq) {
                         paint("█".into(), "2")
                     } else if let Some(mark) = grid.mark(sq) {

@@ -77,6 +77,7 @@ pub fn run(args: LosArgs) -> Result<(), super::Failure> {
             .collect(),
         labels: [(start, LOOKS), (to, LOOKED_AT)].into_iter().collect(),
         blocked: sight.blocked_at.map(|(s, _)| s),
+        ..Overlay::default()
     };
     let color = std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
     let verdict = match (visible, sight.blocked_at) {

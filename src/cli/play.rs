@@ -817,6 +817,28 @@ fn board(game: &Game, svg: Option<&str>, human: &str) -> Result<String, String> 
     }
     let mut overlay = Overlay::default();
     let mut legend = Vec::new();
+    // `board MODEL`: the squares that piece can see, marked; any other word is an SVG file.
+    let mut svg = svg;
+    if let Some(i) = svg.and_then(|id| game.state.index_of(id)) {
+        let p = &game.state.pieces[i];
+        if !p.on_board() || p.at.is_none() {
+            return Err(format!("{} is not on the board ({})", servitor::escape::one_line(&p.id), p.status));
+        }
+        overlay.seen = game.view.squares_seen(&game.state.pieces, i);
+        legend.push(format!(
+            "∘ what {} can see ({} squares)",
+            servitor::escape::one_line(&p.id),
+            overlay.seen.len()
+        ));
+        svg = None;
+    } else if let Some(word) = svg.filter(|w| !w.ends_with(".svg")) {
+        let hint = servitor::diagnostic::did_you_mean(word, game.state.pieces.iter().map(|p| p.id.as_str()))
+            .unwrap_or_default();
+        return Err(format!(
+            "no piece `{}`{hint} (`board MODEL` marks what it sees; `board FILE.svg` writes a picture)",
+            servitor::escape::one_line(word)
+        ));
+    }
     let (mut mine, mut theirs) = ("123456789".chars(), "abcdefghijklmnopqrstuvwxyz".chars());
     for p in game.state.pieces.iter().filter(|p| p.on_board()) {
         let next = if p.side == human { mine.next() } else { theirs.next() };

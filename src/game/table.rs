@@ -123,6 +123,7 @@ pub fn help(game: &Game) -> String {
         "  end        end your turn: servitor plays the other side and says what to do\n\
          At any time:\n\
          \x20 board [FILE.svg]  the board now (and as SVG)\n\
+         \x20 board PIECE      the board with the squares that piece can see marked ∘\n\
          \x20 status           turn, scores, pools and decks\n\
          \x20 why PIECE        the reasons for that piece's last actions, e.g. `why raider-2`\n\
          \x20 sees PIECE       what that piece can see of the other side, nearest first, e.g. `sees scout-2`\n\

@@ -260,6 +260,17 @@ impl View {
         self.faces(&pieces[a], to) && los::from_footprint(&self.grid, &from, to, &blocks).is_some()
     }
 
+    /// Every square piece `a` can see (as [`Self::sees_square`] judges each), for a picture
+    /// of its sight. One line of sight per open square of the map: a question asked at the
+    /// table, not in a decision loop.
+    pub fn squares_seen(&self, pieces: &[Piece], a: usize) -> std::collections::BTreeSet<Square> {
+        let own = pieces[a].squares();
+        (0..self.grid.height)
+            .flat_map(|y| (0..self.grid.width).map(move |x| Square::new(x, y)))
+            .filter(|&s| !self.grid.is_solid(s) && !own.contains(&s) && self.sees_square(pieces, a, s))
+            .collect()
+    }
+
     /// Pieces of `side` that `a` can see to shoot at, nearest first.
     pub fn visible(&self, pieces: &[Piece], a: usize, side: &str) -> Vec<(usize, u16)> {
         self.by_distance(pieces, a, side)
