@@ -414,3 +414,19 @@ fn why_follows_a_revealed_blip_under_either_name() {
         assert!(answer.contains("ork-1 fires the Ork gun"), "{answer}");
     }
 }
+
+/// `board MODEL` marks the squares that model can see (issue: what can my Marine see?); a
+/// misspelt model is refused with a did-you-mean instead of being taken for a file name.
+#[test]
+fn board_marks_what_a_model_can_see() {
+    let (stdout, stderr, code) = servitor(
+        &["play", "space-crusade-solo", "--mission", "reactor-strike", "--seed", "2"],
+        "enter commander 6,1\nboard comander\nboard commander\nquit\n",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("refused: no piece `comander` did you mean `commander`?"), "{stdout}");
+    assert!(stdout.contains("∘ what commander can see (9 squares)"), "{stdout}");
+    // The airlock corridor below the claw: the commander on 6,1 sees down it (7,1 is marked, 6,2 too).
+    let marked = stdout.lines().find(|l| l.starts_with(" 2 │")).expect("row 2 of the board");
+    assert!(marked.contains("│∘ ·│"), "{marked}");
+}
