@@ -424,7 +424,7 @@ fn board_marks_what_a_model_can_see() {
         "enter commander 6,1\nboard comander\nboard commander\nquit\n",
     );
     assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("refused: no piece `comander` did you mean `commander`?"), "{stdout}");
+    assert!(stdout.contains("refused: no piece `comander`: did you mean `commander`?"), "{stdout}");
     assert!(stdout.contains("∘ what commander can see (9 squares)"), "{stdout}");
     // The airlock corridor below the claw: the commander on 6,1 sees down it (7,1 is marked, 6,2 too).
     let marked = stdout.lines().find(|l| l.starts_with(" 2 │")).expect("row 2 of the board");

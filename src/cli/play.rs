@@ -833,6 +833,7 @@ fn board(game: &Game, svg: Option<&str>, human: &str) -> Result<String, String> 
         svg = None;
     } else if let Some(word) = svg.filter(|w| !w.ends_with(".svg")) {
         let hint = servitor::diagnostic::did_you_mean(word, game.state.pieces.iter().map(|p| p.id.as_str()))
+            .map(|h| format!(": {h}"))
             .unwrap_or_default();
         return Err(format!(
             "no piece `{}`{hint} (`board MODEL` marks what it sees; `board FILE.svg` writes a picture)",
