@@ -751,6 +751,38 @@ fn register_board(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
+    // The same, only the pieces whose identity is known (`"face-up"`), or all (`"all"`): one
+    // call instead of a script filter over the list.
+    engine.register_fn("visible", move |_: GameRef, id: &str, side: &str, which: &str| {
+        a.with(|g, _| {
+            let i = g.on_grid(id)?;
+            let face_up = match which {
+                "face-up" => true,
+                "all" => false,
+                _ => return Err(format!("`{which}`: say \"face-up\" or \"all\"")),
+            };
+            a.cost(area(g) + piece_count(g).saturating_mul(side_len(g)))?;
+            let mut seen = g.view.visible(&g.state.pieces, i, side);
+            if face_up {
+                seen.retain(|&(j, _)| g.state.pieces[j].hidden.is_none());
+            }
+            Ok(id_distances(g, seen))
+        })
+    });
+    let a = api.clone();
+    // Whether square `at` is within `n` squares of one of `squares`, counted as a king moves
+    // (diagonals count one) and through walls: "on or beside" is `near(at, list, 1)`.
+    engine.register_fn("near", move |_: GameRef, at: Dynamic, list: Dynamic, n: INT| {
+        a.with(|g, _| {
+            let at = square(g, &at)?;
+            let list = squares(g, &list)?;
+            a.cost(list.len() as u64)?;
+            Ok(list
+                .iter()
+                .any(|s| INT::from((s.x - at.x).abs().max((s.y - at.y).abs())) <= n))
+        })
+    });
+    let a = api.clone();
     engine.register_fn("sees", move |_: GameRef, from: &str, to: &str| {
         a.with(|g, _| {
             let (i, j) = (g.on_grid(from)?, g.on_grid(to)?);
