@@ -430,3 +430,23 @@ fn board_marks_what_a_model_can_see() {
     let marked = stdout.lines().find(|l| l.starts_with(" 2 │")).expect("row 2 of the board");
     assert!(marked.contains("│∘ ·│"), "{marked}");
 }
+
+/// `sim --profile` says where script time goes, by function: the phases the game item calls
+/// hold it all between them, every share is a fraction of the whole, and the report above it
+/// is the same as without the profile (a profile never changes a game).
+#[test]
+fn sim_profile_shares_script_time_by_function() {
+    let args = ["sim", "space-crusade-solo", "--mission", "purge", "--games", "2", "--seed", "5", "--jobs", "1"];
+    let plain = ok(&args);
+    let profiled = ok(&[&args[..], &["--profile"]].concat());
+    let (report, profile) = profiled.split_once("script time by function").expect("a profile");
+    let without_timing = |s: &str| s.lines().filter(|l| !l.contains(" games in ")).collect::<Vec<_>>().join("\n");
+    assert_eq!(without_timing(report), without_timing(&plain));
+    let share = |name: &str| -> f64 {
+        let line = profile.lines().find(|l| l.ends_with(&format!("  {name}"))).unwrap_or_else(|| panic!("{name} in {profile}"));
+        line.split_whitespace().next().unwrap().parse().unwrap()
+    };
+    let phases = share("marine_turn") + share("alien_turn") + share("setup_game");
+    assert!((70.0..=100.1).contains(&phases), "the phases (besides the after-activation triggers the engine calls) hold {phases} % of script time:\n{profile}");
+    assert!(share("attack") <= share("marine_turn") + share("alien_turn"), "{profile}");
+}

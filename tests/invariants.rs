@@ -53,6 +53,10 @@ struct Declared {
     /// The `effect` of each `event` record (an event card): a game variable of that name
     /// set `true` by the card's side lasts that side's turn only.
     card_effects: BTreeSet<String>,
+    /// Cards that let a model attack twice in a turn (`chapter-card` records with the effect
+    /// `attack-twice`): played, their log line names the card and the model (or none: the
+    /// whole side).
+    second_attack_cards: BTreeSet<String>,
     /// Whether pieces are placed when a side first enters a section (`on entered-section`).
     scans: bool,
     /// A game declares `sight front-arc`: a piece with a facing sees its front quarter only.
@@ -85,7 +89,16 @@ fn declared(ruleset: &Ruleset) -> Declared {
             _ => None,
         })
         .collect();
+    let second_attack_cards = ruleset
+        .records
+        .get("chapter-card")
+        .into_iter()
+        .flat_map(|r| r.iter())
+        .filter(|(_, r)| matches!(r.fields.get("effect"), Some(Value::Name(n) | Value::Text(n)) if n == "attack-twice"))
+        .map(|(id, _)| id.clone())
+        .collect();
     Declared {
+        second_attack_cards,
         target_priority: ruleset.consts.get("target-priority").and_then(|c| names(&c.value)),
         card_effects,
         front_arc: ruleset.games.values().any(|g| g.front_arc),
@@ -111,6 +124,8 @@ struct Checker<'a> {
     attacking: Option<String>,
     /// (turn, piece) → attacks begun, in that side's own phases.
     attacks: HashMap<(u32, String), u32>,
+    /// (turn, piece) → attacks a card allows it this turn; (turn, "") for the whole side.
+    allowed_attacks: HashMap<(u32, String), u32>,
     /// Card variable → the side whose phase set it `true`.
     card_side: HashMap<String, String>,
     /// The piece whose first entry into a section is being answered (pieces placed), and
@@ -150,6 +165,7 @@ impl<'a> Checker<'a> {
             open,
             attacking: None,
             attacks: HashMap::new(),
+            allowed_attacks: HashMap::new(),
             card_side: HashMap::new(),
             entering: None,
             overlapping: BTreeSet::new(),
@@ -281,6 +297,12 @@ impl<'a> Checker<'a> {
     fn event(&mut self, e: &Event) {
         if e.attacker.is_some() {
             self.attack(e);
+        }
+        if let Some(card) = e.fields.get("card").and_then(|c| c.as_str())
+            && self.declared.second_attack_cards.contains(card)
+        {
+            let piece = e.fields.get("piece").and_then(|p| p.as_str()).unwrap_or_default();
+            self.allowed_attacks.insert((self.state.turn, piece.to_string()), 2);
         }
         let Some(action) = &e.action else { return };
         let goes_on = matches!(action, Action::Move { id, .. } if Some(id) == self.walker.as_ref());
@@ -470,7 +492,14 @@ impl<'a> Checker<'a> {
         // A new attack by a piece of the side whose phase it is.
         let n = self.attacks.entry((self.state.turn, attacker.clone())).or_default();
         *n += 1;
-        if *n > 1 && !self.declared.action_points {
+        let n = *n;
+        let turn = self.state.turn;
+        let allowed = [attacker.clone(), String::new()]
+            .into_iter()
+            .filter_map(|who| self.allowed_attacks.get(&(turn, who)).copied())
+            .max()
+            .unwrap_or(1);
+        if n > allowed && !self.declared.action_points {
             self.violate("one-attack-a-turn", format!("{attacker} attacks again: {}", e.text));
         }
         self.target_choice(&shooter, e);

@@ -33,11 +33,25 @@ pub struct SimArgs {
     /// Print one JSON object instead of text
     #[arg(long)]
     json: bool,
+    /// Also report where script time goes, by function (the run is several times slower)
+    #[arg(long)]
+    profile: bool,
     #[command(flatten)]
     lab: super::lab::LabArgs,
 }
 
+/// Script functions listed by `--profile` (the rest are smaller).
+const PROFILE_LINES: usize = 25;
+
 pub fn run(args: SimArgs) -> Result<(), super::Failure> {
+    if args.profile && args.lab.compares() {
+        return Err(super::usage(
+            "error: --profile profiles one package's games: run it without --vs".to_string(),
+        ));
+    }
+    if args.profile {
+        servitor::script::profile::enable();
+    }
     if args.lab.compares() {
         let plain = super::lab::Plain {
             package: &args.package,
@@ -102,10 +116,22 @@ pub fn run(args: SimArgs) -> Result<(), super::Failure> {
     if let Some(path) = &args.lab.svg {
         super::plot::single(&report, path)?;
     }
+    let profile = args.profile.then(servitor::script::profile::report);
     if args.json {
-        super::emit_json(&report);
+        match &profile {
+            Some((shares, seconds)) => {
+                let mut json = serde_json::to_value(&report).map_err(|e| format!("error: {e}"))?;
+                json["profile"] = serde_json::json!({ "script_seconds": seconds, "functions": shares });
+                super::emit_json(&json);
+            }
+            None => super::emit_json(&report),
+        }
     } else {
-        super::emit(&text(&report));
+        let mut out = text(&report);
+        if let Some((shares, seconds)) = &profile {
+            out.push_str(&profile_text(shares, *seconds));
+        }
+        super::emit(&out);
     }
     // The report is printed either way; a sim whose games failed says so in its exit code.
     let failed = report.outcomes.get("error").copied().unwrap_or(0);
@@ -117,6 +143,26 @@ pub fn run(args: SimArgs) -> Result<(), super::Failure> {
         .into());
     }
     Ok(())
+}
+
+/// The `--profile` table: each function's share of the script time, with what it called
+/// (inclusive) and in its own statements.
+fn profile_text(shares: &[servitor::script::profile::Share], seconds: f64) -> String {
+    let mut out = format!(
+        "script time by function ({seconds:.2} s in scripts, slowed by the profile: read the shares; a statement's engine calls count as its own)\n  with calls    own  function\n"
+    );
+    for s in shares.iter().take(PROFILE_LINES) {
+        out.push_str(&format!(
+            "  {:>9}  {:>7}  {}\n",
+            percent(s.inclusive),
+            percent(s.own),
+            servitor::escape::one_line(&s.function)
+        ));
+    }
+    if shares.len() > PROFILE_LINES {
+        out.push_str(&format!("  … and {} smaller\n", shares.len() - PROFILE_LINES));
+    }
+    out
 }
 
 fn percent(x: f64) -> String {

@@ -409,6 +409,9 @@ impl Host {
         let outcome = self
             .engine
             .call_fn_with_options::<Dynamic>(options, &mut scope, program, function, args);
+        if crate::script::profile::enabled() {
+            crate::script::profile::end();
+        }
         let mut game = *lock(&self.game).take().expect("the game stays installed during a call");
         {
             let mut run = lock(&self.run);

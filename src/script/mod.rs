@@ -5,6 +5,7 @@ mod api;
 pub mod args;
 mod board_api;
 pub mod check;
+pub mod profile;
 mod run;
 mod sandbox;
 

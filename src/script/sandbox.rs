@@ -327,6 +327,18 @@ pub fn engine_with_budget() -> (Engine, Arc<Budget>) {
     let budget = Arc::new(Budget::default());
     let b = budget.clone();
     engine.on_progress(move |ops| b.progress(ops));
+    if super::profile::enabled() {
+        #[allow(deprecated)] // volatile, not deprecated (Rhai's words), as in run.rs
+        engine.register_debugger(
+            |_, debugger| debugger,
+            |context, event, _, _, _| {
+                let stack = context.global_runtime_state().debugger().call_stack();
+                let stack = stack.iter().map(|frame| frame.fn_name.to_string()).collect();
+                super::profile::step(stack, matches!(event, rhai::debugger::DebuggerEvent::Start));
+                Ok(rhai::debugger::DebuggerCommand::StepInto)
+            },
+        );
+    }
     (engine, budget)
 }
 
