@@ -147,7 +147,11 @@ impl Campaign {
                     "it is a `{other}` file, not a servitor campaign (`{CAMPAIGN_FORMAT}`)"
                 ));
             }
-            None => return Err(format!("it is not a servitor campaign file (no `format: {CAMPAIGN_FORMAT}`)")),
+            None => {
+                return Err(format!(
+                    "it is not a servitor campaign file (no `format: {CAMPAIGN_FORMAT}`)"
+                ));
+            }
         }
         let version = json.get("version").and_then(Json::as_u64);
         if version != Some(u64::from(CAMPAIGN_VERSION)) {
@@ -338,7 +342,7 @@ impl Campaign {
                     let (value, _) = crate::script::call_function(
                         ruleset,
                         end,
-                        &[self.state.clone()],
+                        std::slice::from_ref(&self.state),
                         seed,
                         &format!("campaign hook `{end}`"),
                     )

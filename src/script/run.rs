@@ -215,7 +215,10 @@ pub fn call_function(
                 Err(fail(
                     Diagnostic::error(
                         span,
-                        format!("{what} returned `{value}` ({}), which is not plain data", value.type_name()),
+                        format!(
+                            "{what} returned `{value}` ({}), which is not plain data",
+                            value.type_name()
+                        ),
                         "here",
                     )
                     .with_help("return a map of numbers, texts, lists and maps"),

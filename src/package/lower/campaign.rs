@@ -9,9 +9,13 @@ use crate::ruleset::{CampaignDef, Ruleset};
 use crate::source::SourceMap;
 use crate::syntax::ast;
 
-
 impl Lower<'_> {
-    pub(super) fn campaign(&mut self, item: &MergedItem, ruleset: &Ruleset, sources: &SourceMap) -> Option<CampaignDef> {
+    pub(super) fn campaign(
+        &mut self,
+        item: &MergedItem,
+        ruleset: &Ruleset,
+        sources: &SourceMap,
+    ) -> Option<CampaignDef> {
         let known = ["game", "missions", "before", "after", "end", "source", "text", "label"];
         let props = self.props(&item.entries, "a campaign", &known, &[], false);
         let label = self.label(item, &props);
@@ -24,7 +28,8 @@ impl Lower<'_> {
                     let help = did_you_mean(&name, ruleset.games.keys().map(String::as_str))
                         .unwrap_or_else(|| "a campaign plays the missions of one of the package's `game` items".into());
                     self.err(
-                        Diagnostic::error(span, format!("no game `{name}` in this package"), "unknown game").with_help(help),
+                        Diagnostic::error(span, format!("no game `{name}` in this package"), "unknown game")
+                            .with_help(help),
                     );
                     return None;
                 }
@@ -62,10 +67,12 @@ impl Lower<'_> {
             return None;
         };
         let values: Vec<&ast::Value> = match p.values.as_slice() {
-            [ast::Value {
-                kind: ast::ValueKind::List(list),
-                ..
-            }] => list.iter().collect(),
+            [
+                ast::Value {
+                    kind: ast::ValueKind::List(list),
+                    ..
+                },
+            ] => list.iter().collect(),
             values => values.iter().collect(),
         };
         let mut missions = Vec::new();
@@ -77,18 +84,25 @@ impl Lower<'_> {
                 );
                 continue;
             };
-            let known = ruleset.missions.get(name).is_some_and(|m| !m.grid.is_empty())
-                || ruleset.battlefield_mission(name);
+            let known =
+                ruleset.missions.get(name).is_some_and(|m| !m.grid.is_empty()) || ruleset.battlefield_mission(name);
             if !known {
                 let help = did_you_mean(name, ruleset.missions.keys().map(String::as_str))
                     .unwrap_or_else(|| "name a mission of the package that has a map to play on".into());
-                self.err(Diagnostic::error(v.span, format!("no playable mission `{name}`"), "unknown mission").with_help(help));
+                self.err(
+                    Diagnostic::error(v.span, format!("no playable mission `{name}`"), "unknown mission")
+                        .with_help(help),
+                );
                 continue;
             }
             missions.push(name.to_string());
         }
         if missions.is_empty() {
-            self.err(Diagnostic::error(p.span, "a campaign needs at least one mission", "no missions"));
+            self.err(Diagnostic::error(
+                p.span,
+                "a campaign needs at least one mission",
+                "no missions",
+            ));
             return None;
         }
         if missions.len() > MAX_CAMPAIGN_MISSIONS {

@@ -16,8 +16,8 @@ use std::collections::BTreeSet;
 
 mod battlefield;
 mod board;
-mod dice;
 mod campaign;
+mod dice;
 mod game;
 mod procedure;
 mod records;
