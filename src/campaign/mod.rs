@@ -61,6 +61,12 @@ pub struct Campaign {
     /// How the campaign ended (the `end` hook's line), once its last mission is played.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended: Option<String>,
+    /// The side the player plays at the table (`play --campaign`), and whether each new
+    /// mission asks for the dice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<String>,
+    #[serde(default)]
+    pub manual_dice: bool,
     /// The mission at the table (`play --campaign`): its session, and what the `before`
     /// hook said for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -131,6 +137,8 @@ impl Campaign {
             state: Json::Object(Default::default()),
             played: Vec::new(),
             ended: None,
+            side: None,
+            manual_dice: false,
             session: None,
             before_notes: Vec::new(),
         })
@@ -205,6 +213,16 @@ impl Campaign {
                 return Err("it has a mission at the table after the last one".into());
             }
             session.check(ruleset.name())?;
+            if Some(&session.side) != self.side.as_ref() {
+                return Err(format!(
+                    "the mission at the table plays side `{}`; the campaign's player plays `{}`",
+                    session.side,
+                    self.side.as_deref().unwrap_or("(none)")
+                ));
+            }
+            if session.game != def.game {
+                return Err("the mission at the table is of another game than the campaign's".into());
+            }
             let due = self.next_setup_parts(def);
             if session.mission != due.0 || session.seed != due.1 {
                 return Err(format!(
