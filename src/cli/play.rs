@@ -1205,6 +1205,7 @@ mod tests {
             verbose: false,
             dice_ran_out: Arc::new(Mutex::new(false)),
             writes: 0,
+            campaign: None,
         };
         for line in ["move hunter-1 2,1 3,1", "end", "undo", "undo"] {
             t.handle(line).unwrap();
