@@ -168,7 +168,8 @@ impl Campaign {
                 version.map_or("(none)".to_string(), |v| v.to_string())
             ));
         }
-        serde_json::from_value(json).map_err(|e| format!("it is a damaged servitor campaign file: {e}"))
+        // From the text, not from `json`: a map there has lost its order (scores by side).
+        serde_json::from_str(text).map_err(|e| format!("it is a damaged servitor campaign file: {e}"))
     }
 
     /// Checks a campaign read from a file against the package loaded for it: its campaign

@@ -469,6 +469,7 @@ fn run_campaign(args: PlayArgs, path: &std::path::Path) -> Result<(), super::Fai
     if !args.json && !campaign.played.is_empty() {
         super::emit(&super::campaign::played_text(&campaign));
     }
+    let (campaign_id, campaign_seed) = (campaign.campaign.clone(), campaign.seed);
     let table = Table {
         host,
         session,
@@ -480,7 +481,8 @@ fn run_campaign(args: PlayArgs, path: &std::path::Path) -> Result<(), super::Fai
         writes: 0,
         campaign: Some((path.to_path_buf(), campaign)),
     };
-    table.say_notes(&format!("mission {number} of {total}"), &notes, None);
+    let heading = format!("{} · seed {} · mission {number} of {total}", campaign_id, campaign_seed);
+    table.say_notes(&heading, &notes, None);
     play_loop(table, &mut input, &words, fresh).map_err(super::Failure::from)
 }
 
@@ -659,7 +661,11 @@ impl Table {
             let text = servitor::game::host::encode(&next)?;
             super::savefile::write_atomically(&path, text.as_bytes())?;
             self.writes += 1;
-            self.say_notes("after", &after, next.ended.as_deref());
+            self.say_notes(
+                &format!("· mission {} played", next.played.len()),
+                &after,
+                next.ended.as_deref(),
+            );
             return Ok(false);
         }
         let (setup, notes) = next
@@ -668,14 +674,19 @@ impl Table {
         next.before_notes = notes.clone();
         let mut session = campaign_session(&next, &setup, self.session.side.clone());
         let game = start_game(&mut self.host, &mut session, &self.dice_ran_out).map_err(|e| failure(&ruleset, e))?;
-        self.say_notes("after", &after, None);
+        self.say_notes(&format!("· mission {} played", next.played.len()), &after, None);
         let number = next.played.len() + 1;
         let total = next.def(&ruleset).map_or(0, |d| d.missions.len());
         self.session = session;
         self.game = game;
         self.campaign = Some((path, next));
         self.save_now()?;
-        self.say_notes(&format!("mission {number} of {total}"), &notes, None);
+        let heading = self
+            .campaign
+            .as_ref()
+            .map(|(_, c)| format!("{} · seed {} · mission {number} of {total}", c.campaign, c.seed))
+            .unwrap_or_default();
+        self.say_notes(&heading, &notes, None);
         self.header(true);
         Ok(true)
     }
@@ -688,9 +699,7 @@ impl Table {
             }));
             return;
         }
-        if !notes.is_empty() || ended.is_some() {
-            super::emitln(&format!("campaign · {heading}"));
-        }
+        super::emitln(&format!("campaign {heading}"));
         for n in notes {
             super::emitln(&format!("  · {n}"));
         }
