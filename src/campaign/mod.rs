@@ -206,7 +206,7 @@ impl Campaign {
             return Err("its state is not a map".into());
         }
         let done = self.played.len() == def.missions.len();
-        if self.ended.is_some() != done && def.end.is_some() {
+        if self.ended.is_some() != done {
             return Err("it says the campaign ended, but not after its last mission".into());
         }
         if let Some(session) = &self.session {
@@ -342,6 +342,9 @@ impl Campaign {
                     "campaign hook `{after}` gave `{value}`: it gives the campaign's new state, a map"
                 )));
             }
+            // The campaign file holds the state and must read back.
+            crate::game::state::check_depth(&value)
+                .map_err(|m| CampaignError::Usage(format!("campaign hook `{after}`: {m}")))?;
             self.state = value;
         }
         self.played.push(Played {

@@ -74,6 +74,8 @@ pub struct CampaignReport {
     /// campaigns that finished.
     pub final_state: IndexMap<String, f64>,
     pub errors: Vec<ErrorLine>,
+    /// Missions played, in all the campaigns.
+    pub games: u64,
     pub seconds: f64,
     pub games_per_second: f64,
     pub jobs: usize,
@@ -254,6 +256,7 @@ pub fn report(
         endings,
         final_state,
         errors,
+        games,
         seconds,
         games_per_second: if seconds > 0.0 {
             (games as f64 / seconds * 10.0).round() / 10.0
@@ -324,8 +327,8 @@ pub fn text(r: &CampaignReport) -> String {
         }
     }
     out.push_str(&format!(
-        "{} campaigns in {:.2} s ({} games/s, {} jobs)\n",
-        r.campaigns, r.seconds, r.games_per_second, r.jobs
+        "{} campaigns, {} games in {:.2} s ({} games/s, {} jobs)\n",
+        r.campaigns, r.games, r.seconds, r.games_per_second, r.jobs
     ));
     out
 }

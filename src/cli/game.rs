@@ -36,7 +36,7 @@ pub struct GameArgs {
     /// Play a whole campaign instead (the package's `campaign` item, or the one named), every
     /// mission headless; --json prints the campaign as its file keeps it
     #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "",
-          conflicts_with_all = ["mission", "resume", "save", "phases", "svg"])]
+          conflicts_with_all = ["mission", "game", "resume", "save", "phases", "svg"])]
     campaign: Option<String>,
     /// Print one JSON object instead of text
     #[arg(long)]

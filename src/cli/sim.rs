@@ -17,7 +17,7 @@ pub struct SimArgs {
     mission: Option<String>,
     /// Play whole campaigns instead (the package's `campaign` item, or the one named):
     /// --games says how many
-    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "", conflicts_with = "mission")]
+    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "", conflicts_with_all = ["mission", "game"])]
     campaign: Option<String>,
     /// Games to play
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
