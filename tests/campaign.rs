@@ -272,16 +272,17 @@ fn a_file_that_is_not_a_campaign_is_refused_and_kept() {
     for (name, text, says) in cases {
         let path = dir.path().join(name);
         std::fs::write(&path, &text).unwrap();
+        // No input: refused before anything is read.
         let (out, err, code) = servitor(
             &["play", "starquest-solitaire", "--campaign", path.to_str().unwrap()],
-            "quit\n",
+            "",
         );
         assert_eq!(code, 1, "{name}: {out}{err}");
         assert!(err.contains(says), "{name}: {err}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "{name} was changed");
     }
     // A campaign under way keeps its own seed.
-    let (_, err, code) = servitor(&["play", "--campaign", good.to_str().unwrap(), "--seed", "4"], "quit\n");
+    let (_, err, code) = servitor(&["play", "--campaign", good.to_str().unwrap(), "--seed", "4"], "");
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("a campaign under way"), "{err}");
 }
@@ -291,4 +292,57 @@ fn a_package_without_a_campaign_says_so() {
     let (_, err, code) = servitor(&["sim", "space-crusade-solo", "--campaign", "--games", "1"], "");
     assert_eq!(code, 2);
     assert!(err.contains("declares no `campaign`"), "{err}");
+}
+
+/// The engine's side on a test game (`tests/games/skirmish-campaign`): the state a hook leaves
+/// reaches the next mission's options, hooks roll on their own seeded streams, and a hook that
+/// fails stops the campaign with a diagnostic at its script line.
+#[test]
+fn the_state_carries_over_and_a_failing_hook_points_at_its_line() {
+    let pkg = "tests/games/skirmish-campaign";
+    let args = ["game", pkg, "--campaign", "three-fights", "--seed", "1", "--json"];
+    let json = ok(&args);
+    assert_eq!(json, ok(&args));
+    let c: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let played = c["played"].as_array().unwrap();
+    assert_eq!(played.len(), 3);
+    for (k, p) in played.iter().enumerate() {
+        // Each fight is played with the style the previous one's result left.
+        let want = if k == 0 {
+            "bold"
+        } else if played[k - 1]["result"]["winner"] == "hunters" {
+            "bold"
+        } else {
+            "cautious"
+        };
+        assert_eq!(p["options"], serde_json::json!([["style", want]]), "fight {}", k + 1);
+    }
+    assert_eq!(c["state"]["fights"], 3);
+    assert_eq!(c["state"]["log"].as_array().unwrap().len(), 3);
+    assert!(c["state"]["luck"].as_i64().is_some());
+    assert!(c["ended"].as_str().unwrap().starts_with("the hunters won "));
+
+    let (out, err, code) = servitor(&["game", pkg, "--campaign", "failing", "--seed", "1"], "");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("mission 1 · hall-fight"),
+        "the first fight is reported: {out}"
+    );
+    assert!(
+        err.contains("campaign hook `after_failing` (after mission 2) failed"),
+        "{err}"
+    );
+    assert!(
+        err.contains("tests/games/skirmish-campaign/scripts/campaign.rhai:26:29"),
+        "{err}"
+    );
+
+    let (_, err, code) = servitor(&["sim", pkg, "--campaign", "--games", "2"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("declares several campaigns"), "{err}");
+    let (_, err, code) = servitor(
+        &["sim", pkg, "--campaign", "failing", "--games", "2", "--jobs", "1"],
+        "",
+    );
+    assert_eq!(code, 1, "{err}");
 }

@@ -109,7 +109,7 @@ pub fn def<'r>(ruleset: &'r Ruleset, id: Option<&str>) -> Result<&'r CampaignDef
                 ruleset.name()
             )),
             _ => Err(format!(
-                "{} declares several campaigns: choose one with --campaign-id ({})",
+                "{} declares several campaigns: name one (`sim`/`game --campaign ID`, `play --campaign-id ID`): {}",
                 ruleset.name(),
                 all.keys().cloned().collect::<Vec<_>>().join(", ")
             )),
