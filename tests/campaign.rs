@@ -308,12 +308,10 @@ fn the_state_carries_over_and_a_failing_hook_points_at_its_line() {
     assert_eq!(played.len(), 3);
     for (k, p) in played.iter().enumerate() {
         // Each fight is played with the style the previous one's result left.
-        let want = if k == 0 {
-            "bold"
-        } else if played[k - 1]["result"]["winner"] == "hunters" {
-            "bold"
-        } else {
+        let want = if k > 0 && played[k - 1]["result"]["winner"] != "hunters" {
             "cautious"
+        } else {
+            "bold"
         };
         assert_eq!(p["options"], serde_json::json!([["style", want]]), "fight {}", k + 1);
     }
