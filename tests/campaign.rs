@@ -344,3 +344,43 @@ fn the_state_carries_over_and_a_failing_hook_points_at_its_line() {
     );
     assert_eq!(code, 1, "{err}");
 }
+
+/// A campaign file is held for as long as its session runs, as a save is: a second session on
+/// it is refused, and the first one goes on.
+#[test]
+fn two_sessions_on_one_campaign_file_are_refused() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("held.json");
+    let mut first = std::process::Command::new(env!("CARGO_BIN_EXE_servitor"))
+        .args([
+            "play",
+            "starquest-solitaire",
+            "--campaign",
+            file.to_str().unwrap(),
+            "--seed",
+            "3",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The first session has written the file once it is ready for commands.
+    let started = std::time::Instant::now();
+    while !file.exists() && started.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let (_, err, code) = servitor(&["play", "--campaign", file.to_str().unwrap()], "");
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("in use by another servitor session"), "{err}");
+    first.stdin.take().unwrap().write_all(b"quit\n").unwrap();
+    let out = first.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        !dir.path().join("held.json.lock").exists(),
+        "the lock goes with its session"
+    );
+}
