@@ -141,7 +141,8 @@ fn a_campaign_sim_is_the_same_for_any_number_of_jobs() {
 
 /// Ends the Marines' turn until the mission is over (the Alien's deck runs out), then `next`.
 fn to_the_next_mission() -> String {
-    let mut input = "end\n".repeat(30);
+    let mut input = "help\n".to_string();
+    input.push_str(&"end\n".repeat(30));
     input.push_str("next\nquit\n");
     input
 }

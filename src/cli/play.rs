@@ -713,7 +713,15 @@ impl Table {
         let first = parts.next().unwrap_or_default();
         let rest: Vec<&str> = parts.collect();
         match first {
-            "help" => self.say(&table::help(&self.game)),
+            "help" => {
+                let mut text = table::help(&self.game);
+                if self.campaign.is_some() {
+                    text.push_str(
+                        "  next             once the mission is over: score it for the campaign and set up the next mission\n",
+                    );
+                }
+                self.say(&text)
+            }
             "board" => match board(&self.game, rest.first().copied(), &self.session.side) {
                 Ok(text) => self.say_painted(&text),
                 Err(why) => self.respond(
