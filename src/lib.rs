@@ -5,6 +5,7 @@
 //! The code map with the invariants is `src/README.md`.
 
 pub mod board;
+pub mod campaign;
 pub mod diagnostic;
 pub mod dice;
 pub mod escape;

@@ -128,6 +128,8 @@ pub const MAX_VALUE_DEPTH: usize = 64;
 pub const MAX_SIM_ERRORS: usize = 20;
 /// Games (with their seeds) a `sim` keeps as examples of each error.
 pub const MAX_SIM_ERROR_EXAMPLES: usize = 5;
+/// Missions one `campaign` item may name (a campaign file keeps each one's result).
+pub const MAX_CAMPAIGN_MISSIONS: usize = 100;
 
 // --- diagnostics -------------------------------------------------------------------------
 

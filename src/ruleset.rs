@@ -276,6 +276,26 @@ pub struct GameDef {
     pub span: Span,
 }
 
+/// A campaign (`campaign NAME { game …; missions …; before …; after …; end … }`): the
+/// missions of one game played in order, with a plain map carried from one to the next.
+/// `before(state, mission)` gives the next mission's options (checked as `--set` is),
+/// `after(state, result)` gives the state the finished mission leaves, `end(state)` one line
+/// saying how the campaign ended. The driver is `crate::campaign`.
+#[derive(Debug, Clone)]
+pub struct CampaignDef {
+    pub id: String,
+    pub label: Option<String>,
+    /// The `game` item; `None` when the package has exactly one.
+    pub game: Option<String>,
+    pub missions: Vec<String>,
+    pub before: Option<String>,
+    pub after: Option<String>,
+    pub end: Option<String>,
+    pub source: Option<String>,
+    pub text: Option<String>,
+    pub span: Span,
+}
+
 /// A watch (`watch sentry take_shot front 12`): while a piece keeps it, every step or
 /// action of another side's face-up piece that the watcher sees (as it shoots, pieces
 /// blocking) within `range` squares — and, with `front`, inside its front quarter — calls
@@ -305,6 +325,8 @@ pub struct Ruleset {
     pub records: IndexMap<String, IndexMap<String, Record>>,
     pub procedures: IndexMap<String, Procedure>,
     pub games: IndexMap<String, GameDef>,
+    /// `campaign` items: missions played in order with a state carried between them.
+    pub campaigns: IndexMap<String, CampaignDef>,
     pub scripts: Vec<Script>,
     /// All scripts merged, base first: a later script's function replaces an earlier one of
     /// the same name, so a variant can redefine a base's helper.
@@ -352,6 +374,7 @@ impl Ruleset {
             "battlefield" => keys(&self.battlefields),
             "const" => keys(&self.consts),
             "game" => keys(&self.games),
+            "campaign" => keys(&self.campaigns),
             k => match self.records.get(k) {
                 Some(records) => keys(records),
                 None if self.schemas.contains_key(k) => Vec::new(),
@@ -373,6 +396,7 @@ impl Ruleset {
             "battlefield",
             "const",
             "game",
+            "campaign",
         ];
         kinds.extend(self.schemas.keys().map(String::as_str));
         kinds

@@ -706,7 +706,7 @@ fn tables_json_lists_boards_missions_and_battlefields() {
 }
 
 /// Every `text "…"` a bundled package wrote (a table's, a row's, a record's, a procedure's, a
-/// board's, a mission's, a die's, a pool's) is printed by `servitor tables PKG ITEM…`.
+/// board's, a mission's, a die's, a pool's, a campaign's) is printed by `servitor tables PKG ITEM…`.
 #[test]
 fn every_text_a_package_wrote_is_shown_by_some_command() {
     let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -722,6 +722,7 @@ fn every_text_a_package_wrote_is_shown_by_some_command() {
             ("missions", "mission"),
             ("battlefields", "battlefield"),
             ("games", "game"),
+            ("campaigns", "campaign"),
         ] {
             for item in listing[key].as_array().unwrap() {
                 items.push(format!("{kind}.{}", item["id"].as_str().unwrap()));

@@ -9,7 +9,7 @@ use servitor::ruleset::Value;
 use std::fmt::Write;
 
 /// The kinds every package may have, besides its record kinds.
-const ENGINE_KINDS: [&str; 10] = [
+const ENGINE_KINDS: [&str; 11] = [
     "table",
     "die",
     "pool",
@@ -20,6 +20,7 @@ const ENGINE_KINDS: [&str; 10] = [
     "mission",
     "battlefield",
     "game",
+    "campaign",
 ];
 
 /// Every item `name` names: `kind.id`, or a bare id (every kind that has it), as
@@ -356,6 +357,20 @@ pub fn text(r: &Ruleset, kind: &str, id: &str) -> String {
             }
             about(&mut out, r, g.span, g.source.as_deref(), g.text.as_deref());
         }
+        "campaign" => {
+            let c = &r.campaigns[id];
+            out.push_str(&heading("campaign", id, c.label.as_deref()));
+            if let Some(game) = &c.game {
+                let _ = writeln!(out, "  game: {game}");
+            }
+            let _ = writeln!(out, "  missions in order: {}", c.missions.join(", "));
+            for (hook, f) in [("before", &c.before), ("after", &c.after), ("end", &c.end)] {
+                if let Some(f) = f {
+                    let _ = writeln!(out, "  {hook} → fn {f}");
+                }
+            }
+            about(&mut out, r, c.span, c.source.as_deref(), c.text.as_deref());
+        }
         record_kind => {
             // A record (a mission without a map is one too).
             let rec = &r.records[record_kind][id];
@@ -474,6 +489,10 @@ pub fn json(r: &Ruleset, kind: &str, id: &str) -> serde_json::Value {
                 })
                 .collect();
             json!({ "kind": "game", "id": id, "title": g.label, "sides": g.sides, "phases": phases, "options": options, "source": g.source, "text": g.text, "at": at(g.span) })
+        }
+        "campaign" => {
+            let c = &r.campaigns[id];
+            json!({ "kind": "campaign", "id": id, "title": c.label, "game": c.game, "missions": c.missions, "before": c.before, "after": c.after, "end": c.end, "source": c.source, "text": c.text, "at": at(c.span) })
         }
         record_kind => {
             let rec = &r.records[record_kind][id];

@@ -33,6 +33,11 @@ pub struct GameArgs {
     /// Go on with a game written by --save
     #[arg(long, value_name = "FILE", conflicts_with_all = ["mission", "seed", "game", "options"])]
     resume: Option<PathBuf>,
+    /// Play a whole campaign instead (the package's `campaign` item, or the one named), every
+    /// mission headless; --json prints the campaign as its file keeps it
+    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "",
+          conflicts_with_all = ["mission", "game", "resume", "save", "phases", "svg"])]
+    campaign: Option<String>,
     /// Print one JSON object instead of text
     #[arg(long)]
     json: bool,
@@ -56,6 +61,10 @@ pub fn run(args: GameArgs) -> Result<(), super::Failure> {
     };
     let loaded = super::load(&args.package)?;
     let ruleset = Arc::new(loaded.ruleset);
+    if let Some(id) = &args.campaign {
+        let id = Some(id.as_str()).filter(|i| !i.is_empty());
+        return super::campaign::game(&ruleset, id, super::seed_or_fresh(args.seed), &args.options, args.json);
+    }
     let mut host = Host::new(&ruleset);
     let seed;
     let played = match &args.resume {

@@ -1,5 +1,6 @@
 //! Command-line parsing (clap) and dispatch. One file per command; `render` draws results.
 
+mod campaign;
 mod check;
 mod describe;
 mod game;

@@ -6,6 +6,7 @@
 
 use clap::{Args, ValueEnum};
 use servitor::board::render::{self, Overlay};
+use servitor::campaign::Campaign;
 use servitor::dice::rng::{DieAsk, Forced};
 use servitor::game::event::player_log;
 use servitor::game::session::{self, Entry, SESSION_FORMAT, SESSION_VERSION, Session};
@@ -25,11 +26,12 @@ enum DiceMode {
 
 #[derive(Args)]
 pub struct PlayArgs {
-    /// Package folder or bare name (with --resume, the save knows it)
-    #[arg(required_unless_present = "resume")]
+    /// Package folder or bare name (with --resume, the save knows it; with --campaign, a
+    /// campaign file that exists knows it)
+    #[arg(required_unless_present_any = ["resume", "campaign"])]
     package: Option<String>,
     /// Mission id
-    #[arg(long, required_unless_present = "resume")]
+    #[arg(long, required_unless_present_any = ["resume", "campaign"])]
     mission: Option<String>,
     /// Seed for the engine's dice and choices
     #[arg(long)]
@@ -53,6 +55,13 @@ pub struct PlayArgs {
     /// Go on with a saved game (and keep saving to it)
     #[arg(long, value_name = "FILE", conflicts_with_all = ["mission", "seed", "game", "options", "side"])]
     resume: Option<PathBuf>,
+    /// Play the package's campaign, mission after mission, kept in this file (saved after
+    /// every command); a file that exists is gone on with, and must be a campaign file
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["mission", "game", "save", "resume"])]
+    campaign: Option<PathBuf>,
+    /// With a new --campaign: which `campaign` item, when the package has several
+    #[arg(long, value_name = "ID", requires = "campaign")]
+    campaign_id: Option<String>,
     /// Answer each command with one JSON line (for other front ends)
     #[arg(long)]
     json: bool,
@@ -152,6 +161,9 @@ struct Table {
     dice_ran_out: Arc<Mutex<bool>>,
     /// Saves written so far: one per command that changes the game, one at the start.
     writes: usize,
+    /// A campaign being played (`--campaign FILE`): the file, and the campaign, whose
+    /// `session` is this mission's; saving writes the campaign instead of a play save.
+    campaign: Option<(PathBuf, Campaign)>,
 }
 
 /// Where a package can be found again from any folder: a folder on disk as an absolute path,
@@ -172,6 +184,9 @@ fn read_session(path: &std::path::Path) -> Result<Session, super::Failure> {
 }
 
 pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
+    if let Some(path) = args.campaign.clone() {
+        return run_campaign(args, &path);
+    }
     // The save is checked, and held for the whole session, before anything is played or read.
     let _lock = match args.resume.as_ref().or(args.save.as_ref()) {
         Some(path) => {
@@ -318,6 +333,7 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
             verbose: args.verbose,
             dice_ran_out,
             writes: 0,
+            campaign: None,
         },
         &mut input,
         &words,
@@ -326,35 +342,199 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
     .map_err(super::Failure::from)
 }
 
+/// `play --campaign FILE`: a campaign file that exists is gone on with (and must be one: any
+/// other file is refused and left as it is); a new one starts the package's campaign.
+fn run_campaign(args: PlayArgs, path: &std::path::Path) -> Result<(), super::Failure> {
+    super::savefile::target(path).map_err(super::usage)?;
+    let _lock = super::savefile::lock(path)?;
+    let read = if std::fs::metadata(path).is_ok() {
+        let text = super::read_named(path, servitor::limits::MAX_SAVE_BYTES, "MAX_SAVE_BYTES")?;
+        let campaign = Campaign::read(&text).map_err(|e| {
+            format!(
+                "error: {}: {e}
+  servitor will not write over it: name a new file to start a campaign",
+                path.display()
+            )
+        })?;
+        if args.seed.is_some() || !args.options.is_empty() || args.side.is_some() || args.campaign_id.is_some() {
+            return Err(super::usage(format!(
+                "error: {} is a campaign under way: it keeps its own seed, options, side and campaign (name a new file to start another)",
+                path.display()
+            )));
+        }
+        Some(campaign)
+    } else {
+        None
+    };
+    let package = match (&args.package, &read) {
+        (Some(p), _) => p.clone(),
+        (None, Some(c)) => match &c.found_at {
+            Some(place)
+                if std::path::Path::new(place).is_file()
+                    || std::path::Path::new(place).join(servitor::package::MANIFEST).is_file() =>
+            {
+                place.clone()
+            }
+            _ => c.package.clone(),
+        },
+        (None, None) => {
+            return Err(super::usage(format!(
+                "error: {} does not exist yet: name the package whose campaign to start",
+                path.display()
+            )));
+        }
+    };
+    let loaded = super::load(&package)?;
+    let ruleset = Arc::new(loaded.ruleset);
+    let mut host = Host::new(&ruleset);
+    let mut campaign = match read {
+        Some(mut c) => {
+            c.check(&ruleset)
+                .map_err(|e| format!("error: {}: {e}", path.display()))?;
+            if let Some(dice) = args.dice {
+                // From the next mission on: the one at the table keeps its own.
+                c.manual_dice = dice == DiceMode::Manual;
+            }
+            if c.found_at.is_none() {
+                c.found_at = found_again(&ruleset);
+            }
+            c
+        }
+        None => {
+            let mut c = Campaign::new(
+                &ruleset,
+                args.campaign_id.as_deref(),
+                super::seed_or_fresh(args.seed),
+                args.options.clone(),
+            )
+            .map_err(|m| super::usage(format!("error: {m}")))?;
+            let def = c.def(&ruleset).map_err(|m| super::usage(format!("error: {m}")))?;
+            let sides = host
+                .game_def(def.game.as_deref())
+                .map_err(|e| super::usage(game_error_text(e)))?
+                .sides
+                .clone();
+            let side = args.side.clone().unwrap_or_else(|| sides[0].clone());
+            if !sides.contains(&side) {
+                return Err(super::usage(format!(
+                    "error: `{side}` is not a side of this game (sides: {})",
+                    sides.join(", ")
+                )));
+            }
+            c.side = Some(side);
+            c.manual_dice = args.dice == Some(DiceMode::Manual);
+            c.found_at = found_again(&ruleset);
+            c
+        }
+    };
+    if campaign.done(&ruleset) {
+        super::emit(&super::campaign::played_text(&campaign));
+        super::emitln("this campaign is over: name a new file to start another");
+        return Ok(());
+    }
+    let fresh_campaign = campaign.played.is_empty() && campaign.session.is_none();
+    let interactive = std::io::stdin().is_terminal() && !args.json;
+    let words = Arc::new(Mutex::new(Vec::new()));
+    let mut input = if interactive {
+        let mut editor = rustyline::Editor::new().map_err(|e| format!("error: no line editor: {e}"))?;
+        editor.set_helper(Some(Completion { words: words.clone() }));
+        Input::Editor(Box::new(editor))
+    } else {
+        Input::Pipe
+    };
+    let dice_ran_out = Arc::new(Mutex::new(false));
+    let total = campaign.def(&ruleset).map_or(0, |d| d.missions.len());
+    let number = campaign.played.len() + 1;
+    let side = campaign.side.clone().unwrap_or_default();
+    let (session, game, fresh, notes) = match campaign.session.clone() {
+        Some(session) => {
+            let game = session
+                .replay(&mut host)
+                .map_err(|e| super::Failure::Failed(failure(&ruleset, e)))?;
+            (session, game, false, campaign.before_notes.clone())
+        }
+        None => {
+            let (setup, notes) = campaign
+                .prepare(&ruleset)
+                .map_err(|e| super::Failure::Failed(super::campaign::error_report(&ruleset, e)))?;
+            campaign.before_notes = notes.clone();
+            let mut session = campaign_session(&campaign, &setup, side);
+            let game = start_game(&mut host, &mut session, &dice_ran_out).map_err(|e| match e {
+                GameError::Usage(m) if fresh_campaign => super::usage(format!("error: {m}")),
+                other => super::Failure::Failed(failure(&ruleset, other)),
+            })?;
+            (session, game, true, notes)
+        }
+    };
+    if !args.json && !campaign.played.is_empty() {
+        super::emit(&super::campaign::played_text(&campaign));
+    }
+    let (campaign_id, campaign_seed) = (campaign.campaign.clone(), campaign.seed);
+    let table = Table {
+        host,
+        session,
+        game,
+        save: None,
+        json: args.json,
+        verbose: args.verbose,
+        dice_ran_out,
+        writes: 0,
+        campaign: Some((path.to_path_buf(), campaign)),
+    };
+    let heading = format!("{} · seed {} · mission {number} of {total}", campaign_id, campaign_seed);
+    table.say_notes(&heading, &notes, None);
+    play_loop(table, &mut input, &words, fresh).map_err(super::Failure::from)
+}
+
+/// The play session of a campaign's next mission.
+fn campaign_session(campaign: &Campaign, setup: &servitor::game::Setup, side: String) -> Session {
+    Session {
+        format: SESSION_FORMAT.into(),
+        version: SESSION_VERSION,
+        package: campaign.package.clone(),
+        game: setup.game.clone(),
+        mission: setup.mission.clone(),
+        seed: setup.seed,
+        options: setup.options.clone(),
+        side,
+        manual_dice: campaign.manual_dice,
+        found_at: None,
+        start_dice: Vec::new(),
+        entries: Vec::new(),
+        redo: Vec::new(),
+    }
+}
+
+/// A new session's game, played to the player's first turn: with manual dice the setup's dice
+/// are asked for too, and kept with the session.
+fn start_game(host: &mut Host, session: &mut Session, dice_ran_out: &Arc<Mutex<bool>>) -> Result<Game, GameError> {
+    if !session.manual_dice {
+        return session.replay(host);
+    }
+    let mut game = host.start(&session.setup(), Some(0))?;
+    let dice = manual_dice(dice_ran_out.clone());
+    game.forced = Some(dice.clone());
+    let game = host.advance_to(game, &session.side)?;
+    session.start_dice = lock(&dice).record.take().unwrap_or_default();
+    Ok(game)
+}
+
 fn play_loop(mut t: Table, input: &mut Input, words: &Arc<Mutex<Vec<String>>>, fresh: bool) -> Result<(), String> {
     t.save_now().map_err(|e| format!("error: {e}"))?;
-    if !t.json {
-        let m = &t.game.mission;
-        super::emitln(&format!(
-            "servitor play · {} · mission {m} · seed {} · you play {} · dice {}",
-            t.session.package,
-            t.session.seed,
-            t.session.side,
-            if t.session.manual_dice { "manual" } else { "auto" }
-        ));
-        super::emitln("Type `help` for the commands.");
-        let shown = if fresh {
-            0
-        } else {
-            t.game.events.len().saturating_sub(30)
-        };
-        let seen = player_log(&t.game.events);
-        super::emit(&table::instructions(&seen[shown..], &t.session.side, t.verbose));
-    } else {
-        t.respond("start", true, 0, None);
-    }
+    t.header(fresh);
     let mut told_over = false;
     loop {
         *lock(words) = completions(&t.game);
         let over = t.game.state.over.is_some();
         if over && !told_over && !t.json {
             super::emitln(&table::final_line(&t.game));
-            super::emitln("`undo` takes the last command back; `quit` (or the end of input) leaves.");
+            if t.campaign.is_some() {
+                super::emitln(
+                    "`next` ends this mission for the campaign and goes on to the next; `undo` takes the last command back; `quit` (or the end of input) leaves.",
+                );
+            } else {
+                super::emitln("`undo` takes the last command back; `quit` (or the end of input) leaves.");
+            }
         }
         told_over = over;
         let prompt = if over {
@@ -378,7 +558,15 @@ fn play_loop(mut t: Table, input: &mut Input, words: &Arc<Mutex<Vec<String>>>, f
             super::emitln(&format!("{prompt}{line}"));
         }
         if line == "quit" {
-            if !t.json {
+            if !t.json
+                && let Some((path, _)) = &t.campaign
+            {
+                super::emitln(&format!(
+                    "saved in {}: go on with `servitor play --campaign {}`",
+                    path.display(),
+                    path.display()
+                ));
+            } else if !t.json {
                 super::emitln(&match &t.save {
                     Some(path) => format!(
                         "saved in {}: go on with `servitor play --resume {}`",
@@ -393,7 +581,7 @@ fn play_loop(mut t: Table, input: &mut Input, words: &Arc<Mutex<Vec<String>>>, f
         if t.game.state.over.is_some()
             && !matches!(
                 line.split_whitespace().next(),
-                Some("undo" | "redo" | "board" | "status" | "why" | "sees" | "odds" | "help")
+                Some("undo" | "redo" | "board" | "status" | "why" | "sees" | "odds" | "help" | "next")
             )
         {
             t.respond(
@@ -404,17 +592,136 @@ fn play_loop(mut t: Table, input: &mut Input, words: &Arc<Mutex<Vec<String>>>, f
             );
             continue;
         }
+        if line == "next" && t.campaign.is_some() {
+            if !t.next_mission()? {
+                return Ok(());
+            }
+            continue;
+        }
         t.handle(&line)?;
     }
 }
 
 impl Table {
+    /// The session's first lines: what is played, and the instructions so far.
+    fn header(&self, fresh: bool) {
+        let t = self;
+        if !t.json {
+            let m = &t.game.mission;
+            super::emitln(&format!(
+                "servitor play · {} · mission {m} · seed {} · you play {} · dice {}",
+                t.session.package,
+                t.session.seed,
+                t.session.side,
+                if t.session.manual_dice { "manual" } else { "auto" }
+            ));
+            super::emitln("Type `help` for the commands.");
+            let shown = if fresh {
+                0
+            } else {
+                t.game.events.len().saturating_sub(30)
+            };
+            let seen = player_log(&t.game.events);
+            super::emit(&table::instructions(&seen[shown..], &t.session.side, t.verbose));
+        } else {
+            t.respond("start", true, 0, None);
+        }
+    }
+
+    /// `next` (a campaign, its mission over): the campaign's `after` hook on the result, then
+    /// the next mission's `before` hook and its game, saved; `false` once the campaign is over.
+    fn next_mission(&mut self) -> Result<bool, String> {
+        if self.game.state.over.is_none() {
+            self.respond(
+                "next",
+                false,
+                self.game.events.len(),
+                Some("the mission is not over yet: play it to its end, then `next`".into()),
+            );
+            return Ok(true);
+        }
+        let Some((path, campaign)) = self.campaign.take() else {
+            return Ok(true);
+        };
+        let ruleset = self.host.ruleset().clone();
+        let setup = self.session.setup();
+        let summary = servitor::game::host::summary(&self.game);
+        let mut next = campaign.clone();
+        let before = std::mem::take(&mut next.before_notes);
+        let shown = before.len();
+        next.finish(&ruleset, &setup, summary, before)
+            .map_err(|e| super::campaign::error_report(&ruleset, e))?;
+        let after: Vec<String> = next
+            .played
+            .last()
+            .map(|p| p.notes[shown..].to_vec())
+            .unwrap_or_default();
+        if next.ended.is_some() {
+            self.campaign = Some((path.clone(), next.clone()));
+            let text = servitor::game::host::encode(&next)?;
+            super::savefile::write_atomically(&path, text.as_bytes())?;
+            self.writes += 1;
+            self.say_notes(
+                &format!("· mission {} played", next.played.len()),
+                &after,
+                next.ended.as_deref(),
+            );
+            return Ok(false);
+        }
+        let (setup, notes) = next
+            .prepare(&ruleset)
+            .map_err(|e| super::campaign::error_report(&ruleset, e))?;
+        next.before_notes = notes.clone();
+        let mut session = campaign_session(&next, &setup, self.session.side.clone());
+        let game = start_game(&mut self.host, &mut session, &self.dice_ran_out).map_err(|e| failure(&ruleset, e))?;
+        self.say_notes(&format!("· mission {} played", next.played.len()), &after, None);
+        let number = next.played.len() + 1;
+        let total = next.def(&ruleset).map_or(0, |d| d.missions.len());
+        self.session = session;
+        self.game = game;
+        self.campaign = Some((path, next));
+        self.save_now()?;
+        let heading = self
+            .campaign
+            .as_ref()
+            .map(|(_, c)| format!("{} · seed {} · mission {number} of {total}", c.campaign, c.seed))
+            .unwrap_or_default();
+        self.say_notes(&heading, &notes, None);
+        self.header(true);
+        Ok(true)
+    }
+
+    /// What a campaign's hooks said, as a heading and its lines (a JSON line with --json).
+    fn say_notes(&self, heading: &str, notes: &[String], ended: Option<&str>) {
+        if self.json {
+            super::emit_json(&serde_json::json!({
+                "command": "campaign", "ok": true, "heading": heading, "notes": notes, "ended": ended,
+            }));
+            return;
+        }
+        super::emitln(&format!("campaign {heading}"));
+        for n in notes {
+            super::emitln(&format!("  · {n}"));
+        }
+        if let Some(end) = ended {
+            super::emitln(&format!("campaign over: {end}"));
+        }
+    }
+
     fn handle(&mut self, line: &str) -> Result<(), String> {
         let mut parts = line.split_whitespace();
         let first = parts.next().unwrap_or_default();
         let rest: Vec<&str> = parts.collect();
         match first {
-            "help" => self.say(&table::help(&self.game)),
+            "help" => {
+                let mut text = table::help(&self.game);
+                if self.campaign.is_some() {
+                    text.push_str(
+                        "  next             once the mission is over: score it for the campaign and set up the next mission\n",
+                    );
+                }
+                self.say(&text)
+            }
             "board" => match board(&self.game, rest.first().copied(), &self.session.side) {
                 Ok(text) => self.say_painted(&text),
                 Err(why) => self.respond(
@@ -597,6 +904,14 @@ impl Table {
     /// Writes the session to its save, if it has one (see `savefile`): the reason when it
     /// cannot, the previous save kept.
     fn save_now(&mut self) -> Result<(), String> {
+        if let Some((path, campaign)) = &mut self.campaign {
+            campaign.session = Some(self.session.clone());
+            let text = servitor::game::host::encode(campaign)?;
+            super::savefile::write_atomically(path, text.as_bytes())
+                .map_err(|e| e.trim_start_matches("error: ").to_string())?;
+            self.writes += 1;
+            return Ok(());
+        }
         if let Some(path) = &self.save {
             let text = servitor::game::host::encode(&self.session)?;
             super::savefile::write_atomically(path, text.as_bytes())
@@ -930,6 +1245,7 @@ mod tests {
             verbose: false,
             dice_ran_out: Arc::new(Mutex::new(false)),
             writes: 0,
+            campaign: None,
         };
         for line in ["move hunter-1 2,1 3,1", "end", "undo", "undo"] {
             t.handle(line).unwrap();

@@ -256,6 +256,18 @@ pub fn listing(r: &Ruleset) -> String {
             );
         }
     }
+    if !r.campaigns.is_empty() {
+        let _ = writeln!(out, "\ncampaigns:");
+        for c in r.campaigns.values() {
+            let _ = writeln!(
+                out,
+                "  {}  {} ({} missions)",
+                c.id,
+                c.label.as_deref().unwrap_or(""),
+                c.missions.len()
+            );
+        }
+    }
     for (kind, records) in r.records.iter().filter(|(kind, _)| kind.as_str() != "mission") {
         let _ = writeln!(out, "\n{kind}:");
         for rec in records.values() {

@@ -13,8 +13,12 @@ pub struct SimArgs {
     /// Package folder or bare name
     package: String,
     /// Mission id
-    #[arg(long)]
-    mission: String,
+    #[arg(long, required_unless_present = "campaign")]
+    mission: Option<String>,
+    /// Play whole campaigns instead (the package's `campaign` item, or the one named):
+    /// --games says how many
+    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "", conflicts_with_all = ["mission", "game"])]
+    campaign: Option<String>,
     /// Games to play
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     games: u64,
@@ -44,18 +48,24 @@ pub struct SimArgs {
 const PROFILE_LINES: usize = 25;
 
 pub fn run(args: SimArgs) -> Result<(), super::Failure> {
-    if args.profile && args.lab.compares() {
+    if args.profile && (args.lab.compares() || args.campaign.is_some()) {
         return Err(super::usage(
-            "error: --profile profiles one package's games: run it without --vs".to_string(),
+            "error: --profile profiles one mission of one package: run it without --vs and --campaign".to_string(),
         ));
     }
     if args.profile {
         servitor::script::profile::enable();
     }
+    if args.campaign.is_some() && (args.lab.compares() || args.lab.svg.is_some()) {
+        return Err(super::usage(
+            "error: --campaign plays whole campaigns; the variant lab and --svg compare single missions",
+        ));
+    }
+    let mission = args.mission.clone().unwrap_or_default();
     if args.lab.compares() {
         let plain = super::lab::Plain {
             package: &args.package,
-            mission: args.mission.clone(),
+            mission: mission.clone(),
             games: args.games,
             seed: args.seed,
             jobs: super::lab::jobs(args.jobs),
@@ -82,9 +92,13 @@ pub fn run(args: SimArgs) -> Result<(), super::Failure> {
     } else {
         jobs
     };
+    if let Some(id) = &args.campaign {
+        let id = Some(id.as_str()).filter(|i| !i.is_empty());
+        return super::campaign::sim(&ruleset, id, args.games, args.seed, jobs, &args.options, args.json);
+    }
     let setup = SimSetup {
         game: args.game,
-        mission: args.mission,
+        mission,
         seed: args.seed,
         games: args.games,
         jobs,

@@ -113,11 +113,17 @@ fn json(r: &Ruleset) -> serde_json::Value {
         .values()
         .map(|g| json!({ "id": g.id, "title": g.label, "sides": g.sides, "source": g.source }))
         .collect();
+    let campaigns: Vec<_> = r
+        .campaigns
+        .values()
+        .map(|c| json!({ "id": c.id, "title": c.label, "game": c.game, "missions": c.missions, "source": c.source }))
+        .collect();
     json!({
         "package": r.name(),
         "extends": r.packages.iter().rev().skip(1).map(|p| p.name.clone()).collect::<Vec<_>>(),
         "tables": tables, "dice": dice, "records": records, "pools": pools,
         "constants": consts, "procedures": procedures,
         "boards": boards, "missions": missions, "battlefields": battlefields, "games": games,
+        "campaigns": campaigns,
     })
 }

@@ -148,6 +148,9 @@ pub fn unused(ruleset: &Ruleset) -> Vec<Diagnostic> {
         called.extend(g.triggers.iter().map(|t| t.function.as_str()));
         called.extend(g.commands.values().map(|c| c.function.as_str()));
     }
+    for c in ruleset.campaigns.values() {
+        called.extend([&c.before, &c.after, &c.end].into_iter().flatten().map(String::as_str));
+    }
     let mut out = Vec::new();
     // Functions: a script of a package that extends another (`package` > 0).
     for script in ruleset.scripts.iter().filter(|s| s.package > 0) {

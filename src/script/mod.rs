@@ -10,7 +10,7 @@ mod run;
 mod sandbox;
 
 pub use api::{RunState, to_dynamic};
-pub use run::{Failure, RunError, RunOutput, Step, run_procedure, script_failure};
+pub use run::{Failure, RunError, RunOutput, Step, call_function, run_procedure, script_failure};
 pub(crate) use sandbox::Instant;
 pub use sandbox::outside_the_deadline;
 pub use sandbox::words_of_json;

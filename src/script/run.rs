@@ -170,6 +170,66 @@ pub fn run_procedure(
     }
 }
 
+/// Calls the package's script function `function` with `args` (JSON values, as Rhai maps,
+/// arrays, strings and numbers) in the sandbox a procedure runs in, rolling on a run seeded
+/// with `seed`: a campaign's hooks (`crate::campaign`). Its result as JSON and its steps, or
+/// a diagnostic at the script line that failed (`what` names the call for the message).
+pub fn call_function(
+    ruleset: &Arc<Ruleset>,
+    function: &str,
+    args: &[serde_json::Value],
+    seed: u64,
+    what: &str,
+) -> Result<(serde_json::Value, Vec<Step>), Box<Failure>> {
+    let state = Arc::new(Mutex::new(RunState {
+        rng: Rng::seeded(seed),
+        steps: Vec::new(),
+        dice_cache: Default::default(),
+    }));
+    let (engine, _budget) = super::engine_and_budget_for(ruleset, &state);
+    let mut scope = Scope::new();
+    let args: Vec<Dynamic> = args
+        .iter()
+        .map(|a| rhai::serde::to_dynamic(a).unwrap_or(Dynamic::UNIT))
+        .collect();
+    let options = CallFnOptions::new().eval_ast(false);
+    let outcome = engine.call_fn_with_options::<Dynamic>(options, &mut scope, &ruleset.program, function, args);
+    let steps = std::mem::take(&mut state.lock().unwrap_or_else(|p| p.into_inner()).steps);
+    let fail = |diagnostic: Diagnostic, steps: Vec<Step>| {
+        Box::new(Failure {
+            diagnostic,
+            args: IndexMap::new(),
+            steps,
+        })
+    };
+    match outcome {
+        Ok(value) => match rhai::serde::from_dynamic::<serde_json::Value>(&value) {
+            Ok(json) => Ok((json, steps)),
+            Err(_) => {
+                let span = ruleset
+                    .scripts
+                    .iter()
+                    .find(|s| s.functions.iter().any(|(n, _)| n == function))
+                    .map(|s| span_at(&ruleset.sources, s.file, Position::new(1, 1)))
+                    .unwrap_or_default();
+                Err(fail(
+                    Diagnostic::error(
+                        span,
+                        format!(
+                            "{what} returned `{value}` ({}), which is not plain data",
+                            value.type_name()
+                        ),
+                        "here",
+                    )
+                    .with_help("return a map of numbers, texts, lists and maps"),
+                    steps,
+                ))
+            }
+        },
+        Err(error) => Err(fail(script_failure(*error, ruleset, function, what), steps)),
+    }
+}
+
 /// Runs the procedure again with the same seed and args, watched statement by statement, and
 /// returns the function and position it was at when it stopped again.
 ///

@@ -369,7 +369,7 @@ impl Lower<'_> {
     }
 
     /// Checks that a script function `name` exists with `arity` parameters.
-    fn bound_function(
+    pub(super) fn bound_function(
         &mut self,
         name: &str,
         span: Span,

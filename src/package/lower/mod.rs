@@ -16,6 +16,7 @@ use std::collections::BTreeSet;
 
 mod battlefield;
 mod board;
+mod campaign;
 mod dice;
 mod game;
 mod procedure;
@@ -25,7 +26,7 @@ mod tables;
 pub use dice::{RollNames, chart_cell_loaded, dice_from_ast, roll_from_ast};
 
 /// Item kinds the engine itself understands; records add the kinds their schemas declare.
-const BUILTIN_KINDS: [&str; 9] = [
+const BUILTIN_KINDS: [&str; 10] = [
     "die",
     "table",
     "pool",
@@ -35,6 +36,7 @@ const BUILTIN_KINDS: [&str; 9] = [
     "board",
     "mission",
     "game",
+    "campaign",
 ];
 /// Entries every record may carry besides its schema's fields.
 const RECORD_META: [&str; 4] = ["source", "text", "provisional", "label"];
@@ -71,6 +73,7 @@ pub fn lower(
         records: IndexMap::new(),
         procedures: IndexMap::new(),
         games: IndexMap::new(),
+        campaigns: IndexMap::new(),
         program: scripts
             .iter()
             .fold(rhai::AST::empty(), |program, s| program.merge(&s.ast)),
@@ -104,7 +107,7 @@ pub fn lower(
     }
     for item in &items {
         match item.kind.text.as_str() {
-            "die" | "schema" | "board" | "mission" => {}
+            "die" | "schema" | "board" | "mission" | "campaign" => {}
             "battlefield" => {
                 if let Some(b) = cx.battlefield(item) {
                     ruleset.battlefields.insert(b.id.clone(), b);
@@ -155,6 +158,12 @@ pub fn lower(
                     );
                 }
             },
+        }
+    }
+    // Campaigns name games and missions: lowered once every game is.
+    for item in items.iter().filter(|i| i.kind.text == "campaign") {
+        if let Some(c) = cx.campaign(item, &ruleset, sources) {
+            ruleset.campaigns.insert(c.id.clone(), c);
         }
     }
     for c in merged.consts.values() {
