@@ -726,7 +726,11 @@ fn ask_choice(ran_out: Arc<Mutex<bool>>) -> servitor::dice::rng::AskChoice {
     Box::new(move |q: &servitor::dice::rng::ChoiceAsk| -> Option<u64> {
         let mut text = format!("  {}\n", q.question);
         for (k, c) in q.choices.iter().enumerate() {
-            let mark = if k == q.default { " (servitor's answer: auto)" } else { "" };
+            let mark = if k == q.default {
+                " (servitor's answer: auto)"
+            } else {
+                ""
+            };
             text.push_str(&format!("    {}. {c}{mark}\n", k + 1));
         }
         super::eprint_safe(&servitor::escape::visible(&text));

@@ -219,7 +219,9 @@ impl Game {
     /// when the session records answers, and logged as a decision saying who gave it.
     pub fn ask(&mut self, question: &str, choices: &[String], default: &str) -> Result<String, String> {
         if choices.is_empty() {
-            return Err(format!("`ask` needs at least one choice to offer (question: {question})"));
+            return Err(format!(
+                "`ask` needs at least one choice to offer (question: {question})"
+            ));
         }
         let Some(fallback) = choices.iter().position(|c| c == default) else {
             return Err(format!(

@@ -50,11 +50,22 @@ pub fn lines(events: &[Event], human: &str, verbose: bool) -> Vec<Line> {
                 });
             }
             kind => {
-                // Counters and scores are notes beside the instructions, not steps of their own.
+                // Counters, scores, action points handed out or spent and watches kept or
+                // lost are notes beside the instructions, not steps of their own.
                 let numbered = e.side != human
                     && !matches!(
                         kind,
-                        "roll" | "table" | "decision" | "note" | "pool" | "take" | "give" | "score" | "collect"
+                        "roll"
+                            | "table"
+                            | "decision"
+                            | "note"
+                            | "pool"
+                            | "take"
+                            | "give"
+                            | "score"
+                            | "collect"
+                            | "ap"
+                            | "watch"
                     );
                 let number = numbered.then(|| {
                     n += 1;
