@@ -122,6 +122,11 @@ impl Rng {
         }
     }
 
+    /// Whether dice may come from outside (forced, or asked of a player).
+    pub fn has_forced(&self) -> bool {
+        self.forced.is_some()
+    }
+
     /// A dice expression of `count` physical dice is about to be rolled (`None`: it is done):
     /// what a player asked for one of its dice is told.
     pub fn rolling(&mut self, roll: Option<(&str, usize)>) {
