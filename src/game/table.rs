@@ -50,22 +50,12 @@ pub fn lines(events: &[Event], human: &str, verbose: bool) -> Vec<Line> {
                 });
             }
             kind => {
-                // Counters, scores, action points handed out or spent and watches kept or
-                // lost are notes beside the instructions, not steps of their own.
+                // Counters, scores and action points handed out or spent are notes beside the
+                // instructions, not steps of their own.
                 let numbered = e.side != human
                     && !matches!(
                         kind,
-                        "roll"
-                            | "table"
-                            | "decision"
-                            | "note"
-                            | "pool"
-                            | "take"
-                            | "give"
-                            | "score"
-                            | "collect"
-                            | "ap"
-                            | "watch"
+                        "roll" | "table" | "decision" | "note" | "pool" | "take" | "give" | "score" | "collect" | "ap"
                     );
                 let number = numbered.then(|| {
                     n += 1;
