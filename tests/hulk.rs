@@ -188,7 +188,9 @@ fn the_placement_roll_of_six_asks_the_player_which_entry_and_the_save_keeps_the_
     );
     assert!(stderr.contains("`five` is not one of the choices"), "{stderr}");
     assert!(
-        stdout.contains("at which entry area does the blip come on? 11,9 (the player's answer)"),
+        stdout.contains(
+            "at which entry area does the blip come on? 11,9 (the player's answer; the choices: 19,1, 11,9, 11,1, 2,9)"
+        ),
         "{stdout}"
     );
     let kept: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(save).unwrap()).unwrap();
@@ -209,7 +211,7 @@ fn the_placement_roll_of_six_asks_the_player_which_entry_and_the_save_keeps_the_
     let (stdout, stderr, code) = servitor(&args[..6], "end\nauto\nnot this turn\nquit\n");
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stdout.contains("at which entry area does the blip come on? 19,1 (the stand-in player's answer)"),
+        stdout.contains("at which entry area does the blip come on? 19,1 (the stand-in player's answer; the choices: 19,1, 11,9, 11,1, 2,9)"),
         "{stdout}"
     );
     // Input ending at the question takes nothing.

@@ -261,7 +261,14 @@ impl Game {
         } else {
             "the stand-in player's answer"
         };
-        self.say(format!("{question} {} ({who})", choices[pick]), None);
+        self.say(
+            format!(
+                "{question} {} ({who}; the choices: {})",
+                choices[pick],
+                choices.join(", ")
+            ),
+            None,
+        );
         Ok(choices[pick].clone())
     }
 
