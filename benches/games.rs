@@ -102,6 +102,7 @@ fn games(c: &mut Criterion) {
         dice: Vec::new(),
         calls: vec!["alien_turn".into()],
         options: Vec::new(),
+        answers: Vec::new(),
     };
     c.bench_function("one Alien turn on a busy board (setup included)", |b| {
         b.iter(|| black_box(host.scenario(&scenario).expect("the busy board plays")))

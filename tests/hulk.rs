@@ -106,7 +106,7 @@ fn sim_gives_the_same_report_for_any_number_of_jobs() {
 
 #[test]
 fn at_the_table_actions_are_paid_in_ap_and_refused_when_short() {
-    let input = "board\nmove marine-3 20,5\nmove marine-1 5,5\nturn marine-1 down\nturn marine-1 up\nturn marine-1 left\nend\nquit\n";
+    let input = "board\nmove marine-3 20,5\nmove marine-1 5,5\nturn marine-1 down\nturn marine-1 up\nturn marine-1 left\nend\nnot this turn\nquit\n";
     let (stdout, stderr, code) = servitor(
         &["play", "space-hulk-solo", "--mission", "breach-run", "--seed", "3"],
         input,
@@ -156,6 +156,68 @@ fn a_turn_that_costs_more_than_is_left_says_what_it_costs_and_what_is_left() {
     assert_eq!(code, 0, "{stderr}");
     assert!(
         stdout.contains("refused: marine-1 cannot turn down: it costs 1 AP and marine-1 has 0 AP left and the side has 0 command-points"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn the_placement_roll_of_six_asks_the_player_which_entry_and_the_save_keeps_the_answer() {
+    // Seed 7: the first Genestealer phase rolls a 6 on the placement table; `play` asks the
+    // player which entry area (game.ask), headless the stand-in answers (option player-entry).
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("hulk.json");
+    let save = save.to_str().unwrap();
+    let args = [
+        "play",
+        "space-hulk-solo",
+        "--mission",
+        "breach-run",
+        "--seed",
+        "7",
+        "--save",
+        save,
+    ];
+    // A wrong answer is asked again; the second, `2`, is the second choice listed. Then the
+    // squad's command points may answer a Genestealer (FACTS: a reaction): not this turn.
+    let (stdout, stderr, code) = servitor(&args, "end\nfive\n2\nnot this turn\nquit\n");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr
+            .contains("which entry area does the blip come on?\n    1. 19,1 (servitor's answer: auto)\n    2. 11,9\n"),
+        "the question and its choices:\n{stderr}"
+    );
+    assert!(stderr.contains("`five` is not one of the choices"), "{stderr}");
+    assert!(
+        stdout.contains(
+            "at which entry area does the blip come on? 11,9 (the player's answer; the choices: 19,1, 11,9, 11,1, 2,9)"
+        ),
+        "{stdout}"
+    );
+    let kept: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(save).unwrap()).unwrap();
+    assert!(
+        stderr.contains("acts in marine-5's sight: spend 1 of the squad's 2 command points for him to fire?"),
+        "{stderr}"
+    );
+    assert_eq!(kept["entries"][0]["choices"], serde_json::json!([2, 3]), "{kept}");
+    // The save replays the answer without asking again: the same blips are on the board.
+    let (resumed, stderr, code) = servitor(&["play", "--resume", save], "status\nquit\n");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("choose 1-"), "a resume asks nothing again:\n{stderr}");
+    assert!(
+        resumed.contains("on the board: blip-1, blip-2, genestealer-1, blip-3, genestealer-2"),
+        "{resumed}"
+    );
+    // `auto` leaves it to servitor: the stand-in's answer, the farthest free entry.
+    let (stdout, stderr, code) = servitor(&args[..6], "end\nauto\nnot this turn\nquit\n");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("at which entry area does the blip come on? 19,1 (the stand-in player's answer; the choices: 19,1, 11,9, 11,1, 2,9)"),
+        "{stdout}"
+    );
+    // Input ending at the question takes nothing.
+    let (stdout, _, _) = servitor(&args[..6], "end\n");
+    assert!(
+        stdout.contains("input ended while a die or an answer was asked for: nothing changed"),
         "{stdout}"
     );
 }

@@ -292,6 +292,7 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
                 manual_dice: args.dice == Some(DiceMode::Manual),
                 found_at: found_again(&ruleset),
                 start_dice: Vec::new(),
+                start_choices: Vec::new(),
                 entries: Vec::new(),
                 redo: Vec::new(),
             };
@@ -309,15 +310,20 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
     };
     let dice_ran_out = Arc::new(Mutex::new(false));
     let fresh = session.entries.is_empty() && !resumed;
-    let (session, game) = if fresh && session.manual_dice {
-        // The setup's dice are asked for too, and kept with the session.
+    let (session, game) = if fresh {
+        // The setup's dice (manual dice) and questions are asked too, and kept with the session.
         let mut game = host.start(&session.setup(), Some(0)).map_err(refused)?;
-        let dice = manual_dice(dice_ran_out.clone());
+        let dice = at_the_table(session.manual_dice, dice_ran_out.clone());
         game.forced = Some(dice.clone());
         let game = host.advance_to(game, &session.side).map_err(refused)?;
-        let recorded = lock(&dice).record.take().unwrap_or_default();
+        if *lock(&dice_ran_out) {
+            return Err(super::Failure::Failed(
+                "input ended while a die or an answer was asked for: no game was started".into(),
+            ));
+        }
         let mut session = session.clone();
-        session.start_dice = recorded;
+        session.start_dice = lock(&dice).record.take().unwrap_or_default();
+        session.start_choices = lock(&dice).choice_record.take().unwrap_or_default();
         (session, game)
     } else {
         let game = session.replay(&mut host).map_err(refused)?;
@@ -500,22 +506,21 @@ fn campaign_session(campaign: &Campaign, setup: &servitor::game::Setup, side: St
         manual_dice: campaign.manual_dice,
         found_at: None,
         start_dice: Vec::new(),
+        start_choices: Vec::new(),
         entries: Vec::new(),
         redo: Vec::new(),
     }
 }
 
-/// A new session's game, played to the player's first turn: with manual dice the setup's dice
-/// are asked for too, and kept with the session.
+/// A new session's game, played to the player's first turn: the setup's dice (manual dice)
+/// and questions are asked too, and kept with the session.
 fn start_game(host: &mut Host, session: &mut Session, dice_ran_out: &Arc<Mutex<bool>>) -> Result<Game, GameError> {
-    if !session.manual_dice {
-        return session.replay(host);
-    }
     let mut game = host.start(&session.setup(), Some(0))?;
-    let dice = manual_dice(dice_ran_out.clone());
+    let dice = at_the_table(session.manual_dice, dice_ran_out.clone());
     game.forced = Some(dice.clone());
     let game = host.advance_to(game, &session.side)?;
     session.start_dice = lock(&dice).record.take().unwrap_or_default();
+    session.start_choices = lock(&dice).choice_record.take().unwrap_or_default();
     Ok(game)
 }
 
@@ -740,7 +745,7 @@ impl Table {
             _ => {
                 // A new command after an undo: what was taken back cannot come back any more.
                 let redo = std::mem::take(&mut self.session.redo);
-                if !self.command(line, None)? {
+                if !self.command(line, None, None)? {
                     self.session.redo = redo;
                 }
             }
@@ -765,19 +770,21 @@ impl Table {
         }
     }
 
-    /// Runs a command; `dice` replays a redone command's dice. Whether it was accepted: a
-    /// command is accepted once the save that keeps it is written (one write), and a command
-    /// whose save cannot be written is refused, the game and the save as they were.
-    fn command(&mut self, line: &str, dice: Option<Vec<u64>>) -> Result<bool, String> {
+    /// Runs a command; `dice` and `choices` replay a redone command's dice and answers.
+    /// Whether it was accepted: a command is accepted once the save that keeps it is written
+    /// (one write), and a command whose save cannot be written is refused, the game and the
+    /// save as they were.
+    fn command(&mut self, line: &str, dice: Option<Vec<u64>>, choices: Option<Vec<u64>>) -> Result<bool, String> {
         let before = self.game.events.len();
         let forced = match (&dice, self.session.manual_dice) {
             (Some(values), manual) => Arc::new(Mutex::new(Forced {
                 values: values.iter().copied().collect(),
                 record: manual.then(Vec::new),
+                choices: choices.clone().unwrap_or_default().into(),
+                choice_record: Some(Vec::new()),
                 ..Forced::default()
             })),
-            (None, true) => manual_dice(self.dice_ran_out.clone()),
-            (None, false) => Arc::new(Mutex::new(Forced::default())),
+            (None, manual) => at_the_table(manual, self.dice_ran_out.clone()),
         };
         *lock(&self.dice_ran_out) = false;
         let placeholder = self.placeholder()?;
@@ -799,9 +806,11 @@ impl Table {
                 } else {
                     Vec::new()
                 };
+                let answers = lock(&forced).choice_record.take().unwrap_or_default();
                 self.session.entries.push(Entry {
                     line: line.to_string(),
                     dice,
+                    choices: choices.unwrap_or(answers),
                 });
                 if let Err(why) = self.save_now() {
                     self.session.entries.pop();
@@ -818,7 +827,7 @@ impl Table {
                     line,
                     false,
                     before,
-                    Some("input ended while a die was asked for: nothing changed".into()),
+                    Some("input ended while a die or an answer was asked for: nothing changed".into()),
                 );
                 Ok(false)
             }
@@ -878,7 +887,7 @@ impl Table {
             .manual_dice
             .then(|| entry.dice.clone())
             .or(Some(Vec::new()));
-        if !self.command(&entry.line, dice)? {
+        if !self.command(&entry.line, dice, Some(entry.choices.clone()))? {
             // Refused: it stays to redo, as nothing changed.
             self.session.redo.push(entry);
         }
@@ -1006,6 +1015,73 @@ fn die_for(die: &DieAsk) -> Option<String> {
         }
     }
     Some(line)
+}
+
+/// What a command asks of the player at the table: the dice, with manual dice; the answers to
+/// the game's questions (`game.ask`) always, each recorded for the save.
+fn at_the_table(manual: bool, ran_out: Arc<Mutex<bool>>) -> Arc<Mutex<Forced>> {
+    let forced = if manual {
+        manual_dice(ran_out.clone())
+    } else {
+        Arc::new(Mutex::new(Forced::default()))
+    };
+    {
+        let mut f = lock(&forced);
+        f.choose = Some(ask_choice(ran_out));
+        f.choice_record = Some(Vec::new());
+    }
+    forced
+}
+
+/// A question of the game put to the player: the question and its choices numbered, then
+/// "choose 1-3, or auto:"; a number, a choice as written, or `auto` (servitor's answer: the
+/// stand-in player's).
+fn ask_choice(ran_out: Arc<Mutex<bool>>) -> servitor::dice::rng::AskChoice {
+    Box::new(move |q: &servitor::dice::rng::ChoiceAsk| -> Option<u64> {
+        let mut text = format!("  {}\n", q.question);
+        for (k, c) in q.choices.iter().enumerate() {
+            let mark = if k == q.default {
+                " (servitor's answer: auto)"
+            } else {
+                ""
+            };
+            text.push_str(&format!("    {}. {c}{mark}\n", k + 1));
+        }
+        super::eprint_safe(&servitor::escape::visible(&text));
+        loop {
+            let prompt = format!("choose 1-{} (or type it), or auto: ", q.choices.len());
+            super::eprint_safe(&servitor::escape::visible(&prompt));
+            let Some(line) = servitor::script::outside_the_deadline(read_stdin_line) else {
+                *ran_out.lock().unwrap_or_else(|p| p.into_inner()) = true;
+                return None;
+            };
+            let answer = match line {
+                Ok(line) => line.trim().to_string(),
+                Err(why) => {
+                    super::eprint_safe(&format!("{why}\n"));
+                    continue;
+                }
+            };
+            if answer.is_empty() {
+                continue;
+            }
+            if answer == "auto" {
+                return None;
+            }
+            if let Some(k) = q.choices.iter().position(|c| *c == answer) {
+                return Some(k as u64 + 1);
+            }
+            if let Ok(k) = answer.parse::<u64>()
+                && (1..=q.choices.len() as u64).contains(&k)
+            {
+                return Some(k);
+            }
+            super::eprint_safe(&servitor::escape::visible(&format!(
+                "`{answer}` is not one of the choices: type its number (1-{}), the choice itself, or auto\n",
+                q.choices.len()
+            )));
+        }
+    })
 }
 
 /// Dice asked of the player: a line saying what the die is for, then "roll 1 red die (faces
@@ -1232,6 +1308,7 @@ mod tests {
             side: "hunters".into(),
             manual_dice: false,
             start_dice: Vec::new(),
+            start_choices: Vec::new(),
             entries: Vec::new(),
             redo: Vec::new(),
         };

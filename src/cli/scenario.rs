@@ -8,6 +8,7 @@
 //!   // call: enemy_turn                 (functions to play, in order; repeatable)
 //!   // seed: 1                          (optional; used once the forced dice run out)
 //!   // set: name=value                  (a game option, as `--set` gives it; repeatable)
+//!   // answers: 2                       (the player's answers to `game.ask`, positions from 1)
 //! and defines `fn scenario(game) { … }`, which places the pieces with the game API.
 
 use clap::Args;
@@ -40,6 +41,7 @@ pub fn read(path: &std::path::Path) -> Result<Header, super::Failure> {
         dice: Vec::new(),
         calls: Vec::new(),
         options: Vec::new(),
+        answers: Vec::new(),
     };
     for (n, line) in text.lines().enumerate() {
         let Some(rest) = line.trim().strip_prefix("//") else {
@@ -61,6 +63,14 @@ pub fn read(path: &std::path::Path) -> Result<Header, super::Failure> {
                     .split_once('=')
                     .ok_or_else(|| bad("`set:` takes name=value, e.g. `// set: style=bold`"))?;
                 sc.options.push((name.trim().to_string(), v.trim().to_string()));
+            }
+            "answers" => {
+                for word in value.split_whitespace() {
+                    sc.answers.push(
+                        word.parse()
+                            .map_err(|_| bad(&format!("`{word}` is not the number of a choice")))?,
+                    );
+                }
             }
             "dice" => {
                 for word in value.split_whitespace() {

@@ -506,12 +506,20 @@ struct Lying {
 }
 
 fn roll_kinds(pool: &Pool, rng: &mut Rng) -> Vec<Lying> {
+    // A player asked for these dice is told what they are (`3d6`, die 2 of 3), as for a total.
+    let told = rng.has_forced();
+    if told {
+        rng.rolling(Some((&pool.as_expr().to_string(), pool.dice_count() as usize)));
+    }
     let mut out = Vec::new();
     for (k, (count, kind)) in pool.dice.iter().enumerate() {
         for _ in 0..*count {
             let (die, shown) = kind.roll_shown(rng);
             out.push(Lying { kind: k, die, shown });
         }
+    }
+    if told {
+        rng.rolling(None);
     }
     out
 }

@@ -32,6 +32,25 @@ pub struct Forced {
     pub record: Option<Vec<u64>>,
     /// What is being rolled now, for the player asked for a die.
     pub context: RollContext,
+    /// Answers to a game's questions to the player (`game.ask`), as positions from 1 among the
+    /// choices: given first (a replay's), then `choose` (the player at the table), else the
+    /// question's default (the stand-in player's answer). With `choice_record` on, every
+    /// answer is kept, as `record` keeps dice.
+    pub choices: VecDeque<u64>,
+    pub choose: Option<AskChoice>,
+    pub choice_record: Option<Vec<u64>>,
+}
+
+/// Asks the player to choose: the position from 1 of the choice, or `None` for the default.
+pub type AskChoice = Box<dyn FnMut(&ChoiceAsk) -> Option<u64> + Send>;
+
+/// A question a game puts to the player (`game.ask`).
+#[derive(Debug, Clone, Default)]
+pub struct ChoiceAsk {
+    pub question: String,
+    pub choices: Vec<String>,
+    /// The position from 0 of the answer given when the player leaves it to servitor.
+    pub default: usize,
 }
 
 /// The roll a die asked of a player belongs to.
@@ -54,6 +73,9 @@ impl std::fmt::Debug for Forced {
             .field("ask", &self.ask.is_some())
             .field("record", &self.record)
             .field("context", &self.context)
+            .field("choices", &self.choices)
+            .field("choose", &self.choose.is_some())
+            .field("choice_record", &self.choice_record)
             .finish()
     }
 }
@@ -98,6 +120,11 @@ impl Rng {
             purpose: Some(purpose.into()),
             ..Rng::seeded(mix(seed, purpose))
         }
+    }
+
+    /// Whether dice may come from outside (forced, or asked of a player).
+    pub fn has_forced(&self) -> bool {
+        self.forced.is_some()
     }
 
     /// A dice expression of `count` physical dice is about to be rolled (`None`: it is done):

@@ -712,6 +712,24 @@ fn register_reads(engine: &mut Engine, api: &Api) {
         a.with(|g, _| g.say_with(text.to_string(), Some(source.to_string()), json_fields(&fields)?))
     });
     let a = api.clone();
+    engine.register_fn(
+        "ask",
+        move |_: GameRef, question: &str, choices: Array, default: &str| {
+            a.with(|g, _| {
+                let choices: Vec<String> = choices
+                    .iter()
+                    .map(|c| {
+                        c.clone()
+                            .into_string()
+                            .map_err(|t| format!("`ask` offers choices as strings; one is a {t}"))
+                    })
+                    .collect::<Result<_, _>>()?;
+                a.cost(choices.len() as u64)?;
+                g.ask(question, &choices, default)
+            })
+        },
+    );
+    let a = api.clone();
     engine.register_fn("use_stream", move |_: GameRef, name: &str| {
         a.with(|g, run| {
             if name.is_empty() || name == super::IDLE_STREAM {

@@ -150,12 +150,13 @@ pub struct Candidate {
 impl Event {
     /// The engine's bookkeeping, which a player at the table has nothing to do for: a
     /// script's variables and piece fields, a side's first entry into a section, counters
-    /// moved between pools (a random draw is kind `draw`, and shown). Accounts leave these
+    /// moved between pools (a random draw is kind `draw`, and shown), a watch kept or ended
+    /// (what the rules make of it — a shot, a jam — is logged on its own). Accounts leave these
     /// out unless asked (`--verbose`); the JSON log keeps them.
     pub fn is_bookkeeping(&self) -> bool {
         matches!(
             self.kind.as_str(),
-            "var" | "set" | "entered" | "take" | "give" | "choice"
+            "var" | "set" | "entered" | "take" | "give" | "choice" | "watch"
         )
     }
 

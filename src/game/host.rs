@@ -47,6 +47,9 @@ pub struct Scenario {
     pub calls: Vec<String>,
     /// The game's options (`// set: name=value`), checked as `--set` is.
     pub options: Vec<(String, String)>,
+    /// The player's answers to the game's questions (`game.ask`), in order, as positions from
+    /// 1 among the choices (0: the default); a question past them gets its default.
+    pub answers: Vec<u64>,
 }
 
 /// Why a game could not be played.
@@ -451,6 +454,7 @@ impl Host {
         let mut game = self.make_game(def, &sc.mission, sc.seed, options)?;
         let forced = Arc::new(Mutex::new(crate::dice::rng::Forced {
             values: sc.dice.iter().copied().collect(),
+            choices: sc.answers.iter().copied().collect(),
             ..Default::default()
         }));
         game.forced = Some(forced.clone());
@@ -496,6 +500,13 @@ impl Host {
             let left: Vec<String> = lock(&forced).values.iter().map(u64::to_string).collect();
             return Err(GameError::Usage(format!(
                 "the scenario forced more dice than were rolled: {} left over",
+                left.join(" ")
+            )));
+        }
+        if !lock(&forced).choices.is_empty() {
+            let left: Vec<String> = lock(&forced).choices.iter().map(u64::to_string).collect();
+            return Err(GameError::Usage(format!(
+                "the scenario gave more answers than questions were asked: {} left over",
                 left.join(" ")
             )));
         }

@@ -212,6 +212,66 @@ impl Game {
         self.events.push(e);
     }
 
+    /// A question put to the player (`game.ask`): `choices` to pick one of, `default` the
+    /// answer when nobody is asked (a headless game: the stand-in player's), or when the
+    /// player leaves it to servitor. The answer comes from the forced answers first (a
+    /// replayed session), then the player at the table (`Forced::choose`); it is recorded
+    /// when the session records answers, and logged as a decision saying who gave it.
+    pub fn ask(&mut self, question: &str, choices: &[String], default: &str) -> Result<String, String> {
+        if choices.is_empty() {
+            return Err(format!(
+                "`ask` needs at least one choice to offer (question: {question})"
+            ));
+        }
+        let Some(fallback) = choices.iter().position(|c| c == default) else {
+            return Err(format!(
+                "`ask`: the default `{default}` is not one of the choices ({})",
+                choices.join(", ")
+            ));
+        };
+        let n = choices.len() as u64;
+        let mut answered = None;
+        if let Some(forced) = &self.forced {
+            let mut f = forced.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(v) = f.choices.pop_front() {
+                if v > n {
+                    return Err(format!(
+                        "an answer saved as {v} was given to a question with {n} choices ({question})"
+                    ));
+                }
+                // 0: the player left it to servitor.
+                answered = (v > 0).then(|| v as usize - 1);
+            } else if let Some(choose) = f.choose.as_mut() {
+                let asking = crate::dice::rng::ChoiceAsk {
+                    question: question.to_string(),
+                    choices: choices.to_vec(),
+                    default: fallback,
+                };
+                answered = choose(&asking).filter(|v| (1..=n).contains(v)).map(|v| v as usize - 1);
+            }
+            let pick = answered.unwrap_or(fallback);
+            if let Some(record) = f.choice_record.as_mut() {
+                // 0: left to servitor (the default), so a replay asks nobody and takes it again.
+                record.push(answered.map_or(0, |_| pick as u64 + 1));
+            }
+        }
+        let pick = answered.unwrap_or(fallback);
+        let who = if answered.is_some() {
+            "the player's answer"
+        } else {
+            "the stand-in player's answer"
+        };
+        self.say(
+            format!(
+                "{question} {} ({who}; the choices: {})",
+                choices[pick],
+                choices.join(", ")
+            ),
+            None,
+        );
+        Ok(choices[pick].clone())
+    }
+
     /// A choice made natively (a verb's target): a `choice` event with what it was made
     /// among. Bookkeeping at the table (shown with `--verbose`); the referee's log keeps it.
     pub fn choice(&mut self, text: String, candidates: Vec<event::Candidate>) {

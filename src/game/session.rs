@@ -20,6 +20,10 @@ pub struct Entry {
     /// automatic dice the seed gives them again).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dice: Vec<u64>,
+    /// The player's answer to every question the command asked (`game.ask`), as positions
+    /// from 1 among the choices (0: left to servitor), with manual and automatic dice alike.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -43,6 +47,9 @@ pub struct Session {
     /// The dice of the setup and of the phases before the player's first turn (manual dice).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub start_dice: Vec<u64>,
+    /// The answers to the questions of the setup and of the phases before the player's first turn.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub start_choices: Vec<u64>,
     pub entries: Vec<Entry>,
     /// Commands taken back by `undo`, last first out.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -109,29 +116,45 @@ impl Session {
         }
         let mut game = host.start(&self.setup(), Some(0))?;
         let dice: Dice = Arc::new(Mutex::new(Forced::default()));
-        self.force(&dice, &self.start_dice);
+        self.force(&dice, &self.start_dice, &self.start_choices);
         game.forced = Some(dice.clone());
         game = host.advance_to(game, &self.side)?;
         check_dice(&dice, &self.start_dice, "the setup").map_err(GameError::Save)?;
+        check_choices(&dice, "the setup").map_err(GameError::Save)?;
         for (n, entry) in self.entries.iter().enumerate() {
-            self.force(&dice, &entry.dice);
+            self.force(&dice, &entry.dice, &entry.choices);
             let what = || format!("command {} (`{}`)", n + 1, entry.line);
             game = run_line(host, game, &entry.line, &self.side).map_err(|e| match e {
                 GameError::Refused(m) => GameError::Save(format!("{} no longer plays: {m}", what())),
                 other => other,
             })?;
             check_dice(&dice, &entry.dice, &what()).map_err(GameError::Save)?;
+            check_choices(&dice, &what()).map_err(GameError::Save)?;
         }
         Ok(game)
     }
 
-    /// Sets `dice` to give `values` next, recording what is rolled (manual dice).
-    fn force(&self, dice: &Dice, values: &[u64]) {
+    /// Sets `dice` to give `values` next, recording what is rolled (manual dice), and the
+    /// answers `choices` to the questions asked.
+    fn force(&self, dice: &Dice, values: &[u64], choices: &[u64]) {
         let mut d = lock(dice);
         d.values = values.iter().copied().collect();
         d.misfits.clear();
         d.record = self.manual_dice.then(Vec::new);
+        d.choices = choices.iter().copied().collect();
     }
+}
+
+/// After a command was replayed with its saved answers: every one was asked for.
+pub fn check_choices(dice: &Dice, what: &str) -> Result<(), String> {
+    let left = lock(dice).choices.len();
+    if left > 0 {
+        return Err(format!(
+            "{what}: the save has {left} more answer{} than it asks questions",
+            if left == 1 { "" } else { "s" }
+        ));
+    }
+    Ok(())
 }
 
 /// A command as a player may type it: one line of at most [`MAX_COMMAND_BYTES`].

@@ -50,11 +50,12 @@ pub fn lines(events: &[Event], human: &str, verbose: bool) -> Vec<Line> {
                 });
             }
             kind => {
-                // Counters and scores are notes beside the instructions, not steps of their own.
+                // Counters, scores and action points handed out or spent are notes beside the
+                // instructions, not steps of their own.
                 let numbered = e.side != human
                     && !matches!(
                         kind,
-                        "roll" | "table" | "decision" | "note" | "pool" | "take" | "give" | "score" | "collect"
+                        "roll" | "table" | "decision" | "note" | "pool" | "take" | "give" | "score" | "collect" | "ap"
                     );
                 let number = numbered.then(|| {
                     n += 1;

@@ -296,6 +296,8 @@ impl Companion {
             side,
             manual_dice: new.manual_dice,
             start_dice: Vec::new(),
+            // The page does not ask the game's questions yet (`game.ask`): servitor answers them.
+            start_choices: Vec::new(),
             entries: Vec::new(),
             redo: Vec::new(),
         };
@@ -404,6 +406,7 @@ impl Companion {
                     session.entries.push(Entry {
                         line: line.to_string(),
                         dice,
+                        choices: Vec::new(),
                     });
                 }
                 self.answer(line, true, None, lines)
