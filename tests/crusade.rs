@@ -198,7 +198,14 @@ fn chapter_cards_are_chosen_at_setup_and_played_by_the_rules() {
                  card auto-targeter commander\nfire commander bolt-pistol at ork-1\nfire commander bolt-pistol at ork-1\n\
                  fire commander bolt-pistol at ork-1\ncard auto-targeter marine-2\nquit\n";
     let (stdout, stderr, code) = servitor(
-        &["play", "space-crusade-solo", "--mission", "reactor-strike", "--seed", "2"],
+        &[
+            "play",
+            "space-crusade-solo",
+            "--mission",
+            "reactor-strike",
+            "--seed",
+            "2",
+        ],
         input,
     );
     assert_eq!(code, 0, "{stderr}");
@@ -216,7 +223,11 @@ fn chapter_cards_are_chosen_at_setup_and_played_by_the_rules() {
     }
     // Suspensors: the fifth square after entering is within a heavy-weapon Marine's 6.
     assert!(!stdout.contains("marine-3 has"), "{stdout}");
-    assert_eq!(stdout.matches("commander fires the Bolt pistol at ork-1").count(), 2, "{stdout}");
+    assert_eq!(
+        stdout.matches("commander fires the Bolt pistol at ork-1").count(),
+        2,
+        "{stdout}"
+    );
 }
 
 /// A squad chosen badly is refused before the game starts, saying what to choose.
@@ -236,7 +247,14 @@ fn a_wrong_chapter_card_choice_is_refused_with_the_choices() {
     assert_ne!(code, 0);
     assert!(stderr.contains("equipment names suspensors twice"), "{stderr}");
     let (_, stderr, code) = servitor(
-        &["game", "space-crusade-solo", "--mission", "reactor-strike", "--set", "equipment=suspensors,grapnel"],
+        &[
+            "game",
+            "space-crusade-solo",
+            "--mission",
+            "reactor-strike",
+            "--set",
+            "equipment=suspensors,grapnel",
+        ],
         "",
     );
     assert_ne!(code, 0);
@@ -420,14 +438,27 @@ fn why_follows_a_revealed_blip_under_either_name() {
 #[test]
 fn board_marks_what_a_model_can_see() {
     let (stdout, stderr, code) = servitor(
-        &["play", "space-crusade-solo", "--mission", "reactor-strike", "--seed", "2"],
+        &[
+            "play",
+            "space-crusade-solo",
+            "--mission",
+            "reactor-strike",
+            "--seed",
+            "2",
+        ],
         "enter commander 6,1\nboard comander\nboard commander\nquit\n",
     );
     assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("refused: no piece `comander`: did you mean `commander`?"), "{stdout}");
+    assert!(
+        stdout.contains("refused: no piece `comander`: did you mean `commander`?"),
+        "{stdout}"
+    );
     assert!(stdout.contains("∘ what commander can see (9 squares)"), "{stdout}");
     // The airlock corridor below the claw: the commander on 6,1 sees down it (7,1 is marked, 6,2 too).
-    let marked = stdout.lines().find(|l| l.starts_with(" 2 │")).expect("row 2 of the board");
+    let marked = stdout
+        .lines()
+        .find(|l| l.starts_with(" 2 │"))
+        .expect("row 2 of the board");
     assert!(marked.contains("│∘ ·│"), "{marked}");
 }
 
@@ -436,17 +467,42 @@ fn board_marks_what_a_model_can_see() {
 /// is the same as without the profile (a profile never changes a game).
 #[test]
 fn sim_profile_shares_script_time_by_function() {
-    let args = ["sim", "space-crusade-solo", "--mission", "purge", "--games", "2", "--seed", "5", "--jobs", "1"];
+    let args = [
+        "sim",
+        "space-crusade-solo",
+        "--mission",
+        "purge",
+        "--games",
+        "2",
+        "--seed",
+        "5",
+        "--jobs",
+        "1",
+    ];
     let plain = ok(&args);
     let profiled = ok(&[&args[..], &["--profile"]].concat());
     let (report, profile) = profiled.split_once("script time by function").expect("a profile");
-    let without_timing = |s: &str| s.lines().filter(|l| !l.contains(" games in ")).collect::<Vec<_>>().join("\n");
+    let without_timing = |s: &str| {
+        s.lines()
+            .filter(|l| !l.contains(" games in "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
     assert_eq!(without_timing(report), without_timing(&plain));
     let share = |name: &str| -> f64 {
-        let line = profile.lines().find(|l| l.ends_with(&format!("  {name}"))).unwrap_or_else(|| panic!("{name} in {profile}"));
+        let line = profile
+            .lines()
+            .find(|l| l.ends_with(&format!("  {name}")))
+            .unwrap_or_else(|| panic!("{name} in {profile}"));
         line.split_whitespace().next().unwrap().parse().unwrap()
     };
     let phases = share("marine_turn") + share("alien_turn") + share("setup_game");
-    assert!((70.0..=100.1).contains(&phases), "the phases (besides the after-activation triggers the engine calls) hold {phases} % of script time:\n{profile}");
-    assert!(share("attack") <= share("marine_turn") + share("alien_turn"), "{profile}");
+    assert!(
+        (70.0..=100.1).contains(&phases),
+        "the phases (besides the after-activation triggers the engine calls) hold {phases} % of script time:\n{profile}"
+    );
+    assert!(
+        share("attack") <= share("marine_turn") + share("alien_turn"),
+        "{profile}"
+    );
 }

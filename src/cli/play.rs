@@ -1213,7 +1213,11 @@ fn board(game: &Game, svg: Option<&str>, human: &str) -> Result<String, String> 
     if let Some(i) = svg.and_then(|id| game.state.index_of(id)) {
         let p = &game.state.pieces[i];
         if !p.on_board() || p.at.is_none() {
-            return Err(format!("{} is not on the board ({})", servitor::escape::one_line(&p.id), p.status));
+            return Err(format!(
+                "{} is not on the board ({})",
+                servitor::escape::one_line(&p.id),
+                p.status
+            ));
         }
         overlay.seen = game.view.squares_seen(&game.state.pieces, i);
         legend.push(format!(

@@ -9,11 +9,11 @@
 //! own turn keeping) is charged to nobody. Off unless asked for: the callback makes scripts
 //! several times slower, so the shares are what to read, not the times.
 
+use super::sandbox::Instant;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::ThreadId;
-use super::sandbox::Instant;
 
 static ON: AtomicBool = AtomicBool::new(false);
 static STATE: Mutex<Option<State>> = Mutex::new(None);
@@ -88,7 +88,9 @@ pub(crate) fn end() {
 /// all, in seconds.
 pub fn report() -> (Vec<Share>, f64) {
     let guard = lock();
-    let Some(state) = guard.as_ref() else { return (Vec::new(), 0.0) };
+    let Some(state) = guard.as_ref() else {
+        return (Vec::new(), 0.0);
+    };
     let total = state.total.max(1) as f64;
     let mut out: Vec<Share> = state
         .by_function
@@ -99,6 +101,10 @@ pub fn report() -> (Vec<Share>, f64) {
             own: own as f64 / total,
         })
         .collect();
-    out.sort_by(|a, b| b.inclusive.total_cmp(&a.inclusive).then_with(|| a.function.cmp(&b.function)));
+    out.sort_by(|a, b| {
+        b.inclusive
+            .total_cmp(&a.inclusive)
+            .then_with(|| a.function.cmp(&b.function))
+    });
     (out, state.total as f64 / 1e9)
 }
