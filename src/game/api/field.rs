@@ -72,6 +72,16 @@ fn walk_route(g: &mut crate::game::Game, id: &str, t: &Towards, why: &str) {
             route: t.route.clone(),
         },
     );
+    // `moved` on a battlefield: once per walk, with its ends and every corner of its route.
+    if let Some(side) = g.state.pieces.iter().find(|p| p.id == id).map(|p| p.side.clone()) {
+        let mut map = Map::new();
+        map.insert("piece".into(), id.into());
+        map.insert("from".into(), Dynamic::from_map(point_map(from)));
+        map.insert("to".into(), Dynamic::from_map(point_map(end)));
+        let route: rhai::Array = t.route.iter().map(|p| Dynamic::from_map(point_map(*p))).collect();
+        map.insert("route".into(), route.into());
+        g.queue(crate::ruleset::TriggerEvent::Moved, &side, map);
+    }
 }
 
 pub(super) fn register(engine: &mut Engine, api: &Api) {
