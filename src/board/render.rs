@@ -302,7 +302,12 @@ pub fn battlefield_legend(b: &super::field::Battlefield) -> String {
         b.width, b.height
     )];
     for z in &b.zones {
-        lines.push(format!("░ zone {}", z.name));
+        let round = if b.avoid.contains(&z.name) {
+            " (moves go round it)"
+        } else {
+            ""
+        };
+        lines.push(format!("░ zone {}{round}", z.name));
     }
     for t in &b.terrain {
         lines.push(format!("▓ {}", t.name));

@@ -56,7 +56,13 @@ impl Game {
     /// Work units of a question over the battlefield's terrain: its corners, at least 1.
     pub fn field_corners(&self) -> u64 {
         self.battlefield()
-            .map(|b| b.terrain.iter().map(|t| t.corners.len() as u64).sum::<u64>())
+            .map(|b| {
+                b.terrain
+                    .iter()
+                    .chain(b.zones.iter().filter(|z| b.avoid.contains(&z.name)))
+                    .map(|t| t.corners.len() as u64)
+                    .sum::<u64>()
+            })
             .unwrap_or(0)
             .max(1)
     }
