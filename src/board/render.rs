@@ -290,9 +290,15 @@ pub fn battlefield_text(b: &super::field::Battlefield) -> String {
     out
 }
 
-/// A marker's letter: its last character (`objective-3` → `3`).
+/// A marker's letter: its last character (`objective-3` → `3`), in capitals, unless the name
+/// ends in a space and the letter to draw (`spawn-1 a` → `a`: a game's own lettering).
 pub fn marker_char(name: &str) -> char {
-    name.chars().last().map_or('?', |c| c.to_ascii_uppercase())
+    let mut tail = name.chars().rev();
+    match (tail.next(), tail.next()) {
+        (Some(c), Some(' ')) => c,
+        (Some(c), _) => c.to_ascii_uppercase(),
+        _ => '?',
+    }
 }
 
 /// A key to a battlefield picture.

@@ -223,6 +223,12 @@ impl Game {
             b.markers.push((format!("{} {letter}", p.id), at));
             legend.push(format!("{letter} {} ({}) at {}", p.id, p.side, show(at)));
         }
+        // The game's own marks (`game.mark_at`), lettered a, b, c, …
+        let small = "abcdefghijklmnopqrstuvwxyz".chars().chain(std::iter::repeat('+'));
+        for ((name, at), letter) in self.state.marks.iter().zip(small) {
+            b.markers.push((format!("{name} {letter}"), *at));
+            legend.push(format!("{letter} {name} at {}", show(*at)));
+        }
         Some((b, legend))
     }
 }

@@ -109,6 +109,53 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
+    engine.register_fn("mark_at", move |_: GameRef, name: &str, x: Dynamic, y: Dynamic| {
+        a.with(|g, _| {
+            let at = Point::new(num(&x, "x")?, num(&y, "y")?);
+            let b = g.battlefield()?;
+            if !at.x.is_finite() || !at.y.is_finite() || !b.on_table(at) {
+                return Err(format!("{} is off the {} × {} table", show(at), b.width, b.height));
+            }
+            if name.is_empty() || name.len() > 64 {
+                return Err("a mark's name is 1 to 64 characters".into());
+            }
+            if !g.state.marks.contains_key(name) && g.state.marks.len() >= crate::limits::MAX_GAME_PIECES {
+                return Err(format!(
+                    "a game holds at most {} marks (`MAX_GAME_PIECES`)",
+                    crate::limits::MAX_GAME_PIECES
+                ));
+            }
+            g.act(
+                "mark",
+                format!("mark {name} at {}", show(at)),
+                None,
+                Action::Mark {
+                    name: name.into(),
+                    point: Some(at),
+                },
+            );
+            Ok(())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("unmark", move |_: GameRef, name: &str| {
+        a.with(|g, _| {
+            if !g.state.marks.contains_key(name) {
+                return Err(format!("no mark `{name}` on the battlefield"));
+            }
+            g.act(
+                "mark",
+                format!("mark {name} taken away"),
+                None,
+                Action::Mark {
+                    name: name.into(),
+                    point: None,
+                },
+            );
+            Ok(())
+        })
+    });
+    let a = api.clone();
     engine.register_fn("battlefield", move |_: GameRef| {
         a.with(|g, _| {
             let b = g.battlefield()?;
