@@ -212,10 +212,10 @@ impl Battlefield {
     /// avoided zones shut every way, round the terrain alone; `None` if there is none.
     pub fn route(&self, from: Point, to: Point) -> Option<Vec<Point>> {
         let obstacles = self.obstacles(from, to);
-        if obstacles.len() > self.terrain.len() {
-            if let Some(r) = self.route_among(from, to, &obstacles) {
-                return Some(r);
-            }
+        if obstacles.len() > self.terrain.len()
+            && let Some(r) = self.route_among(from, to, &obstacles)
+        {
+            return Some(r);
         }
         let terrain: Vec<&Polygon> = self.terrain.iter().collect();
         self.route_among(from, to, &terrain)
@@ -319,6 +319,27 @@ mod tests {
             source: None,
             span: Span::default(),
         }
+    }
+
+    #[test]
+    fn a_route_goes_round_an_avoided_zone_unless_it_starts_in_it() {
+        let mut b = square_terrain();
+        b.zones.push(Polygon {
+            name: "pool".into(),
+            corners: vec![
+                Point::new(10.0, 36.0),
+                Point::new(20.0, 36.0),
+                Point::new(20.0, 44.0),
+                Point::new(10.0, 44.0),
+            ],
+        });
+        let (from, to) = (Point::new(5.0, 40.0), Point::new(25.0, 40.0));
+        assert_eq!(b.route(from, to).unwrap().len(), 2, "not avoided: straight through");
+        b.avoid.push("pool".into());
+        let round = b.route(from, to).unwrap();
+        assert!(round.len() > 2 && length(&round) > 20.0, "avoided: round it");
+        let out = b.route(Point::new(15.0, 40.0), to).unwrap();
+        assert_eq!(out.len(), 2, "from inside it: straight out");
     }
 
     #[test]

@@ -110,42 +110,37 @@ impl Lower<'_> {
         let terrain: Vec<Polygon> = props.all("terrain").filter_map(|p| polygon(self, p)).collect();
         // `avoid [zone, …]`: zones moves go round like terrain, though pieces may stand in them.
         let mut avoid = Vec::new();
-        if let Some(p) = props.get("avoid") {
-            if let Some(value) = self.one(p, "[zone, zone]") {
-                let names: Option<Vec<(String, crate::source::Span)>> = match &value.kind {
-                    ast::ValueKind::List(items) => items
-                        .iter()
-                        .map(|v| v.as_name().map(|n| (n.to_string(), v.span)))
-                        .collect(),
-                    _ => None,
-                };
-                match names {
-                    Some(names) => {
-                        for (name, span) in names {
-                            if zones.iter().any(|z| z.name == name) {
-                                avoid.push(name);
-                            } else {
-                                let mut d = Diagnostic::error(
-                                    span,
-                                    format!("no zone `{name}` on this battlefield"),
-                                    "not a zone",
-                                );
-                                if let Some(h) =
-                                    crate::diagnostic::did_you_mean(&name, zones.iter().map(|z| z.name.as_str()))
-                                {
-                                    d = d.with_help(h);
-                                }
-                                self.err(d);
+        let listed = props.get("avoid").and_then(|p| self.one(p, "[zone, zone]"));
+        if let Some(value) = listed {
+            let names: Option<Vec<(String, crate::source::Span)>> = match &value.kind {
+                ast::ValueKind::List(items) => items
+                    .iter()
+                    .map(|v| v.as_name().map(|n| (n.to_string(), v.span)))
+                    .collect(),
+                _ => None,
+            };
+            match names {
+                Some(names) => {
+                    for (name, span) in names {
+                        if zones.iter().any(|z| z.name == name) {
+                            avoid.push(name);
+                        } else {
+                            let mut d =
+                                Diagnostic::error(span, format!("no zone `{name}` on this battlefield"), "not a zone");
+                            if let Some(h) =
+                                crate::diagnostic::did_you_mean(&name, zones.iter().map(|z| z.name.as_str()))
+                            {
+                                d = d.with_help(h);
                             }
+                            self.err(d);
                         }
                     }
-                    None => self.err(
-                        Diagnostic::error(value.span, "`avoid` takes a list of zone names", value.describe())
-                            .with_help(
-                                "write `avoid [burning-pool]`: zones moves go round, though pieces may stand in them",
-                            ),
-                    ),
                 }
+                None => self.err(
+                    Diagnostic::error(value.span, "`avoid` takes a list of zone names", value.describe()).with_help(
+                        "write `avoid [burning-pool]`: zones moves go round, though pieces may stand in them",
+                    ),
+                ),
             }
         }
         let mut markers = Vec::new();
