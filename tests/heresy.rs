@@ -119,13 +119,14 @@ fn sim_gives_the_same_report_for_any_number_of_jobs() {
     assert_eq!(run("1"), run("2"));
 }
 
-/// A player at the table from a pipe: the battlefield drawn with the units lettered, a move
-/// to a point, a move refused (off the table) that changes nothing, servitor rolling a
-/// shooting, then `end` turn after turn until the game is over.
+/// A player at the table from a pipe: the battlefield drawn with the units lettered and the
+/// spawn markers, a move to a point, moves refused (off the table, within 1" of an enemy)
+/// that change nothing, servitor rolling a shooting, then `end` turn after turn until the
+/// game is over.
 #[test]
 fn a_whole_game_at_the_table_from_a_pipe() {
     let mut input = String::from(
-        "board\nmove warden-line-squad-2 30,34\nmove warden-line-squad-2 100,20\nshoot warden-line-squad-2 rust-rabble-1\n",
+        "board\nmove warden-line-squad-2 30,34\nmove warden-line-squad-2 100,20\nmove warden-captain-1 21,41\nshoot warden-line-squad-2 rust-rabble-1\n",
     );
     for _ in 0..30 {
         input.push_str("end\n");
@@ -137,6 +138,13 @@ fn a_whole_game_at_the_table_from_a_pipe() {
         "{stdout}"
     );
     assert!(stdout.contains("refused: 100.0,20.0 is off the table"), "{stdout}");
+    // No move ends within 1" of an enemy unit outside a charge (7th edition).
+    assert!(
+        stdout.contains("from rust-warboss-1: outside a charge a unit ends its move at least 1\" from enemy units"),
+        "{stdout}"
+    );
+    // The spawn markers thrown in setup are drawn, small letters after the units.
+    assert!(stdout.contains("a spawn-1 at (22.0, 14.0)"), "{stdout}");
     assert!(
         stdout.contains("warden-line-squad-2 fires at rust-rabble-1"),
         "{stdout}"

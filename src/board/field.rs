@@ -97,6 +97,8 @@ pub struct Battlefield {
     pub height: f64,
     pub zones: Vec<Polygon>,
     pub terrain: Vec<Polygon>,
+    /// Zones (by name) that routes go round like terrain, though a piece may stand in one.
+    pub avoid: Vec<String>,
     pub markers: Vec<(String, Point)>,
     pub source: Option<String>,
     pub text: Option<String>,
@@ -168,10 +170,24 @@ impl Battlefield {
             .count()
     }
 
-    /// Corners a shortest route may bend round: each convex terrain corner, pushed just outside.
-    fn waypoints(&self) -> Vec<Point> {
+    /// What a route from `from` to `to` goes round: the terrain, and each zone the battlefield
+    /// avoids unless the route starts or ends in it (a piece in one walks straight out).
+    fn obstacles(&self, from: Point, to: Point) -> Vec<&Polygon> {
+        let mut out: Vec<&Polygon> = self.terrain.iter().collect();
+        out.extend(
+            self.zones
+                .iter()
+                .filter(|z| self.avoid.contains(&z.name) && !z.contains(from) && !z.contains(to)),
+        );
+        out
+    }
+
+    /// Corners a shortest route may bend round: each convex corner of `obstacles`, pushed just
+    /// outside.
+    fn waypoints(&self, obstacles: &[&Polygon]) -> Vec<Point> {
+        let inside = |p: Point| obstacles.iter().any(|o| o.contains(p));
         let mut out = Vec::new();
-        for t in &self.terrain {
+        for t in obstacles {
             let n = t.corners.len();
             for i in 0..n {
                 let (prev, v, next) = (t.corners[(i + n - 1) % n], t.corners[i], t.corners[(i + 1) % n]);
@@ -183,7 +199,7 @@ impl Battlefield {
                 let b = unit(Point::new(v.x - next.x, v.y - next.y));
                 let out_dir = unit(Point::new(a.x + b.x, a.y + b.y));
                 let w = Point::new(v.x + out_dir.x * CLEARANCE, v.y + out_dir.y * CLEARANCE);
-                if self.on_table(w) && self.terrain_at(w).is_none() {
+                if self.on_table(w) && !inside(w) {
                     out.push(w);
                 }
             }
@@ -191,14 +207,27 @@ impl Battlefield {
         out
     }
 
-    /// The shortest route from `from` to `to` round impassable terrain (Dijkstra over the
-    /// visibility graph of terrain corners); `None` if there is none.
+    /// The shortest route from `from` to `to` round impassable terrain and the zones the
+    /// battlefield avoids (Dijkstra over the visibility graph of their corners); when the
+    /// avoided zones shut every way, round the terrain alone; `None` if there is none.
     pub fn route(&self, from: Point, to: Point) -> Option<Vec<Point>> {
-        if self.clear(from, to) {
+        let obstacles = self.obstacles(from, to);
+        if obstacles.len() > self.terrain.len()
+            && let Some(r) = self.route_among(from, to, &obstacles)
+        {
+            return Some(r);
+        }
+        let terrain: Vec<&Polygon> = self.terrain.iter().collect();
+        self.route_among(from, to, &terrain)
+    }
+
+    fn route_among(&self, from: Point, to: Point, obstacles: &[&Polygon]) -> Option<Vec<Point>> {
+        let clear = |a: Point, b: Point| !obstacles.iter().any(|t| t.blocks(a, b));
+        if clear(from, to) {
             return Some(vec![from, to]);
         }
         let mut nodes = vec![from, to];
-        nodes.extend(self.waypoints());
+        nodes.extend(self.waypoints(obstacles));
         let n = nodes.len();
         let mut dist = vec![f64::INFINITY; n];
         let mut prev = vec![usize::MAX; n];
@@ -220,7 +249,7 @@ impl Battlefield {
                     continue;
                 }
                 let d = dist[u] + nodes[u].distance(nodes[v]);
-                if d < dist[v] && self.clear(nodes[u], nodes[v]) {
+                if d < dist[v] && clear(nodes[u], nodes[v]) {
                     dist[v] = d;
                     prev[v] = u;
                 }
@@ -284,11 +313,33 @@ mod tests {
                     Point::new(30.0, 30.0),
                 ],
             }],
+            avoid: Vec::new(),
             markers: Vec::new(),
             text: None,
             source: None,
             span: Span::default(),
         }
+    }
+
+    #[test]
+    fn a_route_goes_round_an_avoided_zone_unless_it_starts_in_it() {
+        let mut b = square_terrain();
+        b.zones.push(Polygon {
+            name: "pool".into(),
+            corners: vec![
+                Point::new(10.0, 36.0),
+                Point::new(20.0, 36.0),
+                Point::new(20.0, 44.0),
+                Point::new(10.0, 44.0),
+            ],
+        });
+        let (from, to) = (Point::new(5.0, 40.0), Point::new(25.0, 40.0));
+        assert_eq!(b.route(from, to).unwrap().len(), 2, "not avoided: straight through");
+        b.avoid.push("pool".into());
+        let round = b.route(from, to).unwrap();
+        assert!(round.len() > 2 && length(&round) > 20.0, "avoided: round it");
+        let out = b.route(Point::new(15.0, 40.0), to).unwrap();
+        assert_eq!(out.len(), 2, "from inside it: straight out");
     }
 
     #[test]

@@ -294,9 +294,15 @@ pub fn battlefield_text(b: &super::field::Battlefield) -> String {
     out
 }
 
-/// A marker's letter: its last character (`objective-3` → `3`).
+/// A marker's letter: its last character (`objective-3` → `3`), in capitals, unless the name
+/// ends in a space and the letter to draw (`spawn-1 a` → `a`: a game's own lettering).
 pub fn marker_char(name: &str) -> char {
-    name.chars().last().map_or('?', |c| c.to_ascii_uppercase())
+    let mut tail = name.chars().rev();
+    match (tail.next(), tail.next()) {
+        (Some(c), Some(' ')) => c,
+        (Some(c), _) => c.to_ascii_uppercase(),
+        _ => '?',
+    }
 }
 
 /// A key to a battlefield picture.
@@ -306,7 +312,12 @@ pub fn battlefield_legend(b: &super::field::Battlefield) -> String {
         b.width, b.height
     )];
     for z in &b.zones {
-        lines.push(format!("░ zone {}", z.name));
+        let round = if b.avoid.contains(&z.name) {
+            " (moves go round it)"
+        } else {
+            ""
+        };
+        lines.push(format!("░ zone {}{round}", z.name));
     }
     for t in &b.terrain {
         lines.push(format!("▓ {}", t.name));

@@ -118,10 +118,35 @@ pub fn run(args: GameArgs) -> Result<(), super::Failure> {
         )
         .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
     }
-    let board = ruleset
-        .missions
-        .get(&game.mission)
-        .map(|m| super::show::grid_json(&m.grid));
+    let board = match game.battlefield() {
+        // A battlefield game: the table, and where the pieces and the game's marks ended.
+        Ok(b) => {
+            let mut json = super::show::battlefield_json(b);
+            let pieces: Vec<_> = game
+                .state
+                .pieces
+                .iter()
+                .filter(|p| p.on_board())
+                .filter_map(|p| {
+                    p.point
+                        .map(|at| serde_json::json!({ "id": p.id, "side": p.side, "at": at }))
+                })
+                .collect();
+            let marks: Vec<_> = game
+                .state
+                .marks
+                .iter()
+                .map(|(name, at)| serde_json::json!({ "name": name, "at": at }))
+                .collect();
+            json["pieces"] = pieces.into();
+            json["marks"] = marks.into();
+            Some(json)
+        }
+        Err(_) => ruleset
+            .missions
+            .get(&game.mission)
+            .map(|m| super::show::grid_json(&m.grid)),
+    };
     let (package, game_id, mission) = (ruleset.name().to_string(), game.def.id.clone(), game.mission.clone());
     let options = game.options.clone();
     let record = host::record(game);

@@ -157,7 +157,7 @@ pub(super) fn grid_json(grid: &Grid) -> serde_json::Value {
 }
 
 /// A battlefield as data: inches, zones, terrain and markers.
-fn battlefield_json(b: &servitor::board::field::Battlefield) -> serde_json::Value {
+pub(super) fn battlefield_json(b: &servitor::board::field::Battlefield) -> serde_json::Value {
     let markers: Vec<_> = b
         .markers
         .iter()

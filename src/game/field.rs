@@ -56,7 +56,13 @@ impl Game {
     /// Work units of a question over the battlefield's terrain: its corners, at least 1.
     pub fn field_corners(&self) -> u64 {
         self.battlefield()
-            .map(|b| b.terrain.iter().map(|t| t.corners.len() as u64).sum::<u64>())
+            .map(|b| {
+                b.terrain
+                    .iter()
+                    .chain(b.zones.iter().filter(|z| b.avoid.contains(&z.name)))
+                    .map(|t| t.corners.len() as u64)
+                    .sum::<u64>()
+            })
             .unwrap_or(0)
             .max(1)
     }
@@ -216,6 +222,12 @@ impl Game {
             let at = p.point.expect("filtered");
             b.markers.push((format!("{} {letter}", p.id), at));
             legend.push(format!("{letter} {} ({}) at {}", p.id, p.side, show(at)));
+        }
+        // The game's own marks (`game.mark_at`), lettered a, b, c, …
+        let small = "abcdefghijklmnopqrstuvwxyz".chars().chain(std::iter::repeat('+'));
+        for ((name, at), letter) in self.state.marks.iter().zip(small) {
+            b.markers.push((format!("{name} {letter}"), *at));
+            legend.push(format!("{letter} {name} at {}", show(*at)));
         }
         Some((b, legend))
     }

@@ -149,6 +149,9 @@ pub struct GameState {
     /// grid: chosen once by `game.use_battlefield`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub battlefield: Option<String>,
+    /// Named points the game marks on its battlefield (`game.mark_at`), drawn in every view.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub marks: IndexMap<String, Point>,
     pub over: Option<Outcome>,
 }
 
@@ -283,6 +286,12 @@ pub enum Action {
     /// The game is played on this battlefield (inches) from now on.
     UseBattlefield {
         id: String,
+    },
+    /// A named point marked on the battlefield (`point`), or its mark taken away (none).
+    Mark {
+        name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        point: Option<Point>,
     },
     /// Puts a piece at a point of the battlefield (entering, or set down elsewhere: a
     /// scatter, a deployment), on the board.
@@ -486,6 +495,17 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
             });
         }
         Action::UseBattlefield { id } => state.battlefield = Some(id.clone()),
+        Action::Mark { name, point } => match point {
+            Some(p) if p.x.is_finite() && p.y.is_finite() && state.battlefield.is_some() => {
+                state.marks.insert(name.clone(), *p);
+            }
+            Some(_) => return false,
+            None => {
+                if state.marks.shift_remove(name).is_none() {
+                    return false;
+                }
+            }
+        },
         Action::Stand { id, point } => {
             let Some(i) = piece(state, id) else { return false };
             let p = &mut state.pieces[i];

@@ -72,6 +72,16 @@ fn walk_route(g: &mut crate::game::Game, id: &str, t: &Towards, why: &str) {
             route: t.route.clone(),
         },
     );
+    // `moved` on a battlefield: once per walk, with its ends and every corner of its route.
+    if let Some(side) = g.state.pieces.iter().find(|p| p.id == id).map(|p| p.side.clone()) {
+        let mut map = Map::new();
+        map.insert("piece".into(), id.into());
+        map.insert("from".into(), Dynamic::from_map(point_map(from)));
+        map.insert("to".into(), Dynamic::from_map(point_map(end)));
+        let route: rhai::Array = t.route.iter().map(|p| Dynamic::from_map(point_map(*p))).collect();
+        map.insert("route".into(), route.into());
+        g.queue(crate::ruleset::TriggerEvent::Moved, &side, map);
+    }
 }
 
 pub(super) fn register(engine: &mut Engine, api: &Api) {
@@ -94,6 +104,53 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
                 format!("the game is played on battlefield {id}"),
                 None,
                 Action::UseBattlefield { id: id.into() },
+            );
+            Ok(())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("mark_at", move |_: GameRef, name: &str, x: Dynamic, y: Dynamic| {
+        a.with(|g, _| {
+            let at = Point::new(num(&x, "x")?, num(&y, "y")?);
+            let b = g.battlefield()?;
+            if !at.x.is_finite() || !at.y.is_finite() || !b.on_table(at) {
+                return Err(format!("{} is off the {} × {} table", show(at), b.width, b.height));
+            }
+            if name.is_empty() || name.len() > 64 {
+                return Err("a mark's name is 1 to 64 characters".into());
+            }
+            if !g.state.marks.contains_key(name) && g.state.marks.len() >= crate::limits::MAX_GAME_PIECES {
+                return Err(format!(
+                    "a game holds at most {} marks (`MAX_GAME_PIECES`)",
+                    crate::limits::MAX_GAME_PIECES
+                ));
+            }
+            g.act(
+                "mark",
+                format!("mark {name} at {}", show(at)),
+                None,
+                Action::Mark {
+                    name: name.into(),
+                    point: Some(at),
+                },
+            );
+            Ok(())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("unmark", move |_: GameRef, name: &str| {
+        a.with(|g, _| {
+            if !g.state.marks.contains_key(name) {
+                return Err(format!("no mark `{name}` on the battlefield"));
+            }
+            g.act(
+                "mark",
+                format!("mark {name} taken away"),
+                None,
+                Action::Mark {
+                    name: name.into(),
+                    point: None,
+                },
             );
             Ok(())
         })

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 impl Lower<'_> {
     pub(super) fn battlefield(&mut self, item: &MergedItem) -> Option<Battlefield> {
-        let known = ["size", "zone", "marker", "terrain", "source", "text", "label"];
+        let known = ["size", "zone", "marker", "terrain", "avoid", "source", "text", "label"];
         let props = self.props(
             &item.entries,
             "a battlefield",
@@ -108,6 +108,41 @@ impl Lower<'_> {
         };
         let zones: Vec<Polygon> = props.all("zone").filter_map(|p| polygon(self, p)).collect();
         let terrain: Vec<Polygon> = props.all("terrain").filter_map(|p| polygon(self, p)).collect();
+        // `avoid [zone, …]`: zones moves go round like terrain, though pieces may stand in them.
+        let mut avoid = Vec::new();
+        let listed = props.get("avoid").and_then(|p| self.one(p, "[zone, zone]"));
+        if let Some(value) = listed {
+            let names: Option<Vec<(String, crate::source::Span)>> = match &value.kind {
+                ast::ValueKind::List(items) => items
+                    .iter()
+                    .map(|v| v.as_name().map(|n| (n.to_string(), v.span)))
+                    .collect(),
+                _ => None,
+            };
+            match names {
+                Some(names) => {
+                    for (name, span) in names {
+                        if zones.iter().any(|z| z.name == name) {
+                            avoid.push(name);
+                        } else {
+                            let mut d =
+                                Diagnostic::error(span, format!("no zone `{name}` on this battlefield"), "not a zone");
+                            if let Some(h) =
+                                crate::diagnostic::did_you_mean(&name, zones.iter().map(|z| z.name.as_str()))
+                            {
+                                d = d.with_help(h);
+                            }
+                            self.err(d);
+                        }
+                    }
+                }
+                None => self.err(
+                    Diagnostic::error(value.span, "`avoid` takes a list of zone names", value.describe()).with_help(
+                        "write `avoid [burning-pool]`: zones moves go round, though pieces may stand in them",
+                    ),
+                ),
+            }
+        }
         let mut markers = Vec::new();
         for p in props.all("marker") {
             let v = &p.values;
@@ -155,6 +190,7 @@ impl Lower<'_> {
             height,
             zones,
             terrain,
+            avoid,
             markers,
             source: self.text(props.get("source")),
             text: self.text(props.get("text")),
