@@ -177,6 +177,20 @@ fn found_again(ruleset: &servitor::Ruleset) -> Option<String> {
 }
 
 /// A save read before its package is loaded: `--resume FILE` needs no package argument.
+/// The package a save or a campaign file names, to load again: the folder it was played
+/// from while it is still there, else its name (which finds a bundled or installed one).
+fn where_to_load(found_at: Option<&str>, name: &str) -> String {
+    match found_at {
+        Some(place)
+            if std::path::Path::new(place).is_file()
+                || std::path::Path::new(place).join(servitor::package::MANIFEST).is_file() =>
+        {
+            place.to_string()
+        }
+        _ => name.to_string(),
+    }
+}
+
 fn read_session(path: &std::path::Path) -> Result<Session, super::Failure> {
     let text = super::read_named(path, servitor::limits::MAX_SAVE_BYTES, "MAX_SAVE_BYTES")?;
     Ok(serde_json::from_str(&text)
@@ -201,16 +215,7 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
     };
     let package = match (&args.package, &read) {
         (Some(p), _) => p.clone(),
-        // The folder it was played from, while it is there; else the name finds it.
-        (None, Some(s)) => match &s.found_at {
-            Some(place)
-                if std::path::Path::new(place).is_file()
-                    || std::path::Path::new(place).join(servitor::package::MANIFEST).is_file() =>
-            {
-                place.clone()
-            }
-            _ => s.package.clone(),
-        },
+        (None, Some(s)) => where_to_load(s.found_at.as_deref(), &s.package),
         (None, None) => return Err(super::usage("error: name the package to play")),
     };
     let loaded = super::load(&package)?;
@@ -311,19 +316,13 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
     let dice_ran_out = Arc::new(Mutex::new(false));
     let fresh = session.entries.is_empty() && !resumed;
     let (session, game) = if fresh {
-        // The setup's dice (manual dice) and questions are asked too, and kept with the session.
-        let mut game = host.start(&session.setup(), Some(0)).map_err(refused)?;
-        let dice = at_the_table(session.manual_dice, dice_ran_out.clone());
-        game.forced = Some(dice.clone());
-        let game = host.advance_to(game, &session.side).map_err(refused)?;
+        let mut session = session.clone();
+        let game = start_game(&mut host, &mut session, &dice_ran_out).map_err(refused)?;
         if *lock(&dice_ran_out) {
             return Err(super::Failure::Failed(
                 "input ended while a die or an answer was asked for: no game was started".into(),
             ));
         }
-        let mut session = session.clone();
-        session.start_dice = lock(&dice).record.take().unwrap_or_default();
-        session.start_choices = lock(&dice).choice_record.take().unwrap_or_default();
         (session, game)
     } else {
         let game = session.replay(&mut host).map_err(refused)?;
@@ -374,15 +373,7 @@ fn run_campaign(args: PlayArgs, path: &std::path::Path) -> Result<(), super::Fai
     };
     let package = match (&args.package, &read) {
         (Some(p), _) => p.clone(),
-        (None, Some(c)) => match &c.found_at {
-            Some(place)
-                if std::path::Path::new(place).is_file()
-                    || std::path::Path::new(place).join(servitor::package::MANIFEST).is_file() =>
-            {
-                place.clone()
-            }
-            _ => c.package.clone(),
-        },
+        (None, Some(c)) => where_to_load(c.found_at.as_deref(), &c.package),
         (None, None) => {
             return Err(super::usage(format!(
                 "error: {} does not exist yet: name the package whose campaign to start",
