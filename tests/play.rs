@@ -1,29 +1,15 @@
 //! `servitor play` driven from a pipe, as a test would drive a whole session: transcripts,
 //! manual dice, undo/redo across a resume, and a session killed at random moments.
 
+mod common;
+
 use std::io::Write;
 use std::process::{Command, Stdio};
 
 const SKIRMISH: &str = "tests/games/skirmish";
 
 fn play(args: &[&str], input: &str) -> (String, String, i32) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_servitor"))
-        .arg("play")
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
+    common::servitor(&[&["play"], args].concat(), input)
 }
 
 const WALK: &str =

@@ -177,6 +177,23 @@ fn found_again(ruleset: &servitor::Ruleset) -> Option<String> {
 }
 
 /// A save read before its package is loaded: `--resume FILE` needs no package argument.
+/// The words the line editor completes, updated as the game goes on.
+type Completions = Arc<Mutex<Vec<String>>>;
+
+/// Where commands come from: a line editor with completion of `words` at a terminal (not
+/// with `--json`), else lines read from a pipe.
+fn open_input(json: bool) -> Result<(Input, Completions), String> {
+    let words = Arc::new(Mutex::new(Vec::new()));
+    let input = if std::io::stdin().is_terminal() && !json {
+        let mut editor = rustyline::Editor::new().map_err(|e| format!("error: no line editor: {e}"))?;
+        editor.set_helper(Some(Completion { words: words.clone() }));
+        Input::Editor(Box::new(editor))
+    } else {
+        Input::Pipe
+    };
+    Ok((input, words))
+}
+
 /// The package a save or a campaign file names, to load again: the folder it was played
 /// from while it is still there, else its name (which finds a bundled or installed one).
 fn where_to_load(found_at: Option<&str>, name: &str) -> String {
@@ -304,15 +321,7 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
             (session, args.save.clone())
         }
     };
-    let interactive = std::io::stdin().is_terminal() && !args.json;
-    let words = Arc::new(Mutex::new(Vec::new()));
-    let mut input = if interactive {
-        let mut editor = rustyline::Editor::new().map_err(|e| format!("error: no line editor: {e}"))?;
-        editor.set_helper(Some(Completion { words: words.clone() }));
-        Input::Editor(Box::new(editor))
-    } else {
-        Input::Pipe
-    };
+    let (mut input, words) = open_input(args.json)?;
     let dice_ran_out = Arc::new(Mutex::new(false));
     let fresh = session.entries.is_empty() && !resumed;
     let (session, game) = if fresh {
@@ -430,15 +439,7 @@ fn run_campaign(args: PlayArgs, path: &std::path::Path) -> Result<(), super::Fai
         return Ok(());
     }
     let fresh_campaign = campaign.played.is_empty() && campaign.session.is_none();
-    let interactive = std::io::stdin().is_terminal() && !args.json;
-    let words = Arc::new(Mutex::new(Vec::new()));
-    let mut input = if interactive {
-        let mut editor = rustyline::Editor::new().map_err(|e| format!("error: no line editor: {e}"))?;
-        editor.set_helper(Some(Completion { words: words.clone() }));
-        Input::Editor(Box::new(editor))
-    } else {
-        Input::Pipe
-    };
+    let (mut input, words) = open_input(args.json)?;
     let dice_ran_out = Arc::new(Mutex::new(false));
     let total = campaign.def(&ruleset).map_or(0, |d| d.missions.len());
     let number = campaign.played.len() + 1;
@@ -515,7 +516,7 @@ fn start_game(host: &mut Host, session: &mut Session, dice_ran_out: &Arc<Mutex<b
     Ok(game)
 }
 
-fn play_loop(mut t: Table, input: &mut Input, words: &Arc<Mutex<Vec<String>>>, fresh: bool) -> Result<(), String> {
+fn play_loop(mut t: Table, input: &mut Input, words: &Completions, fresh: bool) -> Result<(), String> {
     t.save_now().map_err(|e| format!("error: {e}"))?;
     t.header(fresh);
     let mut told_over = false;
