@@ -119,6 +119,22 @@ pub fn legend(grid: &Grid) -> String {
     lines.join("\n") + "\n"
 }
 
+/// The same key on one line, for a board printed at the table: the marks this map uses, then
+/// doors (a player who cannot read `R` cannot find where reinforcements land).
+pub fn legend_line(grid: &Grid) -> String {
+    let marks: Vec<String> = grid
+        .mark_names
+        .iter()
+        .map(|m| format!("{} {}", mark_letter(m), crate::escape::one_line(m)))
+        .collect();
+    let doors = "D closed door, d open door";
+    if marks.is_empty() {
+        format!("key: {doors}")
+    } else {
+        format!("key: {}; {doors}", marks.join(", "))
+    }
+}
+
 const CELL: i32 = 24;
 
 fn esc(s: &str) -> String {

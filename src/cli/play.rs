@@ -1253,7 +1253,10 @@ fn board(game: &Game, svg: Option<&str>, human: &str) -> Result<String, String> 
     }
     let color = std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
     let mut out = render::text(&game.view.grid, &overlay, color);
-    out.push_str(&format!("{}\n", legend.join("; ")));
+    if !legend.is_empty() {
+        out.push_str(&format!("{}\n", legend.join("; ")));
+    }
+    out.push_str(&format!("{}\n", render::legend_line(&game.view.grid)));
     if let Some(path) = svg {
         std::fs::write(path, render::svg(&game.view.grid, &game.mission, &overlay))
             .map_err(|e| format!("cannot write {}: {e}", servitor::escape::one_line(path)))?;

@@ -10,23 +10,52 @@ use crate::ruleset::DoorRules;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-/// The most bytes of distance fields one [`OpenBoard`] keeps (past it, fields are computed
-/// each time as before): 16 MB holds every single-square field of a 64 × 64 board.
-const MAX_CACHED_FIELD_BYTES: usize = 16 << 20;
+/// The most bytes of distance fields one generation of an [`OpenBoard`]'s cache keeps (it
+/// keeps two): 4 MB holds every single-square field of a 32 × 32 board twice over.
+const MAX_CACHED_FIELD_BYTES: usize = 4 << 20;
 
-/// The mission grid with every door open, and the distance fields computed on it. A field
-/// over this grid depends only on its sources and how the piece steps — never on the game —
-/// so it is computed once per mission and shared by every game a host plays (and by every
-/// question in a turn): behaviours ask "who is nearest" many times a turn.
+/// The mission grid with every door open, and the distance fields asked of it.
 pub struct OpenBoard {
     pub grid: Grid,
     fields: Mutex<FieldCache>,
 }
 
+/// Distance fields by their sources, in two generations. A host plays game after game on one
+/// board, and most fields (from where one game's pieces stood) never come back; those that do
+/// (an objective, the claws) are asked in every game. A field found in the old generation
+/// moves to the new one; when the new one is full it becomes the old one and the oldest is
+/// dropped. So a long `sim` keeps its memory flat (at most two generations) and keeps the
+/// fields it reuses (a cache that stopped filling once full kept the first games' fields and
+/// nothing after).
 #[derive(Default)]
 struct FieldCache {
-    by_sources: HashMap<(bool, Vec<Square>), Arc<[u16]>>,
-    bytes: usize,
+    new: HashMap<(bool, Vec<Square>), Arc<[u16]>>,
+    old: HashMap<(bool, Vec<Square>), Arc<[u16]>>,
+    new_bytes: usize,
+}
+
+impl FieldCache {
+    fn get(&mut self, key: &(bool, Vec<Square>)) -> Option<Arc<[u16]>> {
+        if let Some(field) = self.new.get(key) {
+            return Some(field.clone());
+        }
+        let (key, field) = self.old.remove_entry(key)?;
+        self.insert(key, field.clone());
+        Some(field)
+    }
+
+    fn insert(&mut self, key: (bool, Vec<Square>), field: Arc<[u16]>) {
+        let bytes = field.len() * 2 + key.1.len() * 8;
+        if bytes > MAX_CACHED_FIELD_BYTES {
+            return;
+        }
+        if self.new_bytes + bytes > MAX_CACHED_FIELD_BYTES {
+            self.old = std::mem::take(&mut self.new);
+            self.new_bytes = 0;
+        }
+        self.new_bytes += bytes;
+        self.new.insert(key, field);
+    }
 }
 
 impl OpenBoard {
@@ -45,19 +74,15 @@ impl OpenBoard {
     }
 
     /// Steps to the nearest of `sources` from every square, for a piece that steps `steps`;
-    /// the same numbers as [`moves::distance_field`], computed at most once.
+    /// the same numbers as [`moves::distance_field`], kept in the cache for the next asker.
     pub fn field(&self, sources: &[Square], steps: Steps) -> Arc<[u16]> {
         let key = (matches!(steps, Steps::Eight), sources.to_vec());
         let mut cache = self.fields.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(field) = cache.by_sources.get(&key) {
-            return field.clone();
+        if let Some(field) = cache.get(&key) {
+            return field;
         }
         let field: Arc<[u16]> = moves::distance_field(&self.grid, sources, steps).into();
-        let bytes = field.len() * 2 + sources.len() * 8;
-        if cache.bytes + bytes <= MAX_CACHED_FIELD_BYTES {
-            cache.bytes += bytes;
-            cache.by_sources.insert(key, field.clone());
-        }
+        cache.insert(key, field.clone());
         field
     }
 }
