@@ -505,4 +505,14 @@ fn sim_profile_shares_script_time_by_function() {
         share("attack") <= share("marine_turn") + share("alien_turn"),
         "{profile}"
     );
+    // Calls a game: the set-up once, one Alien phase per Marine phase (or one fewer, when a
+    // game ends in the Marines' turn), and the total under the table.
+    let calls = |name: &str| -> f64 {
+        let line = profile.lines().find(|l| l.ends_with(&format!("  {name}"))).unwrap();
+        line.split_whitespace().nth(4).unwrap().parse().unwrap()
+    };
+    assert_eq!(calls("setup_game"), 1.0, "{profile}");
+    let (marine, alien) = (calls("marine_turn"), calls("alien_turn"));
+    assert!(alien <= marine && marine <= alien + 1.0, "{profile}");
+    assert!(profile.contains("script function calls: "), "{profile}");
 }

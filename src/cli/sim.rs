@@ -143,7 +143,7 @@ pub fn run(args: SimArgs) -> Result<(), super::Failure> {
     } else {
         let mut out = text(&report);
         if let Some((shares, seconds)) = &profile {
-            out.push_str(&profile_text(shares, *seconds));
+            out.push_str(&profile_text(shares, *seconds, report.games));
         }
         super::emit(&out);
     }
@@ -160,22 +160,28 @@ pub fn run(args: SimArgs) -> Result<(), super::Failure> {
 }
 
 /// The `--profile` table: each function's share of the script time, with what it called
-/// (inclusive) and in its own statements.
-fn profile_text(shares: &[servitor::script::profile::Share], seconds: f64) -> String {
+/// (inclusive) and in its own statements, and how often a game calls it.
+fn profile_text(shares: &[servitor::script::profile::Share], seconds: f64, games: u64) -> String {
     let mut out = format!(
-        "script time by function ({seconds:.2} s in scripts, slowed by the profile: read the shares; a statement's engine calls count as its own)\n  with calls    own  function\n"
+        "script time by function ({seconds:.2} s in scripts, slowed by the profile: read the shares; a statement's engine calls count as its own)\n  with calls    own  calls a game  function\n"
     );
     for s in shares.iter().take(PROFILE_LINES) {
         out.push_str(&format!(
-            "  {:>9}  {:>7}  {}\n",
+            "  {:>9}  {:>7}  {:>12}  {}\n",
             percent(s.inclusive),
             percent(s.own),
+            format!("{:.1}", s.calls as f64 / games.max(1) as f64),
             servitor::escape::one_line(&s.function)
         ));
     }
     if shares.len() > PROFILE_LINES {
         out.push_str(&format!("  … and {} smaller\n", shares.len() - PROFILE_LINES));
     }
+    let calls: u64 = shares.iter().map(|s| s.calls).sum();
+    out.push_str(&format!(
+        "script function calls: {:.0} a game\n",
+        calls as f64 / games.max(1) as f64
+    ));
     out
 }
 

@@ -8,6 +8,11 @@
 //! recurs). A call from the engine starts the clock afresh, so time between calls (the engine's
 //! own turn keeping) is charged to nobody. Off unless asked for: the callback makes scripts
 //! several times slower, so the shares are what to read, not the times.
+//!
+//! Calls are counted from the same callback: a frame on the stack that was not on it at the
+//! statement before (the same function called from the same place) is a call beginning. The
+//! count misses a call made twice from one place with no statement of the caller between
+//! (`while f() {}`), which no bundled script does.
 
 use super::sandbox::Instant;
 use std::collections::HashMap;
@@ -21,9 +26,23 @@ static STATE: Mutex<Option<State>> = Mutex::new(None);
 #[derive(Default)]
 struct State {
     /// Per thread: when its last statement began, and the call stack it ran in.
-    running: HashMap<ThreadId, (Instant, Vec<String>)>,
-    by_function: HashMap<String, (u128, u128)>,
+    running: HashMap<ThreadId, (Instant, Vec<Frame>)>,
+    by_function: HashMap<String, Spent>,
     total: u128,
+}
+
+/// A function on the call stack, and where it was called from (line, column).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Frame {
+    pub function: String,
+    pub from: (usize, usize),
+}
+
+#[derive(Default)]
+struct Spent {
+    own: u128,
+    inclusive: u128,
+    calls: u64,
 }
 
 /// One function's share of the script time.
@@ -34,6 +53,8 @@ pub struct Share {
     pub inclusive: f64,
     /// Fraction spent in its own statements (the engine calls they make included).
     pub own: f64,
+    /// Times it was called.
+    pub calls: u64,
 }
 
 /// Turns profiling on for the engines made from now on, and starts an empty profile.
@@ -52,25 +73,35 @@ fn lock() -> std::sync::MutexGuard<'static, Option<State>> {
 
 /// A statement begins, in the call stack `stack` (outermost first); `fresh`: a call from the
 /// engine begins, so the time since this thread's last statement is nobody's.
-pub(crate) fn step(stack: Vec<String>, fresh: bool) {
+pub(crate) fn step(stack: Vec<Frame>, fresh: bool) {
     let now = Instant::now();
     let mut guard = lock();
     let Some(state) = guard.as_mut() else { return };
     let thread = std::thread::current().id();
-    if let Some((since, previous)) = state.running.remove(&thread)
+    let previous = state.running.remove(&thread);
+    if let Some((since, previous)) = &previous
         && !fresh
     {
-        let spent = now.duration_since(since).as_nanos();
+        let spent = now.duration_since(*since).as_nanos();
         state.total += spent;
-        let top = previous.last().cloned().unwrap_or_else(|| "(top level)".into());
-        state.by_function.entry(top).or_default().0 += spent;
-        let mut seen: Vec<&String> = Vec::with_capacity(previous.len());
-        for f in &previous {
-            if !seen.contains(&f) {
-                seen.push(f);
-                state.by_function.entry(f.clone()).or_default().1 += spent;
+        let top = previous.last().map_or("(top level)", |f| f.function.as_str());
+        state.by_function.entry(top.to_string()).or_default().own += spent;
+        let mut seen: Vec<&str> = Vec::with_capacity(previous.len());
+        for f in previous {
+            if !seen.contains(&f.function.as_str()) {
+                seen.push(&f.function);
+                state.by_function.entry(f.function.clone()).or_default().inclusive += spent;
             }
         }
+    }
+    // The frames past the longest stretch this stack shares with the one before are calls
+    // that began since (all of them, on a call from the engine).
+    let shared = match (&previous, fresh) {
+        (Some((_, before)), false) => stack.iter().zip(before).take_while(|(a, b)| a == b).count(),
+        _ => 0,
+    };
+    for f in &stack[shared..] {
+        state.by_function.entry(f.function.clone()).or_default().calls += 1;
     }
     state.running.insert(thread, (Instant::now(), stack));
 }
@@ -95,10 +126,11 @@ pub fn report() -> (Vec<Share>, f64) {
     let mut out: Vec<Share> = state
         .by_function
         .iter()
-        .map(|(f, &(own, inclusive))| Share {
+        .map(|(f, spent)| Share {
             function: f.clone(),
-            inclusive: inclusive as f64 / total,
-            own: own as f64 / total,
+            inclusive: spent.inclusive as f64 / total,
+            own: spent.own as f64 / total,
+            calls: spent.calls,
         })
         .collect();
     out.sort_by(|a, b| {

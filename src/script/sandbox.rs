@@ -333,7 +333,13 @@ pub fn engine_with_budget() -> (Engine, Arc<Budget>) {
             |_, debugger| debugger,
             |context, event, _, _, _| {
                 let stack = context.global_runtime_state().debugger().call_stack();
-                let stack = stack.iter().map(|frame| frame.fn_name.to_string()).collect();
+                let stack = stack
+                    .iter()
+                    .map(|frame| super::profile::Frame {
+                        function: frame.fn_name.to_string(),
+                        from: (frame.pos.line().unwrap_or(0), frame.pos.position().unwrap_or(0)),
+                    })
+                    .collect();
                 super::profile::step(stack, matches!(event, rhai::debugger::DebuggerEvent::Start));
                 Ok(rhai::debugger::DebuggerCommand::StepInto)
             },
