@@ -1,10 +1,12 @@
 //! Whole games and single turns, release build: a host's start-up, a whole game of the generic
-//! skirmish fixture, and — when the package declares a game — whole games and one Alien turn
-//! on a busy board of every bundled package that can be played (`space-crusade-solo`; a
-//! `solo-heresy` game on a battlefield).
-//! on a busy board of every bundled package that can be played (`space-crusade-solo`), and
-//! whole games of `space-hulk-solo` (a Space Hulk game should cost no more per turn than a
-//! Space Crusade one: compare the two per game over their turns per game, which `sim` prints).
+//! skirmish fixture, whole games of the bundled packages that play (`space-crusade-solo`'s
+//! missions, a `solo-heresy` game on a battlefield, `space-hulk-solo`'s missions), and one
+//! Alien turn on a busy board. A Space Hulk game should cost no more per turn than a Space
+//! Crusade one: compare the two per game over their turns per game, which `sim` prints.
+
+/// The command line's allocator, so the figures are the `servitor` binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use servitor::game::{Host, Scenario, Setup};
