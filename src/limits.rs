@@ -84,8 +84,9 @@ pub const MAX_BATTLEFIELD_CORNERS: usize = 512;
 
 /// Rhai operations one script run may take (one procedure, or one phase or trigger call).
 pub const MAX_OPERATIONS: u64 = 2_000_000;
-/// Wall-clock time of one script run, in milliseconds: a backstop for registered functions
-/// that cost more than the one operation Rhai counts for them.
+/// Time of one script run, in milliseconds — the CPU time of its thread where the system keeps
+/// one, so a busy machine does not fail a game (`sandbox::charged_now`): a backstop for
+/// registered functions that cost more than the one operation Rhai counts for them.
 pub const MAX_SCRIPT_MILLIS: u64 = 1_000;
 /// Work of the engine's functions in one script run: squares visited by board questions (a
 /// distance field visits every square of the mission), corners compared by battlefield ones,
@@ -117,7 +118,8 @@ pub const MAX_GAME_WORK: u64 = 200_000_000;
 /// line that begins it and the host's work around it, so that a game of endless empty phases
 /// ends too).
 pub const MAX_GAME_LOG_BYTES: u64 = 16 * 1024 * 1024;
-/// Wall-clock time of all the script runs of one game together, in milliseconds.
+/// Time of all the script runs of one game together, in milliseconds (charged as
+/// [`MAX_SCRIPT_MILLIS`] is).
 pub const MAX_GAME_MILLIS: u64 = 10_000;
 /// Deepest nesting of lists and maps in a value a game keeps (`set_var`, a piece's fields):
 /// a save holds it, and a save must read back (JSON readers stop at 128 levels).

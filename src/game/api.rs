@@ -73,7 +73,7 @@ impl Api {
 
     /// Charges a board question's work to the run, before it is done, and [`QUESTION_BASE`]
     /// for the call itself (so that a loop of questions on a tiny board stops at the work
-    /// limit too, not at the wall-clock deadline).
+    /// limit too, not at the time limit).
     fn cost(&self, units: u64) -> Result<(), String> {
         self.budget.try_charge(units.saturating_add(QUESTION_BASE))
     }

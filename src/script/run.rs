@@ -250,7 +250,7 @@ fn locate(
     let deadline = std::time::Duration::from_millis(crate::limits::MAX_SCRIPT_MILLIS / 4);
     // The last statement stepped onto, and the last loop: (function, position) each. The loop
     // is reported when the run stops in the function that holds it (the statement within the
-    // loop depends on when a wall-clock limit strikes; the loop does not).
+    // loop depends on when a time limit strikes; the loop does not).
     type At = Option<(String, Position)>;
     let last: Arc<Mutex<(At, At)>> = Arc::default();
     let (done, finished) = std::sync::mpsc::channel::<bool>();
@@ -267,7 +267,7 @@ fn locate(
         }));
         let mut engine = super::engine_for(&ruleset, &state);
         engine.set_max_operations(operations.max(1));
-        let started = super::sandbox::Instant::now();
+        let started = super::sandbox::charged_now();
         #[allow(deprecated)] // volatile, not deprecated (Rhai's words)
         engine.register_debugger(
             |_, debugger| debugger,
@@ -288,7 +288,7 @@ fn locate(
                         at.1 = Some((function.clone(), pos));
                     }
                     at.0 = Some((function, pos));
-                    if started.elapsed() > deadline {
+                    if super::sandbox::charged_now().saturating_sub(started) > deadline {
                         return Err(EvalAltResult::ErrorTerminated(Dynamic::UNIT, pos).into());
                     }
                 }
