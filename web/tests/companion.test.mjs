@@ -380,3 +380,46 @@ test('Space Hulk solo: the game asks, a button per choice, the answer kept in th
   assert.equal(readFileSync(file, 'utf8'), text, 'the CLI replays the answers');
   await context.close();
 });
+
+test('Space Hulk solo with real dice: dice and questions asked in turn within one command', async () => {
+  const { context, page } = await browser(DESKTOP);
+  await page.goto(base);
+  await ready(page);
+  await newGame(page, { pkg: ['space-hulk-solo', 'hulk'], mission: 'breach-run', seed: 7, manual: true });
+  // Every die the setup rolls is tapped as its highest face.
+  const highest = async () => {
+    const faces = page.locator('#faces button');
+    await press(faces.nth((await faces.count()) - 1));
+  };
+  for (let i = 0; i < 50 && await page.locator('#dice:not([hidden])').count(); i++) await highest();
+  await page.waitForSelector('#play:not([hidden])');
+  // End the turn: the Genestealer phase rolls its dice (a 6 for every placement roll, which
+  // lets the player choose the entry area), and asks; dice and answers go in one command.
+  await press(page.locator('#command-words button[data-word="end"]'));
+  let dice = 0, asked = 0;
+  for (let i = 0; i < 400; i++) {
+    if (await page.locator('#dice:not([hidden])').count()) { await highest(); dice++; continue; }
+    if (await page.locator('#question:not([hidden])').count()) {
+      asked++;
+      await press(page.locator('#question-choices button').last());
+      continue;
+    }
+    if (!(await page.evaluate(() => window.__servitor.busy))) break;
+    await page.waitForTimeout(10);
+  }
+  assert.ok(dice > 0 && asked > 0, `dice ${dice}, questions ${asked}`);
+  console.log(`# one end of turn: ${dice} dice tapped, ${asked} questions answered`);
+  const s = await save(page);
+  assert.equal(s.entries.length, 1);
+  assert.equal(s.entries[0].dice.length, dice, 'every die tapped is kept');
+  assert.equal(s.entries[0].choices.length, asked, 'every answer is kept');
+  assert.ok(s.entries[0].choices.every((c) => c > 1), `the last choice each time: ${s.entries[0].choices}`);
+  // The CLI replays it to the same save.
+  const dir = mkdtempSync(join(tmpdir(), 'servitor-ask-dice-'));
+  const file = join(dir, 'ask.json');
+  const text = await page.evaluate(() => window.__servitor.comp.save());
+  writeFileSync(file, text);
+  cli(['space-hulk-solo', '--resume', file], 'undo\nredo\n');
+  assert.equal(readFileSync(file, 'utf8'), text);
+  await context.close();
+});
