@@ -1,7 +1,7 @@
 // servitor at the table: the page around the engine of web/engine (the same library as
 // `servitor play`, compiled to WebAssembly). Everything a rule decides comes from the engine;
 // this file draws the board and the instructions, turns taps into command lines, asks for
-// manual dice, and keeps the save in the browser's storage.
+// manual dice and the game's questions, and keeps the save in the browser's storage.
 
 import init, { catalog, Companion } from './pkg/servitor_web.js';
 
@@ -58,7 +58,8 @@ function call(f) {
   }
 }
 
-/// Sends a line; manual dice are asked for one by one until the command has them all.
+/// Sends a line; manual dice and the game's questions are asked one by one until the command
+/// has them all.
 async function send(line, { quiet = false } = {}) {
   line = line.trim();
   if (!line || !comp) return null;
@@ -71,13 +72,11 @@ async function send(line, { quiet = false } = {}) {
 }
 
 async function sendNow(line, quiet) {
-  const answers = [];
+  const answers = [], choices = [];
   for (;;) {
-    const r = call(() => comp.send(line, JSON.stringify(answers)));
+    const r = call(() => comp.send(line, JSON.stringify(answers), JSON.stringify(choices)));
     if (r.need) {
-      const face = await askDie(r.need, line);
-      if (face === undefined) return null; // put down: nothing changed
-      answers.push(face);
+      if (!(await answerNeed(r.need, line, answers, choices))) return null; // nothing changed
       continue;
     }
     const first = line.split(/\s+/)[0];
@@ -179,13 +178,11 @@ async function start() {
     manual_dice: document.querySelector('input[name=dice]:checked').value === 'manual',
   };
   comp = companionFor(p.package);
-  const answers = [];
+  const answers = [], choices = [];
   for (;;) {
-    const r = call(() => comp.begin(JSON.stringify(setup), JSON.stringify(answers)));
+    const r = call(() => comp.begin(JSON.stringify(setup), JSON.stringify(answers), JSON.stringify(choices)));
     if (r.need) {
-      const face = await askDie(r.need, 'setup');
-      if (face === undefined) return;
-      answers.push(face);
+      if (!(await answerNeed(r.need, 'setup', answers, choices))) return;
       continue;
     }
     if (!r.ok) {
@@ -271,7 +268,7 @@ function refresh() {
   drawBoard();
   drawWords();
   drawCards();
-  const st = call(() => comp.send('status', '[]'));
+  const st = call(() => comp.send('status', '[]', '[]'));
   $('status-text').textContent = st.text || '';
   const sel = $('odds-table');
   if (sel.dataset.package !== view.package) {
@@ -538,7 +535,45 @@ function drawCards() {
   if (!shown.length) box.textContent = 'Your move: tap a command, then your pieces and squares.';
 }
 
-// ---------------------------------------------------------------- manual dice
+// ---------------------------------------------------------------- manual dice and questions
+
+/// What a run needs before it can be played: a die (manual dice) or an answer to one of the
+/// game's questions. The answer joins its list (the command is sent again with it); false if
+/// none was given.
+async function answerNeed(need, line, answers, choices) {
+  if (need.question !== undefined) {
+    const pick = await askQuestion(need, line);
+    if (pick === undefined) return false;
+    choices.push(pick);
+  } else {
+    const face = await askDie(need, line);
+    if (face === undefined) return false;
+    answers.push(face);
+  }
+  return true;
+}
+
+/// Shows a sheet (a modal dialog): focus goes to `first`, Tab stays inside, and comes back
+/// to where it was when the sheet closes.
+function openSheet(id, first) {
+  const sheet = $(id);
+  const back = document.activeElement;
+  sheet.hidden = false;
+  first.focus();
+  sheet.onkeydown = (e) => {
+    if (e.key !== 'Tab') return;
+    const buttons = [...sheet.querySelectorAll('button')];
+    const i = buttons.indexOf(document.activeElement);
+    const next = (i + (e.shiftKey ? -1 : 1) + buttons.length) % buttons.length;
+    buttons[next].focus();
+    e.preventDefault();
+  };
+  return () => {
+    sheet.hidden = true;
+    sheet.onkeydown = null;
+    if (back && back.focus && document.contains(back)) back.focus();
+  };
+}
 
 let answerDie = null;
 
@@ -559,11 +594,48 @@ function askDie(need, line) {
     b.onclick = () => answerDie(i + 1);
     faces.append(b);
   });
-  $('dice').hidden = false;
+  const close = openSheet('dice', faces.querySelector('button'));
   return new Promise((resolve) => {
     answerDie = (v) => {
-      $('dice').hidden = true;
+      close();
       answerDie = null;
+      resolve(v);
+    };
+  });
+}
+
+let answerQuestion = null;
+
+/// One of the game's questions (`game.ask`): the script's words, one button per choice (a
+/// digit key picks by number, as at the terminal), and servitor's answer offered as `auto` is.
+/// The answer: the choice's position from 1, or 0 for servitor's.
+function askQuestion(need, line) {
+  $('question-text').textContent = need.question;
+  $('question-why').textContent = line === 'setup' ? 'for the setup' : `for \`${line}\``;
+  const box = $('question-choices');
+  box.innerHTML = '';
+  need.choices.forEach((c, i) => {
+    const b = document.createElement('button');
+    const n = document.createElement('span');
+    n.className = 'n';
+    n.textContent = i + 1;
+    b.append(n, document.createTextNode(c));
+    b.dataset.choice = i + 1;
+    b.onclick = () => answerQuestion(i + 1);
+    box.append(b);
+  });
+  $('question-auto').textContent = `Let servitor choose (${need.choices[need.default - 1]})`;
+  const close = openSheet('question', box.querySelector('button'));
+  const digits = (e) => {
+    const k = Number(e.key);
+    if (k >= 1 && k <= need.choices.length) { e.preventDefault(); answerQuestion(k); }
+  };
+  $('question').addEventListener('keydown', digits);
+  return new Promise((resolve) => {
+    answerQuestion = (v) => {
+      $('question').removeEventListener('keydown', digits);
+      close();
+      answerQuestion = null;
       resolve(v);
     };
   });
@@ -630,6 +702,7 @@ function wire() {
   $('help-close').onclick = () => { $('help').hidden = true; };
   $('zoom').onclick = () => { $('board').classList.toggle('big'); drawBoard(); };
   $('dice-auto').onclick = () => answerDie && answerDie(null);
+  $('question-auto').onclick = () => answerQuestion && answerQuestion(0);
   $('odds-table').onchange = () => { if ($('odds-table').value) send(`odds ${$('odds-table').value}`); };
   const menu = $('menu');
   $('menu-button').onclick = () => {

@@ -92,12 +92,14 @@ async function answerDice(page, faces, counter) {
 }
 
 async function settle(page, counter) {
-  // A command answers at once, or asks for a die first.
+  // A command answers at once, or asks for a die first (or a question of the game: servitor's
+  // answer is taken here; the Space Hulk test answers its questions itself).
   for (let i = 0; i < 200; i++) {
     await page.waitForTimeout(10);
     if (await page.locator('#dice:not([hidden])').count()) await answerDice(page, [5, 2, 0, 3, 1, 4], counter);
+    if (await page.locator('#question:not([hidden])').count()) await press(page.locator('#question-auto'));
     const busy = await page.evaluate(() => window.__servitor.busy);
-    if (!busy && !(await page.locator('#dice:not([hidden])').count())) return;
+    if (!busy && !(await page.locator('#dice:not([hidden]), #question:not([hidden])').count())) return;
   }
 }
 
@@ -112,7 +114,8 @@ async function tapCommand(page, word, taps, counter) {
   await settle(page, counter);
 }
 
-async function newGame(page, { mission = 'reactor-strike', seed, manual = false }) {
+async function newGame(page, { pkg, mission = 'reactor-strike', seed, manual = false }) {
+  if (pkg) await page.locator('#package').selectOption(JSON.stringify(pkg));
   await page.locator('#mission').selectOption(mission);
   await page.locator(`input[name=dice][value=${manual ? 'manual' : 'auto'}]`).check();
   await page.locator('#seed').fill(String(seed));
@@ -302,4 +305,121 @@ test('dark theme on a desktop and a phone', async () => {
     await shot(page, name);
     await context.close();
   }
+});
+
+/// Ends turns until the game asks a question (`game.ask`): the question sheet, open.
+async function endUntilAsked(page, most) {
+  for (let i = 0; i < most; i++) {
+    await press(page.locator('#command-words button[data-word="end"]'));
+    const asked = page.locator('#question:not([hidden])');
+    await page.waitForFunction(() => !window.__servitor.busy || !document.getElementById('question').hidden);
+    if (await asked.count()) return i + 1;
+  }
+  return 0;
+}
+
+const save = (page) => page.evaluate(() => JSON.parse(localStorage.getItem('servitor.save')));
+
+test('Space Hulk solo: the game asks, a button per choice, the answer kept in the save and replayed', async () => {
+  const { context, page } = await browser(PHONE);
+  await page.goto(base);
+  await ready(page);
+  // Breach run, seed 7: the first Genestealer turn rolls a 6 for a blip's placement, and the
+  // player chooses its entry area (seed 004, Reinforcement Blips).
+  await newGame(page, { pkg: ['space-hulk-solo', 'hulk'], mission: 'breach-run', seed: 7 });
+  await page.waitForSelector('#play:not([hidden])');
+  assert.equal(await endUntilAsked(page, 1), 1, 'the first end asks');
+  assert.match(await page.locator('#question-text').innerText(), /placement roll lets you choose/);
+  const choices = page.locator('#question-choices button');
+  const offered = await choices.allInnerTexts();
+  assert.ok(offered.length >= 2, `${offered}`);
+  // The sheet is a dialog whose first choice has the focus; the other choices are real buttons.
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.choice), '1');
+  assert.equal(await page.locator('#question').getAttribute('role'), 'dialog');
+  assert.match(await page.locator('#question-auto').innerText(), /Let servitor choose/);
+  await shot(page, 'phone-question');
+  // Nothing is saved while the question waits.
+  assert.equal((await save(page)).entries.length, 0);
+  const third = offered[2].replace(/^\d+\s*/, '');
+  await press(choices.nth(2));
+  await settle(page, { n: 0 });
+  const cards = await page.locator('#cards').innerText();
+  assert.ok(cards.includes(`${third} (the player's answer`), `the answer is played:\n${cards}`);
+  let s = await save(page);
+  assert.deepEqual(s.entries.map((e) => [e.line, e.choices]), [['end', [3]]]);
+  // Undo and redo, reload: the answer is replayed, never asked again.
+  await press(page.locator('#undo'));
+  await settle(page, { n: 0 });
+  await press(page.locator('#redo'));
+  await settle(page, { n: 0 });
+  assert.equal(await page.locator('#question:not([hidden])').count(), 0);
+  assert.deepEqual(await save(page), s);
+  await page.reload();
+  await ready(page);
+  await page.waitForSelector('#play:not([hidden])');
+  assert.deepEqual(JSON.parse(await page.evaluate(() => window.__servitor.comp.save())), s);
+  // The next question, answered from the keyboard: its number picks it, as at the terminal.
+  const ends = await endUntilAsked(page, 8);
+  assert.ok(ends > 0, 'another question within eight turns');
+  const question = await page.locator('#question-text').innerText();
+  await page.keyboard.press('2');
+  await settle(page, { n: 0 });
+  s = await save(page);
+  const last = s.entries[s.entries.length - 1];
+  assert.equal(last.choices[0], 2, `${question}: ${JSON.stringify(last)}`);
+  // The page says nothing secret: the question is the script's, meant for the player.
+  const said = await page.evaluate(() => window.__servitor.seen.join('\n'));
+  assert.ok(said.includes('"question"') && !/"hidden"|"action"|"cards"/.test(said), 'no secrets in what the engine said');
+  // The CLI replays the page's save with its answers (a save whose answers did not fit its
+  // questions is refused), and its undo and redo give the same save back, byte for byte.
+  const dir = mkdtempSync(join(tmpdir(), 'servitor-ask-'));
+  const file = join(dir, 'ask.json');
+  const text = await page.evaluate(() => window.__servitor.comp.save());
+  writeFileSync(file, text);
+  cli(['space-hulk-solo', '--resume', file], 'undo\nredo\n');
+  assert.equal(readFileSync(file, 'utf8'), text, 'the CLI replays the answers');
+  await context.close();
+});
+
+test('Space Hulk solo with real dice: dice and questions asked in turn within one command', async () => {
+  const { context, page } = await browser(DESKTOP);
+  await page.goto(base);
+  await ready(page);
+  await newGame(page, { pkg: ['space-hulk-solo', 'hulk'], mission: 'breach-run', seed: 7, manual: true });
+  // Every die the setup rolls is tapped as its highest face.
+  const highest = async () => {
+    const faces = page.locator('#faces button');
+    await press(faces.nth((await faces.count()) - 1));
+  };
+  for (let i = 0; i < 50 && await page.locator('#dice:not([hidden])').count(); i++) await highest();
+  await page.waitForSelector('#play:not([hidden])');
+  // End the turn: the Genestealer phase rolls its dice (a 6 for every placement roll, which
+  // lets the player choose the entry area), and asks; dice and answers go in one command.
+  await press(page.locator('#command-words button[data-word="end"]'));
+  let dice = 0, asked = 0;
+  for (let i = 0; i < 400; i++) {
+    if (await page.locator('#dice:not([hidden])').count()) { await highest(); dice++; continue; }
+    if (await page.locator('#question:not([hidden])').count()) {
+      asked++;
+      await press(page.locator('#question-choices button').last());
+      continue;
+    }
+    if (!(await page.evaluate(() => window.__servitor.busy))) break;
+    await page.waitForTimeout(10);
+  }
+  assert.ok(dice > 0 && asked > 0, `dice ${dice}, questions ${asked}`);
+  console.log(`# one end of turn: ${dice} dice tapped, ${asked} questions answered`);
+  const s = await save(page);
+  assert.equal(s.entries.length, 1);
+  assert.equal(s.entries[0].dice.length, dice, 'every die tapped is kept');
+  assert.equal(s.entries[0].choices.length, asked, 'every answer is kept');
+  assert.ok(s.entries[0].choices.every((c) => c > 1), `the last choice each time: ${s.entries[0].choices}`);
+  // The CLI replays it to the same save.
+  const dir = mkdtempSync(join(tmpdir(), 'servitor-ask-dice-'));
+  const file = join(dir, 'ask.json');
+  const text = await page.evaluate(() => window.__servitor.comp.save());
+  writeFileSync(file, text);
+  cli(['space-hulk-solo', '--resume', file], 'undo\nredo\n');
+  assert.equal(readFileSync(file, 'utf8'), text);
+  await context.close();
 });

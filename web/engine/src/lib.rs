@@ -15,10 +15,19 @@
 //! A run with the same answers rolls the same dice up to that point (the seed gives the rest),
 //! so each retry reaches the next die. An answer of `null` lets the engine roll that die, as
 //! `auto` does at the terminal.
+//!
+//! The game's questions (`game.ask`) go the same way, with manual and automatic dice alike:
+//! the page sends the answers given so far (`choices`, positions from 1 among each question's
+//! choices, 0 to leave it to servitor); a run that reaches a question past them answers `need`
+//! with the question, its choices and its default, and the game is put back as it was. Dice
+//! and answers are two lists, but only the first thing missing in the run is asked for: past
+//! it the run goes on with the seed's dice and the defaults, and is undone. The answers are
+//! kept in the session as `servitor play` keeps them (`Entry::choices`, `start_choices`), so
+//! a reload, an undo, a redo or the CLI replays them without asking.
 
 use serde::Deserialize;
 use serde_json::{Value as Json, json};
-use servitor::dice::rng::{DieAsk, Forced};
+use servitor::dice::rng::{ChoiceAsk, DieAsk, Forced};
 use servitor::game::event::player_log;
 use servitor::game::session::{self, Entry, SESSION_FORMAT, SESSION_VERSION, Session};
 use servitor::game::{Game, GameError, Host, table};
@@ -105,12 +114,24 @@ struct NewGame {
     manual_dice: bool,
 }
 
-/// The faces the player gave for a command's dice so far, and the die asked for past them.
+/// The faces the player gave for a command's dice so far, the answers given to its questions,
+/// and the first die or question asked for past them.
 #[derive(Default)]
 struct Asked {
     answers: Vec<Option<u64>>,
     next: usize,
-    need: Option<(String, Vec<String>)>,
+    /// How many answers to questions the page gave.
+    choices: usize,
+    need: Option<Need>,
+}
+
+/// What a run needs from the player before it can be played.
+enum Need {
+    /// A die: its name and faces.
+    Die(String, Vec<String>),
+    /// A question of the game (`game.ask`): the script's words (meant for the player), the
+    /// choices, and the position from 1 of the one servitor would take.
+    Question(String, Vec<String>, usize),
 }
 
 /// One package's session at the table.
@@ -133,6 +154,15 @@ fn parse_answers(answers: &str) -> Result<Vec<Option<u64>>, String> {
     serde_json::from_str(answers).map_err(|e| format!("the dice answers are not a list of faces: {e}"))
 }
 
+fn parse_choices(choices: &str) -> Result<Vec<u64>, String> {
+    if choices.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    serde_json::from_str(choices).map_err(|e| {
+        format!("the answers to the game's questions are not a list of positions from 1 (0: servitor's answer): {e}")
+    })
+}
+
 #[wasm_bindgen]
 impl Companion {
     /// Loads a bundled package (by name) for play.
@@ -142,9 +172,12 @@ impl Companion {
     }
 
     /// Starts a game (`NewGame` as JSON) and answers as [`Companion::send`] does. With manual
-    /// dice the setup's dice are asked for like a command's: `answers` holds those given.
-    pub fn begin(&mut self, setup: &str, answers: &str) -> String {
-        let answer = self.try_begin(setup, answers).unwrap_or_else(|e| refusal("start", e));
+    /// dice the setup's dice are asked for like a command's: `answers` holds those given;
+    /// `choices` the answers to the setup's questions.
+    pub fn begin(&mut self, setup: &str, answers: &str, choices: &str) -> String {
+        let answer = self
+            .try_begin(setup, answers, choices)
+            .unwrap_or_else(|e| refusal("start", e));
         answer.to_string()
     }
 
@@ -157,14 +190,15 @@ impl Companion {
 
     /// One line as the player would type it at `servitor play`: a command of the game,
     /// `end`, `undo`, `redo`, `help`, `status`, `why PIECE`, `odds TABLE`. `answers`: the
-    /// faces given so far for this command's dice (manual dice), as a JSON list.
-    pub fn send(&mut self, line: &str, answers: &str) -> String {
+    /// faces given so far for this command's dice (manual dice), as a JSON list; `choices`:
+    /// the answers given so far to its questions (positions from 1, 0 for servitor's answer).
+    pub fn send(&mut self, line: &str, answers: &str, choices: &str) -> String {
         let line = line.trim();
         let answer = match self.game.is_some() {
             false => refusal(line, "no game: start one or resume a save".into()),
-            true => match parse_answers(answers) {
+            true => match parse_answers(answers).and_then(|a| Ok((a, parse_choices(choices)?))) {
                 Err(e) => refusal(line, e),
-                Ok(answers) => self.handle(line, answers),
+                Ok((answers, choices)) => self.handle(line, answers, choices),
             },
         };
         answer.to_string()
@@ -204,19 +238,24 @@ fn game_error_text(e: GameError, host: &Host) -> String {
     }
 }
 
-/// The dice of one run: replayed ones, the player's answers then a request, or the seed's.
+/// The dice and answers of one run: replayed ones (a redo: its saved dice and answers), or the
+/// player's dice and answers then a request (manual dice), or the seed's dice. Every answer to
+/// a question is recorded (`choice_record`), so the session keeps it.
 fn forced_for(
     manual: bool,
-    replay: Option<&[u64]>,
+    replay: Option<(&[u64], &[u64])>,
     answers: Vec<Option<u64>>,
+    choices: Vec<u64>,
 ) -> (Arc<Mutex<Forced>>, Arc<Mutex<Asked>>) {
     let asked = Arc::new(Mutex::new(Asked {
         answers,
+        choices: choices.len(),
         ..Asked::default()
     }));
-    let forced = match (replay, manual) {
-        (Some(values), _) => Forced {
+    let mut forced = match (replay, manual) {
+        (Some((values, saved)), _) => Forced {
             values: values.iter().copied().collect(),
+            choices: saved.iter().copied().collect(),
             ..Forced::default()
         },
         (None, true) => {
@@ -229,29 +268,49 @@ fn forced_for(
                 }
                 // Past the answers given: the run goes on with the seed's dice, and is undone.
                 if a.need.is_none() {
-                    a.need = Some((die.die.clone(), die.faces.clone()));
+                    a.need = Some(Need::Die(die.die.clone(), die.faces.clone()));
                 }
                 None
             };
             Forced {
                 ask: Some(Box::new(ask)),
                 record: Some(Vec::new()),
+                choices: choices.into(),
                 ..Forced::default()
             }
         }
-        (None, false) => Forced::default(),
+        (None, false) => Forced {
+            choices: choices.into(),
+            ..Forced::default()
+        },
     };
+    if replay.is_none() {
+        // A question past the answers given (`Game::ask` takes those first): the run goes on
+        // with servitor's answer, and is undone.
+        let seen = asked.clone();
+        forced.choose = Some(Box::new(move |q: &ChoiceAsk| -> Option<u64> {
+            let mut a = lock(&seen);
+            if a.need.is_none() {
+                a.need = Some(Need::Question(q.question.clone(), q.choices.clone(), q.default + 1));
+            }
+            None
+        }));
+    }
+    forced.choice_record = Some(Vec::new());
     (Arc::new(Mutex::new(forced)), asked)
 }
 
 fn need_json(line: &str, asked: &Asked) -> Option<Json> {
-    let (die, faces) = asked.need.as_ref()?;
-    Some(json!({
-        "command": line,
-        "ok": false,
-        "need": { "die": die, "faces": faces, "given": asked.answers.len() },
-        "lines": [],
-    }))
+    let need = match asked.need.as_ref()? {
+        Need::Die(die, faces) => json!({ "die": die, "faces": faces, "given": asked.answers.len() }),
+        Need::Question(question, choices, default) => json!({
+            "question": question,
+            "choices": choices,
+            "default": default,
+            "given": asked.choices,
+        }),
+    };
+    Some(json!({ "command": line, "ok": false, "need": need, "lines": [] }))
 }
 
 impl Companion {
@@ -265,9 +324,10 @@ impl Companion {
         })
     }
 
-    fn try_begin(&mut self, setup: &str, answers: &str) -> Result<Json, String> {
+    fn try_begin(&mut self, setup: &str, answers: &str, choices: &str) -> Result<Json, String> {
         let new: NewGame = serde_json::from_str(setup).map_err(|e| format!("not a new game: {e}"))?;
         let answers = parse_answers(answers)?;
+        let choices = parse_choices(choices)?;
         let seed: u64 = new
             .seed
             .trim()
@@ -296,12 +356,11 @@ impl Companion {
             side,
             manual_dice: new.manual_dice,
             start_dice: Vec::new(),
-            // The page does not ask the game's questions yet (`game.ask`): servitor answers them.
             start_choices: Vec::new(),
             entries: Vec::new(),
             redo: Vec::new(),
         };
-        let (forced, asked) = forced_for(session.manual_dice, None, answers);
+        let (forced, asked) = forced_for(session.manual_dice, None, answers, choices);
         let started = self
             .host
             .start(&session.setup(), Some(0))
@@ -314,6 +373,7 @@ impl Companion {
             return Ok(need);
         }
         session.start_dice = lock(&forced).record.take().unwrap_or_default();
+        session.start_choices = lock(&forced).choice_record.take().unwrap_or_default();
         let lines = table::lines(&player_log(&started.events), &session.side, false);
         self.session = Some(session);
         self.game = Some(started);
@@ -342,7 +402,7 @@ impl Companion {
         Ok(self.answer("resume", true, None, lines))
     }
 
-    fn handle(&mut self, line: &str, answers: Vec<Option<u64>>) -> Json {
+    fn handle(&mut self, line: &str, answers: Vec<Option<u64>>, choices: Vec<u64>) -> Json {
         let mut words = line.split_whitespace();
         let first = words.next().unwrap_or_default();
         let rest = words.next();
@@ -368,7 +428,7 @@ impl Companion {
                 };
                 // A new command after an undo: what was taken back cannot come back any more.
                 let redo = std::mem::take(&mut session.redo);
-                let answer = self.command(line, None, answers);
+                let answer = self.command(line, None, answers, choices);
                 if answer["ok"] != json!(true)
                     && let Some(session) = self.session.as_mut()
                 {
@@ -379,15 +439,22 @@ impl Companion {
         }
     }
 
-    /// Runs a command; `replay` gives a redone command's dice. Accepted: its entry is added.
-    fn command(&mut self, line: &str, replay: Option<&[u64]>, answers: Vec<Option<u64>>) -> Json {
+    /// Runs a command; `replay` gives a redone command's dice and answers. Accepted: its entry
+    /// is added.
+    fn command(
+        &mut self,
+        line: &str,
+        replay: Option<(&[u64], &[u64])>,
+        answers: Vec<Option<u64>>,
+        choices: Vec<u64>,
+    ) -> Json {
         let (Some(mut game), Some(session)) = (self.game.take(), self.session.as_ref()) else {
             return refusal(line, "no game".into());
         };
         let manual = session.manual_dice;
         let side = session.side.clone();
         let before = game.events.len();
-        let (forced, asked) = forced_for(manual, replay, answers);
+        let (forced, asked) = forced_for(manual, replay, answers, choices);
         game.forced = Some(forced.clone());
         match session::run_line(&mut self.host, game, line, &side) {
             Ok(game) => {
@@ -397,16 +464,17 @@ impl Companion {
                 let used = lock(&forced).record.take().unwrap_or_default();
                 let dice = match (manual, replay) {
                     (false, _) => Vec::new(),
-                    (true, Some(values)) => values.to_vec(),
+                    (true, Some((values, _))) => values.to_vec(),
                     (true, None) => used,
                 };
+                let choices = lock(&forced).choice_record.take().unwrap_or_default();
                 let lines = table::lines(&player_log(&game.events)[before.min(game.events.len())..], &side, false);
                 self.game = Some(game);
                 if let Some(session) = self.session.as_mut() {
                     session.entries.push(Entry {
                         line: line.to_string(),
                         dice,
-                        choices: Vec::new(),
+                        choices,
                     });
                 }
                 self.answer(line, true, None, lines)
@@ -459,7 +527,7 @@ impl Companion {
             .as_mut()
             .map(|s| std::mem::take(&mut s.redo))
             .unwrap_or_default();
-        let answer = self.command(&entry.line, Some(&entry.dice), Vec::new());
+        let answer = self.command(&entry.line, Some((&entry.dice, &entry.choices)), Vec::new(), Vec::new());
         if let Some(s) = self.session.as_mut() {
             s.redo = redo;
         }
@@ -658,10 +726,14 @@ mod tests {
         let mut c = Companion::load(&package).unwrap();
         let setup = json!({ "mission": mission, "seed": "18446744073709551615", "manual_dice": manual }).to_string();
         let mut answers: Vec<Option<u64>> = Vec::new();
+        let mut choices: Vec<u64> = Vec::new();
         loop {
-            let r = parse(&c.begin(&setup, &serde_json::to_string(&answers).unwrap()));
-            if r.get("need").is_some() {
-                answers.push(Some(1));
+            let r = parse(&c.begin(&setup, &to_json(&answers), &to_json(&choices)));
+            if let Some(need) = r.get("need") {
+                match need.get("question") {
+                    Some(_) => choices.push(1),
+                    None => answers.push(Some(1)),
+                }
                 continue;
             }
             assert_eq!(r["ok"], json!(true), "{r}");
@@ -669,12 +741,23 @@ mod tests {
         }
     }
 
-    /// Sends a line, answering each die asked with its first face.
+    fn to_json<T: serde::Serialize>(list: &[T]) -> String {
+        serde_json::to_string(list).unwrap()
+    }
+
+    /// Sends a line, answering each die asked with its first face (every question with its
+    /// first choice).
     fn send(c: &mut Companion, line: &str) -> (Json, usize) {
         let mut answers: Vec<Option<u64>> = Vec::new();
+        let mut choices: Vec<u64> = Vec::new();
         loop {
-            let r = parse(&c.send(line, &serde_json::to_string(&answers).unwrap()));
+            let r = parse(&c.send(line, &to_json(&answers), &to_json(&choices)));
             if let Some(need) = r.get("need") {
+                if need.get("question").is_some() {
+                    assert_eq!(need["given"], json!(choices.len()));
+                    choices.push(1);
+                    continue;
+                }
                 assert_eq!(need["given"], json!(answers.len()));
                 assert!(!need["faces"].as_array().unwrap().is_empty());
                 // Every other die left to the engine, as `auto` at the terminal.
@@ -743,31 +826,143 @@ mod tests {
         }
     }
 
+    /// The test game of `fixtures/asking`: a question in the setup, a die and two questions
+    /// in its `call` command, a question in the other side's phase.
+    fn asking() -> Companion {
+        Companion::load(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/asking")).unwrap()
+    }
+
+    fn need(r: &Json) -> &Json {
+        r.get("need").unwrap_or_else(|| panic!("a need: {r}"))
+    }
+
+    #[test]
+    fn the_games_questions_are_asked_answered_saved_and_replayed() {
+        for manual in [false, true] {
+            let mut c = asking();
+            let setup = json!({ "mission": "yard", "seed": "5", "manual_dice": manual }).to_string();
+            // The setup's question, with its choices and servitor's answer; nothing started.
+            let r = parse(&c.begin(&setup, "[]", "[]"));
+            assert_eq!(r["ok"], json!(false), "{r}");
+            assert_eq!(
+                need(&r),
+                &json!({ "question": "which door does the runner come in by?", "choices": ["left", "middle", "right"], "default": 2, "given": 0 })
+            );
+            assert_eq!(c.view(), "null", "a need starts no game");
+            let r = parse(&c.begin(&setup, "[]", "[3]"));
+            assert_eq!(r["ok"], json!(true), "{r}");
+            let runner = |c: &Companion| parse(&c.view())["pieces"][0]["at"].clone();
+            assert_eq!(runner(&c), json!("3,1"), "the answer was taken");
+            let start = c.save();
+
+            // A command: with manual dice its die first, then each question past the answers
+            // given; every need leaves the game and the save as they were.
+            let dice = if manual { "[4]" } else { "[]" };
+            if manual {
+                let r = parse(&c.send("call", "[]", "[]"));
+                assert_eq!(need(&r)["die"], json!("d6"), "{r}");
+            }
+            let r = parse(&c.send("call", dice, "[]"));
+            let question = need(&r)["question"].as_str().unwrap().to_string();
+            assert!(question.starts_with("the die shows "), "{r}");
+            if manual {
+                assert_eq!(
+                    question, "the die shows 4: heads or tails?",
+                    "the die tapped is the die asked about"
+                );
+            }
+            assert_eq!(need(&r)["given"], json!(0));
+            assert_eq!(c.save(), start);
+            let r = parse(&c.send("call", dice, "[1]"));
+            assert_eq!(
+                need(&r),
+                &json!({ "question": "heads, then: again?", "choices": ["yes", "no"], "default": 2, "given": 1 })
+            );
+            assert_eq!(c.save(), start);
+            // 0: servitor's answer (the default), as `auto` at the terminal.
+            let r = parse(&c.send("call", dice, "[1, 0]"));
+            assert_eq!(r["ok"], json!(true), "{r}");
+            let said = r["lines"].to_string();
+            assert!(said.contains("called heads, then no"), "{said}");
+            assert!(said.contains("(the player's answer;"), "{said}");
+            assert!(said.contains("(the stand-in player's answer;"), "{said}");
+            // The other side's phase asks too.
+            let r = parse(&c.send("end", "[]", "[]"));
+            assert_eq!(need(&r)["question"], json!("the house asks: play on?"), "{r}");
+            assert_eq!(parse(&c.send("end", "[]", "[1]"))["ok"], json!(true));
+
+            // Saved as `servitor play` saves them: positions from 1, 0 for servitor's answer.
+            let save = c.save();
+            let session: servitor::game::session::Session = serde_json::from_str(&save).unwrap();
+            assert_eq!(session.start_choices, vec![3]);
+            let choices: Vec<Vec<u64>> = session.entries.iter().map(|e| e.choices.clone()).collect();
+            assert_eq!(choices, vec![vec![1, 0], vec![1]]);
+            assert_eq!(session.entries[0].dice, if manual { vec![4] } else { vec![] });
+            // A resume, an undo and a redo replay the answers without asking.
+            let mut again = asking();
+            assert_eq!(parse(&again.resume(&save))["ok"], json!(true));
+            assert_eq!(again.view(), c.view());
+            assert_eq!(runner(&again), json!("3,1"));
+            assert_eq!(parse(&again.send("undo", "[]", "[]"))["ok"], json!(true));
+            assert_eq!(parse(&again.send("undo", "[]", "[]"))["ok"], json!(true));
+            let r = parse(&again.send("redo", "[]", "[]"));
+            assert_eq!(r["ok"], json!(true), "a redo asks nothing: {r}");
+            assert!(r["lines"].to_string().contains("called heads, then no"), "{r}");
+            assert_eq!(parse(&again.send("redo", "[]", "[]"))["ok"], json!(true));
+            assert_eq!(again.save(), save);
+            // The house stops: the answer decides the game.
+            assert_eq!(parse(&c.send("end", "[]", "[2]"))["over"]["winner"], json!("players"));
+        }
+    }
+
+    #[test]
+    fn bad_answers_to_questions_are_refused_in_words() {
+        let mut c = asking();
+        let setup = json!({ "mission": "yard", "seed": "5" }).to_string();
+        for bad in ["not a list", "[-1]", "[1.5]"] {
+            let r = parse(&c.begin(&setup, "[]", bad));
+            assert_eq!(r["ok"], json!(false), "{bad}: {r}");
+            assert!(r["note"].as_str().unwrap().contains("positions from 1"), "{r}");
+        }
+        // An answer past the choices names the question.
+        let r = parse(&c.begin(&setup, "[]", "[4]"));
+        assert_eq!(r["ok"], json!(false), "{r}");
+        assert!(r["note"].as_str().unwrap().contains("which door"), "{r}");
+        assert_eq!(parse(&c.begin(&setup, "[]", "[1]"))["ok"], json!(true));
+        let save = c.save();
+        for bad in ["not a list", "[3]"] {
+            let r = parse(&c.send("call", "[]", bad));
+            assert_eq!(r["ok"], json!(false), "{bad}: {r}");
+            assert!(!r["note"].as_str().unwrap().is_empty(), "{r}");
+            assert_eq!(c.save(), save, "nothing changed");
+        }
+    }
+
     #[test]
     fn bad_input_is_refused_in_words() {
         let (package, mission) = playable();
         let mut c = Companion::load(&package).unwrap();
         assert!(Companion::load("no-such-package").is_err());
         for (what, answer) in [
-            ("send", c.send("end", "[]")),
+            ("send", c.send("end", "[]", "[]")),
             ("resume", c.resume("not json")),
             ("resume", c.resume(r#"{"format":"other","version":9,"package":"x","mission":"m","seed":1,"side":"s","manual_dice":false,"entries":[]}"#)),
-            ("begin", c.begin("{}", "")),
-            ("begin", c.begin(&json!({ "mission": mission, "seed": "-1" }).to_string(), "")),
-            ("begin", c.begin(&json!({ "mission": "no-such-mission", "seed": "1" }).to_string(), "")),
-            ("begin", c.begin(&json!({ "mission": mission, "seed": "1", "side": "nobody" }).to_string(), "")),
+            ("begin", c.begin("{}", "", "")),
+            ("begin", c.begin(&json!({ "mission": mission, "seed": "-1" }).to_string(), "", "")),
+            ("begin", c.begin(&json!({ "mission": "no-such-mission", "seed": "1" }).to_string(), "", "")),
+            ("begin", c.begin(&json!({ "mission": mission, "seed": "1", "side": "nobody" }).to_string(), "", "")),
         ] {
             let r = parse(&answer);
             assert_eq!(r["ok"], json!(false), "{what}: {r}");
             assert!(!r["note"].as_str().unwrap().is_empty(), "{what}: {r}");
         }
         let (mut c, _) = begin(false);
-        assert_eq!(parse(&c.send("end", "not a list"))["ok"], json!(false));
-        assert_eq!(parse(&c.send("", "[]"))["ok"], json!(false));
-        assert_eq!(parse(&c.send("odds no-such-table", "[]"))["ok"], json!(false));
-        let odds = parse(&c.send("odds", "[]"));
+        assert_eq!(parse(&c.send("end", "not a list", "[]"))["ok"], json!(false));
+        assert_eq!(parse(&c.send("", "[]", "[]"))["ok"], json!(false));
+        assert_eq!(parse(&c.send("odds no-such-table", "[]", "[]"))["ok"], json!(false));
+        let odds = parse(&c.send("odds", "[]", "[]"));
         let table = odds["tables"][0].as_str().unwrap().to_string();
-        let rows = parse(&c.send(&format!("odds {table}"), "[]"));
+        let rows = parse(&c.send(&format!("odds {table}"), "[]", "[]"));
         let total: f64 = rows["rows"]
             .as_array()
             .unwrap()
