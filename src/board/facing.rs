@@ -160,6 +160,13 @@ pub fn cheapest_costs(
         .collect()
 }
 
+/// How a state was reached, in the low three bits of its back word (see `search`).
+const HOW_START: u32 = 0;
+const HOW_TURN: u32 = 1;
+const HOW_STEP: u32 = 2;
+const HOW_STEP_TURN: u32 = 3;
+const HOW_TURN_STEP: u32 = 4;
+
 /// The search both answer from: Dijkstra over (square, facing) in fine units, stopping at the
 /// first state `goal` accepts (its plan) or once every state within `limit` points is settled.
 #[allow(clippy::type_complexity)]
@@ -178,9 +185,10 @@ fn search(
     let state = |s: Square, f: usize| grid.index(s) * 4 + f;
     let n = grid.len() * 4;
     let mut best = vec![u64::MAX; n];
-    // How each state was reached: the state before and the one or two actions taken (no
-    // allocation per state: a plan is searched many times a turn).
-    let mut back: Vec<Option<(usize, Action, Option<Action>)>> = vec![None; n];
+    // How each state was reached, packed in one word: the state before times 8 plus how
+    // (`HOW_…`); the actions are rebuilt from the two states when a plan is found (no action
+    // kept per state: a plan is searched many times a turn).
+    let mut back: Vec<u32> = vec![0; n];
     let mut heap = BinaryHeap::new();
     best[state(from, facing)] = 0;
     heap.push(Reverse((0u64, state(from, facing))));
@@ -195,38 +203,60 @@ fn search(
         if goal(square, f) {
             let mut actions = Vec::new();
             let mut at = st;
-            while let Some((prev, first, second)) = back[at].clone() {
-                actions.extend(second);
-                actions.push(first);
+            while back[at] & 7 != HOW_START {
+                let (prev, how) = ((back[at] >> 3) as usize, back[at] & 7);
+                let (to, nf) = (grid.square(at / 4), at % 4);
+                let (was, pf) = (grid.square(prev / 4), prev % 4);
+                let (dx, dy) = (to.x - was.x, to.y - was.y);
+                // Pushed last first: the list is reversed at the end.
+                match how {
+                    HOW_TURN => actions.push(Action::Turn {
+                        to: nf,
+                        made: TurnMade::OnTheSpot,
+                    }),
+                    HOW_STEP => actions.push(Action::Step {
+                        kind: StepKind::of(pf, dx, dy),
+                        to,
+                    }),
+                    HOW_STEP_TURN => {
+                        actions.push(Action::Turn {
+                            to: nf,
+                            made: TurnMade::AfterStep,
+                        });
+                        actions.push(Action::Step {
+                            kind: StepKind::of(pf, dx, dy),
+                            to,
+                        });
+                    }
+                    _ => {
+                        actions.push(Action::Step {
+                            kind: StepKind::of(nf, dx, dy),
+                            to,
+                        });
+                        actions.push(Action::Turn {
+                            to: nf,
+                            made: TurnMade::BeforeStep,
+                        });
+                    }
+                }
                 at = prev;
             }
             actions.reverse();
             return (best, Some((cost / FINE, actions)));
         }
-        let mut relax =
-            |next: usize, extra: u64, made: (Action, Option<Action>), heap: &mut BinaryHeap<Reverse<(u64, usize)>>| {
-                let c = cost.saturating_add(extra);
-                if c < best[next] {
-                    best[next] = c;
-                    back[next] = Some((st, made.0, made.1));
-                    heap.push(Reverse((c, next)));
-                }
-            };
+        let packed = |how: u32| ((st as u32) << 3) | how;
+        let mut relax = |next: usize, extra: u64, how: u32, heap: &mut BinaryHeap<Reverse<(u64, usize)>>| {
+            let c = cost.saturating_add(extra);
+            if c < best[next] {
+                best[next] = c;
+                back[next] = packed(how);
+                heap.push(Reverse((c, next)));
+            }
+        };
         let quarter = [(f + 1) % 4, (f + 3) % 4];
         if let Some(t) = costs.turn {
             for nf in quarter {
-                relax(
-                    state(square, nf),
-                    u64::from(t) * FINE + TURN_TIE,
-                    (
-                        Action::Turn {
-                            to: nf,
-                            made: TurnMade::OnTheSpot,
-                        },
-                        None,
-                    ),
-                    &mut heap,
-                );
+                relax(state(square, nf), u64::from(t) * FINE + TURN_TIE, HOW_TURN, &mut heap);
             }
         }
         for &(dx, dy) in &DIRECTIONS {
@@ -237,12 +267,7 @@ fn search(
             let diagonal = u64::from(dx != 0 && dy != 0);
             let kind = StepKind::of(f, dx, dy);
             if let Some(c) = costs.steps[kind as usize] {
-                relax(
-                    state(next, f),
-                    u64::from(c) * FINE + diagonal,
-                    (Action::Step { kind, to: next }, None),
-                    &mut heap,
-                );
+                relax(state(next, f), u64::from(c) * FINE + diagonal, HOW_STEP, &mut heap);
             }
             let Some(t) = costs.turn_with_move else { continue };
             for nf in quarter {
@@ -251,13 +276,7 @@ fn search(
                     relax(
                         state(next, nf),
                         (u64::from(c) + u64::from(t)) * FINE + diagonal + TURN_TIE,
-                        (
-                            Action::Step { kind, to: next },
-                            Some(Action::Turn {
-                                to: nf,
-                                made: TurnMade::AfterStep,
-                            }),
-                        ),
+                        HOW_STEP_TURN,
                         &mut heap,
                     );
                 }
@@ -267,13 +286,7 @@ fn search(
                     relax(
                         state(next, nf),
                         (u64::from(c) + u64::from(t)) * FINE + diagonal + TURN_TIE,
-                        (
-                            Action::Turn {
-                                to: nf,
-                                made: TurnMade::BeforeStep,
-                            },
-                            Some(Action::Step { kind: turned, to: next }),
-                        ),
+                        HOW_TURN_STEP,
                         &mut heap,
                     );
                 }

@@ -105,10 +105,29 @@ impl Game {
             }
             Goal::Squares(_) => Vec::new(),
         };
-        let goal_fn = |s: Square, f: usize| match goal {
-            Goal::Squares(list) => list.contains(&s) && may_end(s),
-            Goal::Engage(_) => engage_squares.iter().any(|&(e, ef)| e == s && (!faced || ef == f)) && may_end(s),
+        // The goal as a mask a state: bit f of a square's byte is set when standing there
+        // facing f ends the plan (worked out once, not at every state the search settles).
+        let mark = |mask: &mut Vec<u8>, check_end: bool| {
+            match goal {
+                Goal::Squares(list) => {
+                    for &s in list {
+                        if grid.contains(s) && (!check_end || may_end(s)) {
+                            mask[grid.index(s)] = 0b1111;
+                        }
+                    }
+                }
+                Goal::Engage(_) => {
+                    for &(e, ef) in &engage_squares {
+                        if grid.contains(e) && (!check_end || may_end(e)) {
+                            mask[grid.index(e)] |= if faced { 1 << ef } else { 0b1111 };
+                        }
+                    }
+                }
+            }
         };
+        let mut ends = vec![0u8; grid.len()];
+        mark(&mut ends, true);
+        let goal_fn = |s: Square, f: usize| ends[grid.index(s)] & (1 << f) != 0;
         let start = usize::from(p.facing.unwrap_or(0));
         let plan = facing::cheapest_plan(grid, from, start, &goal_fn, &costs, &passable);
         if plan.is_some() || !through {
@@ -117,11 +136,10 @@ impl Game {
         {
             // Other sides' pieces bar every way: the way as if they were not there, which the
             // walk follows until one of them stops it (`stopped: "blocked"`).
-            let anywhere = |s: Square, f: usize| match goal {
-                Goal::Squares(list) => list.contains(&s),
-                Goal::Engage(_) => engage_squares.iter().any(|&(e, ef)| e == s && (!faced || ef == f)),
-            };
-            facing::cheapest_plan(grid, from, start, &anywhere, &costs, &|_| true)
+            let mut anywhere = vec![0u8; grid.len()];
+            mark(&mut anywhere, false);
+            let anywhere_fn = |s: Square, f: usize| anywhere[grid.index(s)] & (1 << f) != 0;
+            facing::cheapest_plan(grid, from, start, &anywhere_fn, &costs, &|_| true)
         }
     }
 
