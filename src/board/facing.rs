@@ -134,7 +134,26 @@ pub fn cheapest_plan(
     costs: &Costs,
     passable: &dyn Fn(Square) -> bool,
 ) -> Option<(u64, Vec<Action>)> {
-    search(grid, from, facing, goal, costs, passable, None).1
+    search(grid, from, facing, goal, costs, passable, None, None).1
+}
+
+/// [`cheapest_plan`] guided by `steps_left`: for every square, a number of steps no plan from
+/// there to the goal can take fewer of (a distance field to the goal squares with every door
+/// open and pieces ignored; `moves::UNREACHABLE` where no way leads). The search settles the
+/// states nearest the goal first (A*: each step costs at least the cheapest step), so a plan
+/// across the board does not search the whole board; it finds a plan as cheap as
+/// `cheapest_plan` does, and among equally cheap ones (same points, diagonal steps and turns)
+/// possibly another one.
+pub fn cheapest_plan_guided(
+    grid: &Grid,
+    from: Square,
+    facing: usize,
+    goal: &dyn Fn(Square, usize) -> bool,
+    costs: &Costs,
+    passable: &dyn Fn(Square) -> bool,
+    steps_left: &[u16],
+) -> Option<(u64, Vec<Action>)> {
+    search(grid, from, facing, goal, costs, passable, None, Some(steps_left)).1
 }
 
 /// What the cheapest plan to each state (square × facing, index `square * 4 + facing`) costs,
@@ -148,7 +167,7 @@ pub fn cheapest_costs(
     passable: &dyn Fn(Square) -> bool,
     limit: u64,
 ) -> Vec<u64> {
-    let (best, _) = search(grid, from, facing, &|_, _| false, costs, passable, Some(limit));
+    let (best, _) = search(grid, from, facing, &|_, _| false, costs, passable, Some(limit), None);
     best.into_iter()
         .map(|c| {
             if c == u64::MAX || c / FINE > limit {
@@ -178,10 +197,24 @@ fn search(
     costs: &Costs,
     passable: &dyn Fn(Square) -> bool,
     limit: Option<u64>,
+    steps_left: Option<&[u16]>,
 ) -> (Vec<u64>, Option<(u64, Vec<Action>)>) {
     if !grid.contains(from) || facing > 3 {
         return (vec![u64::MAX; grid.len() * 4], None);
     }
+    // The least a step costs, in fine units: what each step still to take adds at least.
+    let cheapest_step = costs.steps.iter().flatten().min().map_or(0, |&c| u64::from(c) * FINE);
+    let guide = steps_left.filter(|f| f.len() == grid.len() && cheapest_step > 0);
+    // What the plan still costs at least from state `st`; `None`: no way leads to the goal.
+    let estimate = |st: usize| -> Option<u64> {
+        match guide {
+            None => Some(0),
+            Some(f) => {
+                let d = f[st / 4];
+                (d != crate::board::moves::UNREACHABLE).then(|| u64::from(d) * cheapest_step)
+            }
+        }
+    };
     let state = |s: Square, f: usize| grid.index(s) * 4 + f;
     let n = grid.len() * 4;
     let mut best = vec![u64::MAX; n];
@@ -191,8 +224,13 @@ fn search(
     let mut back: Vec<u32> = vec![0; n];
     let mut heap = BinaryHeap::new();
     best[state(from, facing)] = 0;
-    heap.push(Reverse((0u64, state(from, facing))));
-    while let Some(Reverse((cost, st))) = heap.pop() {
+    let Some(h0) = estimate(state(from, facing)) else {
+        return (best, None);
+    };
+    heap.push(Reverse((h0, state(from, facing))));
+    while let Some(Reverse((key, st))) = heap.pop() {
+        // The key is the cost so far plus the estimate of what is left (0 unguided).
+        let cost = key.saturating_sub(estimate(st).unwrap_or(0));
         if cost > best[st] {
             continue;
         }
@@ -248,9 +286,10 @@ fn search(
         let mut relax = |next: usize, extra: u64, how: u32, heap: &mut BinaryHeap<Reverse<(u64, usize)>>| {
             let c = cost.saturating_add(extra);
             if c < best[next] {
+                let Some(h) = estimate(next) else { return };
                 best[next] = c;
                 back[next] = packed(how);
-                heap.push(Reverse((c, next)));
+                heap.push(Reverse((c.saturating_add(h), next)));
             }
         };
         let quarter = [(f + 1) % 4, (f + 3) % 4];

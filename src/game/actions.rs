@@ -107,20 +107,18 @@ impl Game {
         };
         // The goal as a mask a state: bit f of a square's byte is set when standing there
         // facing f ends the plan (worked out once, not at every state the search settles).
-        let mark = |mask: &mut Vec<u8>, check_end: bool| {
-            match goal {
-                Goal::Squares(list) => {
-                    for &s in list {
-                        if grid.contains(s) && (!check_end || may_end(s)) {
-                            mask[grid.index(s)] = 0b1111;
-                        }
+        let mark = |mask: &mut Vec<u8>, check_end: bool| match goal {
+            Goal::Squares(list) => {
+                for &s in list {
+                    if grid.contains(s) && (!check_end || may_end(s)) {
+                        mask[grid.index(s)] = 0b1111;
                     }
                 }
-                Goal::Engage(_) => {
-                    for &(e, ef) in &engage_squares {
-                        if grid.contains(e) && (!check_end || may_end(e)) {
-                            mask[grid.index(e)] |= if faced { 1 << ef } else { 0b1111 };
-                        }
+            }
+            Goal::Engage(_) => {
+                for &(e, ef) in &engage_squares {
+                    if grid.contains(e) && (!check_end || may_end(e)) {
+                        mask[grid.index(e)] |= if faced { 1 << ef } else { 0b1111 };
                     }
                 }
             }
@@ -128,8 +126,23 @@ impl Game {
         let mut ends = vec![0u8; grid.len()];
         mark(&mut ends, true);
         let goal_fn = |s: Square, f: usize| ends[grid.index(s)] & (1 << f) != 0;
+        // The guide: steps to the goal with every door open, pieces ignored (a shared field;
+        // for an engagement the target's squares, one step short of a square beside it).
+        let (sources, short) = match goal {
+            Goal::Squares(list) => (list.clone(), 0),
+            Goal::Engage(t) => (pieces[*t].squares().iter().copied().collect(), 1),
+        };
+        let field = view.field_to(p, &sources);
+        let guide: Vec<u16> = if short == 0 {
+            field.to_vec()
+        } else {
+            field
+                .iter()
+                .map(|&d| if d == UNREACHABLE { d } else { d.saturating_sub(short) })
+                .collect()
+        };
         let start = usize::from(p.facing.unwrap_or(0));
-        let plan = facing::cheapest_plan(grid, from, start, &goal_fn, &costs, &passable);
+        let plan = facing::cheapest_plan_guided(grid, from, start, &goal_fn, &costs, &passable, &guide);
         if plan.is_some() || !through {
             return plan;
         }
@@ -139,7 +152,7 @@ impl Game {
             let mut anywhere = vec![0u8; grid.len()];
             mark(&mut anywhere, false);
             let anywhere_fn = |s: Square, f: usize| anywhere[grid.index(s)] & (1 << f) != 0;
-            facing::cheapest_plan(grid, from, start, &anywhere_fn, &costs, &|_| true)
+            facing::cheapest_plan_guided(grid, from, start, &anywhere_fn, &costs, &|_| true, &guide)
         }
     }
 
