@@ -73,6 +73,44 @@ impl Game {
     /// stand on. With `through`, when other sides' pieces bar every way, the plan is the way as
     /// if they were not there (the walk stops where one of them blocks it). `None`: no way.
     pub fn plan_facing(&self, i: usize, goal: &Goal, through: bool) -> Option<(u64, Vec<facing::Action>)> {
+        self.plan_facing_shunning(i, goal, through, &[]).map(|(cost, plan, _)| (cost, plan))
+    }
+
+    /// [`Game::plan_facing`] that goes round the squares of `shun` (ground the mover should
+    /// not step onto — a burning room, a pit): the cheapest plan stepping onto none of them,
+    /// else, when every way crosses one, the cheapest plan as if they were not there. The third
+    /// value says whether the plan crosses shunned ground (`true`: no way round).
+    pub fn plan_facing_shunning(
+        &self,
+        i: usize,
+        goal: &Goal,
+        through: bool,
+        shun: &[Square],
+    ) -> Option<(u64, Vec<facing::Action>, bool)> {
+        if !shun.is_empty() {
+            let grid = &self.view.grid;
+            let mut shunned = vec![false; grid.len()];
+            for &s in shun {
+                if grid.contains(s) {
+                    shunned[grid.index(s)] = true;
+                }
+            }
+            if let Some((cost, plan)) = self.plan_within(i, goal, false, &|s| !shunned[grid.index(s)]) {
+                return Some((cost, plan, false));
+            }
+        }
+        self.plan_within(i, goal, through, &|_| true)
+            .map(|(cost, plan)| (cost, plan, !shun.is_empty()))
+    }
+
+    /// [`Game::plan_facing`] stepping only onto squares `allowed` lets it.
+    fn plan_within(
+        &self,
+        i: usize,
+        goal: &Goal,
+        through: bool,
+        allowed: &dyn Fn(Square) -> bool,
+    ) -> Option<(u64, Vec<facing::Action>)> {
         let p = &self.state.pieces[i];
         let from = p.at?;
         let pieces = &self.state.pieces;
@@ -84,8 +122,10 @@ impl Game {
         };
         let costs = self.costs_of(i);
         let passable = |s: Square| {
-            view.occupant(s)
-                .is_none_or(|o| o == i || (!view.friends_block && pieces[o].side == pieces[i].side))
+            allowed(s)
+                && view
+                    .occupant(s)
+                    .is_none_or(|o| o == i || (!view.friends_block && pieces[o].side == pieces[i].side))
         };
         let faced = p.facing.is_some();
         let may_end = |s: Square| view.may_end(pieces, i, s) && !self.shares_at(i, s);
@@ -152,7 +192,7 @@ impl Game {
             let mut anywhere = vec![0u8; grid.len()];
             mark(&mut anywhere, false);
             let anywhere_fn = |s: Square, f: usize| anywhere[grid.index(s)] & (1 << f) != 0;
-            facing::cheapest_plan_guided(grid, from, start, &anywhere_fn, &costs, &|_| true, &guide)
+            facing::cheapest_plan_guided(grid, from, start, &anywhere_fn, &costs, allowed, &guide)
         }
     }
 
