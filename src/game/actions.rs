@@ -73,7 +73,8 @@ impl Game {
     /// stand on. With `through`, when other sides' pieces bar every way, the plan is the way as
     /// if they were not there (the walk stops where one of them blocks it). `None`: no way.
     pub fn plan_facing(&self, i: usize, goal: &Goal, through: bool) -> Option<(u64, Vec<facing::Action>)> {
-        self.plan_facing_shunning(i, goal, through, &[]).map(|(cost, plan, _)| (cost, plan))
+        self.plan_facing_shunning(i, goal, through, &[])
+            .map(|(cost, plan, _)| (cost, plan))
     }
 
     /// [`Game::plan_facing`] that goes round the squares of `shun` (ground the mover should

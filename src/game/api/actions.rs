@@ -312,12 +312,14 @@ fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &
             },
         };
         a.cost(shun.len() as u64)?;
-        let planned = g.plan_facing_shunning(i, &goal, true, &shun).map(|(total, mut plan, crossed)| {
-            let (n, _) = g.affordable(i, &plan, budget);
-            let short = n < plan.len();
-            plan.truncate(n);
-            (total, plan, short, crossed)
-        });
+        let planned = g
+            .plan_facing_shunning(i, &goal, true, &shun)
+            .map(|(total, mut plan, crossed)| {
+                let (n, _) = g.affordable(i, &plan, budget);
+                let short = n < plan.len();
+                plan.truncate(n);
+                (total, plan, short, crossed)
+            });
         let shunned: Vec<Square> = if cross { Vec::new() } else { shun };
         Ok((planned, g.costs_of(i), g.door_cost(i), budget, shunned))
     })?;
