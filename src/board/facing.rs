@@ -134,7 +134,7 @@ pub fn cheapest_plan(
     costs: &Costs,
     passable: &dyn Fn(Square) -> bool,
 ) -> Option<(u64, Vec<Action>)> {
-    search(grid, from, facing, goal, costs, passable, None, None).1
+    search(grid, from, facing, goal, costs, passable, Bounds::default()).1
 }
 
 /// [`cheapest_plan`] guided by `steps_left`: for every square, a number of steps no plan from
@@ -153,7 +153,19 @@ pub fn cheapest_plan_guided(
     passable: &dyn Fn(Square) -> bool,
     steps_left: &[u16],
 ) -> Option<(u64, Vec<Action>)> {
-    search(grid, from, facing, goal, costs, passable, None, Some(steps_left)).1
+    search(
+        grid,
+        from,
+        facing,
+        goal,
+        costs,
+        passable,
+        Bounds {
+            limit: None,
+            steps_left: Some(steps_left),
+        },
+    )
+    .1
 }
 
 /// What the cheapest plan to each state (square × facing, index `square * 4 + facing`) costs,
@@ -167,7 +179,11 @@ pub fn cheapest_costs(
     passable: &dyn Fn(Square) -> bool,
     limit: u64,
 ) -> Vec<u64> {
-    let (best, _) = search(grid, from, facing, &|_, _| false, costs, passable, Some(limit), None);
+    let bounds = Bounds {
+        limit: Some(limit),
+        steps_left: None,
+    };
+    let (best, _) = search(grid, from, facing, &|_, _| false, costs, passable, bounds);
     best.into_iter()
         .map(|c| {
             if c == u64::MAX || c / FINE > limit {
@@ -177,6 +193,14 @@ pub fn cheapest_costs(
             }
         })
         .collect()
+}
+
+/// What bounds a search: the most points it looks at (`cheapest_costs`), and the guide that
+/// settles states nearest the goal first (`cheapest_plan_guided`).
+#[derive(Default, Clone, Copy)]
+struct Bounds<'a> {
+    limit: Option<u64>,
+    steps_left: Option<&'a [u16]>,
 }
 
 /// How a state was reached, in the low three bits of its back word (see `search`).
@@ -196,9 +220,9 @@ fn search(
     goal: &dyn Fn(Square, usize) -> bool,
     costs: &Costs,
     passable: &dyn Fn(Square) -> bool,
-    limit: Option<u64>,
-    steps_left: Option<&[u16]>,
+    bounds: Bounds,
 ) -> (Vec<u64>, Option<(u64, Vec<Action>)>) {
+    let Bounds { limit, steps_left } = bounds;
     if !grid.contains(from) || facing > 3 {
         return (vec![u64::MAX; grid.len() * 4], None);
     }
