@@ -183,7 +183,12 @@ impl Game {
                 .collect()
         };
         let start = usize::from(p.facing.unwrap_or(0));
-        let plan = facing::cheapest_plan_guided(grid, from, start, &goal_fn, &costs, &passable, &guide);
+        // No square of the goal free to end on (a queue in a corridor): no search to fail.
+        let plan = if ends.iter().any(|&m| m != 0) {
+            facing::cheapest_plan_guided(grid, from, start, &goal_fn, &costs, &passable, &guide)
+        } else {
+            None
+        };
         if plan.is_some() || !through {
             return plan;
         }
