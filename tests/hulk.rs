@@ -195,7 +195,7 @@ fn the_placement_roll_of_six_asks_the_player_which_entry_and_the_save_keeps_the_
     );
     let kept: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(save).unwrap()).unwrap();
     assert!(
-        stderr.contains("acts in marine-5's sight: spend 1 of the squad's 2 command points for him to fire?"),
+        stderr.contains("acts in marine-5's sight; the squad has 2 command points: fire (1 CP)?"),
         "{stderr}"
     );
     assert_eq!(kept["entries"][0]["choices"], serde_json::json!([2, 3]), "{kept}");

@@ -134,7 +134,38 @@ pub fn cheapest_plan(
     costs: &Costs,
     passable: &dyn Fn(Square) -> bool,
 ) -> Option<(u64, Vec<Action>)> {
-    search(grid, from, facing, goal, costs, passable, None).1
+    search(grid, from, facing, goal, costs, passable, Bounds::default()).1
+}
+
+/// [`cheapest_plan`] guided by `steps_left`: for every square, a number of steps no plan from
+/// there to the goal can take fewer of (a distance field to the goal squares with every door
+/// open and pieces ignored; `moves::UNREACHABLE` where no way leads). The search settles the
+/// states nearest the goal first (A*: each step costs at least the cheapest step), so a plan
+/// across the board does not search the whole board; it finds a plan as cheap as
+/// `cheapest_plan` does, and among equally cheap ones (same points, diagonal steps and turns)
+/// possibly another one.
+pub fn cheapest_plan_guided(
+    grid: &Grid,
+    from: Square,
+    facing: usize,
+    goal: &dyn Fn(Square, usize) -> bool,
+    costs: &Costs,
+    passable: &dyn Fn(Square) -> bool,
+    steps_left: &[u16],
+) -> Option<(u64, Vec<Action>)> {
+    search(
+        grid,
+        from,
+        facing,
+        goal,
+        costs,
+        passable,
+        Bounds {
+            limit: None,
+            steps_left: Some(steps_left),
+        },
+    )
+    .1
 }
 
 /// What the cheapest plan to each state (square × facing, index `square * 4 + facing`) costs,
@@ -148,7 +179,11 @@ pub fn cheapest_costs(
     passable: &dyn Fn(Square) -> bool,
     limit: u64,
 ) -> Vec<u64> {
-    let (best, _) = search(grid, from, facing, &|_, _| false, costs, passable, Some(limit));
+    let bounds = Bounds {
+        limit: Some(limit),
+        steps_left: None,
+    };
+    let (best, _) = search(grid, from, facing, &|_, _| false, costs, passable, bounds);
     best.into_iter()
         .map(|c| {
             if c == u64::MAX || c / FINE > limit {
@@ -160,6 +195,21 @@ pub fn cheapest_costs(
         .collect()
 }
 
+/// What bounds a search: the most points it looks at (`cheapest_costs`), and the guide that
+/// settles states nearest the goal first (`cheapest_plan_guided`).
+#[derive(Default, Clone, Copy)]
+struct Bounds<'a> {
+    limit: Option<u64>,
+    steps_left: Option<&'a [u16]>,
+}
+
+/// How a state was reached, in the low three bits of its back word (see `search`).
+const HOW_START: u32 = 0;
+const HOW_TURN: u32 = 1;
+const HOW_STEP: u32 = 2;
+const HOW_STEP_TURN: u32 = 3;
+const HOW_TURN_STEP: u32 = 4;
+
 /// The search both answer from: Dijkstra over (square, facing) in fine units, stopping at the
 /// first state `goal` accepts (its plan) or once every state within `limit` points is settled.
 #[allow(clippy::type_complexity)]
@@ -170,21 +220,41 @@ fn search(
     goal: &dyn Fn(Square, usize) -> bool,
     costs: &Costs,
     passable: &dyn Fn(Square) -> bool,
-    limit: Option<u64>,
+    bounds: Bounds,
 ) -> (Vec<u64>, Option<(u64, Vec<Action>)>) {
+    let Bounds { limit, steps_left } = bounds;
     if !grid.contains(from) || facing > 3 {
         return (vec![u64::MAX; grid.len() * 4], None);
     }
+    // The least a step costs, in fine units: what each step still to take adds at least.
+    let cheapest_step = costs.steps.iter().flatten().min().map_or(0, |&c| u64::from(c) * FINE);
+    let guide = steps_left.filter(|f| f.len() == grid.len() && cheapest_step > 0);
+    // What the plan still costs at least from state `st`; `None`: no way leads to the goal.
+    let estimate = |st: usize| -> Option<u64> {
+        match guide {
+            None => Some(0),
+            Some(f) => {
+                let d = f[st / 4];
+                (d != crate::board::moves::UNREACHABLE).then(|| u64::from(d) * cheapest_step)
+            }
+        }
+    };
     let state = |s: Square, f: usize| grid.index(s) * 4 + f;
     let n = grid.len() * 4;
     let mut best = vec![u64::MAX; n];
-    // How each state was reached: the state before and the one or two actions taken (no
-    // allocation per state: a plan is searched many times a turn).
-    let mut back: Vec<Option<(usize, Action, Option<Action>)>> = vec![None; n];
+    // How each state was reached, packed in one word: the state before times 8 plus how
+    // (`HOW_…`); the actions are rebuilt from the two states when a plan is found (no action
+    // kept per state: a plan is searched many times a turn).
+    let mut back: Vec<u32> = vec![0; n];
     let mut heap = BinaryHeap::new();
     best[state(from, facing)] = 0;
-    heap.push(Reverse((0u64, state(from, facing))));
-    while let Some(Reverse((cost, st))) = heap.pop() {
+    let Some(h0) = estimate(state(from, facing)) else {
+        return (best, None);
+    };
+    heap.push(Reverse((h0, state(from, facing))));
+    while let Some(Reverse((key, st))) = heap.pop() {
+        // The key is the cost so far plus the estimate of what is left (0 unguided).
+        let cost = key.saturating_sub(estimate(st).unwrap_or(0));
         if cost > best[st] {
             continue;
         }
@@ -195,38 +265,61 @@ fn search(
         if goal(square, f) {
             let mut actions = Vec::new();
             let mut at = st;
-            while let Some((prev, first, second)) = back[at].clone() {
-                actions.extend(second);
-                actions.push(first);
+            while back[at] & 7 != HOW_START {
+                let (prev, how) = ((back[at] >> 3) as usize, back[at] & 7);
+                let (to, nf) = (grid.square(at / 4), at % 4);
+                let (was, pf) = (grid.square(prev / 4), prev % 4);
+                let (dx, dy) = (to.x - was.x, to.y - was.y);
+                // Pushed last first: the list is reversed at the end.
+                match how {
+                    HOW_TURN => actions.push(Action::Turn {
+                        to: nf,
+                        made: TurnMade::OnTheSpot,
+                    }),
+                    HOW_STEP => actions.push(Action::Step {
+                        kind: StepKind::of(pf, dx, dy),
+                        to,
+                    }),
+                    HOW_STEP_TURN => {
+                        actions.push(Action::Turn {
+                            to: nf,
+                            made: TurnMade::AfterStep,
+                        });
+                        actions.push(Action::Step {
+                            kind: StepKind::of(pf, dx, dy),
+                            to,
+                        });
+                    }
+                    _ => {
+                        actions.push(Action::Step {
+                            kind: StepKind::of(nf, dx, dy),
+                            to,
+                        });
+                        actions.push(Action::Turn {
+                            to: nf,
+                            made: TurnMade::BeforeStep,
+                        });
+                    }
+                }
                 at = prev;
             }
             actions.reverse();
             return (best, Some((cost / FINE, actions)));
         }
-        let mut relax =
-            |next: usize, extra: u64, made: (Action, Option<Action>), heap: &mut BinaryHeap<Reverse<(u64, usize)>>| {
-                let c = cost.saturating_add(extra);
-                if c < best[next] {
-                    best[next] = c;
-                    back[next] = Some((st, made.0, made.1));
-                    heap.push(Reverse((c, next)));
-                }
-            };
+        let packed = |how: u32| ((st as u32) << 3) | how;
+        let mut relax = |next: usize, extra: u64, how: u32, heap: &mut BinaryHeap<Reverse<(u64, usize)>>| {
+            let c = cost.saturating_add(extra);
+            if c < best[next] {
+                let Some(h) = estimate(next) else { return };
+                best[next] = c;
+                back[next] = packed(how);
+                heap.push(Reverse((c.saturating_add(h), next)));
+            }
+        };
         let quarter = [(f + 1) % 4, (f + 3) % 4];
         if let Some(t) = costs.turn {
             for nf in quarter {
-                relax(
-                    state(square, nf),
-                    u64::from(t) * FINE + TURN_TIE,
-                    (
-                        Action::Turn {
-                            to: nf,
-                            made: TurnMade::OnTheSpot,
-                        },
-                        None,
-                    ),
-                    &mut heap,
-                );
+                relax(state(square, nf), u64::from(t) * FINE + TURN_TIE, HOW_TURN, &mut heap);
             }
         }
         for &(dx, dy) in &DIRECTIONS {
@@ -237,12 +330,7 @@ fn search(
             let diagonal = u64::from(dx != 0 && dy != 0);
             let kind = StepKind::of(f, dx, dy);
             if let Some(c) = costs.steps[kind as usize] {
-                relax(
-                    state(next, f),
-                    u64::from(c) * FINE + diagonal,
-                    (Action::Step { kind, to: next }, None),
-                    &mut heap,
-                );
+                relax(state(next, f), u64::from(c) * FINE + diagonal, HOW_STEP, &mut heap);
             }
             let Some(t) = costs.turn_with_move else { continue };
             for nf in quarter {
@@ -251,13 +339,7 @@ fn search(
                     relax(
                         state(next, nf),
                         (u64::from(c) + u64::from(t)) * FINE + diagonal + TURN_TIE,
-                        (
-                            Action::Step { kind, to: next },
-                            Some(Action::Turn {
-                                to: nf,
-                                made: TurnMade::AfterStep,
-                            }),
-                        ),
+                        HOW_STEP_TURN,
                         &mut heap,
                     );
                 }
@@ -267,13 +349,7 @@ fn search(
                     relax(
                         state(next, nf),
                         (u64::from(c) + u64::from(t)) * FINE + diagonal + TURN_TIE,
-                        (
-                            Action::Turn {
-                                to: nf,
-                                made: TurnMade::BeforeStep,
-                            },
-                            Some(Action::Step { kind: turned, to: next }),
-                        ),
+                        HOW_TURN_STEP,
                         &mut heap,
                     );
                 }

@@ -73,6 +73,45 @@ impl Game {
     /// stand on. With `through`, when other sides' pieces bar every way, the plan is the way as
     /// if they were not there (the walk stops where one of them blocks it). `None`: no way.
     pub fn plan_facing(&self, i: usize, goal: &Goal, through: bool) -> Option<(u64, Vec<facing::Action>)> {
+        self.plan_facing_shunning(i, goal, through, &[])
+            .map(|(cost, plan, _)| (cost, plan))
+    }
+
+    /// [`Game::plan_facing`] that goes round the squares of `shun` (ground the mover should
+    /// not step onto — a burning room, a pit): the cheapest plan stepping onto none of them,
+    /// else, when every way crosses one, the cheapest plan as if they were not there. The third
+    /// value says whether the plan crosses shunned ground (`true`: no way round).
+    pub fn plan_facing_shunning(
+        &self,
+        i: usize,
+        goal: &Goal,
+        through: bool,
+        shun: &[Square],
+    ) -> Option<(u64, Vec<facing::Action>, bool)> {
+        if !shun.is_empty() {
+            let grid = &self.view.grid;
+            let mut shunned = vec![false; grid.len()];
+            for &s in shun {
+                if grid.contains(s) {
+                    shunned[grid.index(s)] = true;
+                }
+            }
+            if let Some((cost, plan)) = self.plan_within(i, goal, false, &|s| !shunned[grid.index(s)]) {
+                return Some((cost, plan, false));
+            }
+        }
+        self.plan_within(i, goal, through, &|_| true)
+            .map(|(cost, plan)| (cost, plan, !shun.is_empty()))
+    }
+
+    /// [`Game::plan_facing`] stepping only onto squares `allowed` lets it.
+    fn plan_within(
+        &self,
+        i: usize,
+        goal: &Goal,
+        through: bool,
+        allowed: &dyn Fn(Square) -> bool,
+    ) -> Option<(u64, Vec<facing::Action>)> {
         let p = &self.state.pieces[i];
         let from = p.at?;
         let pieces = &self.state.pieces;
@@ -84,8 +123,10 @@ impl Game {
         };
         let costs = self.costs_of(i);
         let passable = |s: Square| {
-            view.occupant(s)
-                .is_none_or(|o| o == i || (!view.friends_block && pieces[o].side == pieces[i].side))
+            allowed(s)
+                && view
+                    .occupant(s)
+                    .is_none_or(|o| o == i || (!view.friends_block && pieces[o].side == pieces[i].side))
         };
         let faced = p.facing.is_some();
         let may_end = |s: Square| view.may_end(pieces, i, s) && !self.shares_at(i, s);
@@ -105,23 +146,59 @@ impl Game {
             }
             Goal::Squares(_) => Vec::new(),
         };
-        let goal_fn = |s: Square, f: usize| match goal {
-            Goal::Squares(list) => list.contains(&s) && may_end(s),
-            Goal::Engage(_) => engage_squares.iter().any(|&(e, ef)| e == s && (!faced || ef == f)) && may_end(s),
+        // The goal as a mask a state: bit f of a square's byte is set when standing there
+        // facing f ends the plan (worked out once, not at every state the search settles).
+        let mark = |mask: &mut Vec<u8>, check_end: bool| match goal {
+            Goal::Squares(list) => {
+                for &s in list {
+                    if grid.contains(s) && (!check_end || may_end(s)) {
+                        mask[grid.index(s)] = 0b1111;
+                    }
+                }
+            }
+            Goal::Engage(_) => {
+                for &(e, ef) in &engage_squares {
+                    if grid.contains(e) && (!check_end || may_end(e)) {
+                        mask[grid.index(e)] |= if faced { 1 << ef } else { 0b1111 };
+                    }
+                }
+            }
+        };
+        let mut ends = vec![0u8; grid.len()];
+        mark(&mut ends, true);
+        let goal_fn = |s: Square, f: usize| ends[grid.index(s)] & (1 << f) != 0;
+        // The guide: steps to the goal with every door open, pieces ignored (a shared field;
+        // for an engagement the target's squares, one step short of a square beside it).
+        let (sources, short) = match goal {
+            Goal::Squares(list) => (list.clone(), 0),
+            Goal::Engage(t) => (pieces[*t].squares().iter().copied().collect(), 1),
+        };
+        let field = view.field_to(p, &sources);
+        let guide: Vec<u16> = if short == 0 {
+            field.to_vec()
+        } else {
+            field
+                .iter()
+                .map(|&d| if d == UNREACHABLE { d } else { d.saturating_sub(short) })
+                .collect()
         };
         let start = usize::from(p.facing.unwrap_or(0));
-        let plan = facing::cheapest_plan(grid, from, start, &goal_fn, &costs, &passable);
+        // No square of the goal free to end on (a queue in a corridor): no search to fail.
+        let plan = if ends.iter().any(|&m| m != 0) {
+            facing::cheapest_plan_guided(grid, from, start, &goal_fn, &costs, &passable, &guide)
+        } else {
+            None
+        };
         if plan.is_some() || !through {
             return plan;
         }
         {
             // Other sides' pieces bar every way: the way as if they were not there, which the
             // walk follows until one of them stops it (`stopped: "blocked"`).
-            let anywhere = |s: Square, f: usize| match goal {
-                Goal::Squares(list) => list.contains(&s),
-                Goal::Engage(_) => engage_squares.iter().any(|&(e, ef)| e == s && (!faced || ef == f)),
-            };
-            facing::cheapest_plan(grid, from, start, &anywhere, &costs, &|_| true)
+            let mut anywhere = vec![0u8; grid.len()];
+            mark(&mut anywhere, false);
+            let anywhere_fn = |s: Square, f: usize| anywhere[grid.index(s)] & (1 << f) != 0;
+            facing::cheapest_plan_guided(grid, from, start, &anywhere_fn, &costs, allowed, &guide)
         }
     }
 

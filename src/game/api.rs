@@ -1353,6 +1353,27 @@ fn register_door_rules(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
+    // What stands between two squares side by side: "open" or "closed" for a door, () for
+    // anything else (no door, a wall, a square off the board or solid).
+    engine.register_fn("door", move |_: GameRef, from: Dynamic, to: Dynamic| -> Res<Dynamic> {
+        a.with(|g, _| {
+            let parse = |v: &Dynamic| {
+                let text = v.to_string();
+                Square::parse(&text).ok_or_else(|| format!("`{text}` is not a square: write \"x,y\" counted from 1"))
+            };
+            let (x, y) = (parse(&from)?, parse(&to)?);
+            let grid = &g.view.grid;
+            if !grid.contains(x) || !grid.contains(y) {
+                return Ok(Dynamic::UNIT);
+            }
+            Ok(match grid.edge(x, y) {
+                crate::board::Edge::Door { open: true } => "open".into(),
+                crate::board::Edge::Door { open: false } => "closed".into(),
+                _ => Dynamic::UNIT,
+            })
+        })
+    });
+    let a = api.clone();
     engine.register_fn("doors_cutting_sight", move |_: GameRef, side: &str, other: &str| {
         a.with(|g, _| {
             let doors = g.view.grid.doors().len() as u64;

@@ -598,3 +598,193 @@ fn shuffle_ties(keyed: &mut [(u16, usize)], rng: &mut Rng) {
         start = end;
     }
 }
+
+/// One criterion of a priority rung: what a candidate must be to fit it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Criterion {
+    /// The piece's field (one a script set with `game.set`) equals this value (a field never
+    /// set is `()`, which equals nothing but `()`).
+    Field(String, serde_json::Value),
+    /// The piece keeps this watch (`Some`) or keeps none (`None`).
+    Watching(Option<String>),
+    /// The piece does not keep this watch (keeping none fits).
+    NotWatching(String),
+    /// The piece the list is ranked for (the mover) is in the candidate's front arc (`true`)
+    /// or not (`false`). With no such piece the rung is left out of the list.
+    Faces(bool),
+}
+
+/// One rung of a priority list: its reason (for the log) and what a candidate must pass, every
+/// criterion (none: every candidate fits).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rung {
+    pub why: String,
+    pub test: Vec<Criterion>,
+}
+
+/// How `rank` walks its list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RankMode {
+    /// The first rung any candidate fits; the dice among those that fit it.
+    First,
+    /// Rung by rung, each keeping those of the candidates left that fit it (a rung none of
+    /// them fits is passed over), until one is left or the list ends; the dice among the rest.
+    Narrow,
+}
+
+impl RankMode {
+    pub const NAMES: [&'static str; 2] = ["first", "narrow"];
+
+    pub fn parse(name: &str) -> Result<RankMode, String> {
+        match name {
+            "first" => Ok(RankMode::First),
+            "narrow" => Ok(RankMode::Narrow),
+            _ => Err(unknown("way to rank", name, &Self::NAMES)),
+        }
+    }
+}
+
+/// What [`Game::rank`] picked: the piece, the reason (the rungs that decided, and the dice),
+/// how many shared the decision, and the die rolled among them (`(sides, value)`; none when
+/// one was left).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ranked {
+    pub chosen: usize,
+    pub why: String,
+    pub tied: usize,
+    pub die: Option<(i64, i64)>,
+}
+
+impl Game {
+    fn fits(&self, c: usize, test: &[Criterion], mover: Option<usize>) -> bool {
+        let p = &self.state.pieces[c];
+        test.iter().all(|criterion| match criterion {
+            Criterion::Field(name, value) => p.fields.get(name).unwrap_or(&serde_json::Value::Null) == value,
+            Criterion::Watching(w) => p.watch == *w,
+            Criterion::NotWatching(w) => p.watch.as_ref() != Some(w),
+            Criterion::Faces(want) => mover.is_none_or(|m| {
+                let faces = self.state.pieces[m]
+                    .squares()
+                    .iter()
+                    .any(|&s| super::view::in_arc(p, s));
+                faces == *want
+            }),
+        })
+    }
+
+    /// The candidate a priority list picks: `rungs` in order, by `mode`, ties by a die of as
+    /// many sides as are tied (1 to n, rolled on `rng`: the same die a script's `random(1, n)`
+    /// rolls). Rungs that test the mover's place in a candidate's arc are left out when there is
+    /// no mover. `None` when there is no candidate.
+    pub fn rank(
+        &self,
+        candidates: &[usize],
+        rungs: &[Rung],
+        mover: Option<usize>,
+        mode: RankMode,
+        rng: &mut Rng,
+    ) -> Option<Ranked> {
+        if candidates.is_empty() {
+            return None;
+        }
+        let rungs: Vec<&Rung> = rungs
+            .iter()
+            .filter(|r| mover.is_some() || !r.test.iter().any(|c| matches!(c, Criterion::Faces(_))))
+            .collect();
+        let pick = |left: &[usize], rng: &mut Rng| -> (usize, Option<(i64, i64)>) {
+            if left.len() == 1 {
+                (left[0], None)
+            } else {
+                let n = left.len() as i64;
+                let v = rng.range(1, n);
+                (left[(v - 1) as usize], Some((n, v)))
+            }
+        };
+        let tie = |n: usize| {
+            if n > 1 {
+                format!(", the die picks among {n}")
+            } else {
+                String::new()
+            }
+        };
+        match mode {
+            RankMode::First => {
+                for r in &rungs {
+                    let fit: Vec<usize> = candidates
+                        .iter()
+                        .copied()
+                        .filter(|&c| self.fits(c, &r.test, mover))
+                        .collect();
+                    if fit.is_empty() {
+                        continue;
+                    }
+                    let (chosen, die) = pick(&fit, rng);
+                    return Some(Ranked {
+                        chosen,
+                        why: format!("priority: {}{}", r.why, tie(fit.len())),
+                        tied: fit.len(),
+                        die,
+                    });
+                }
+                // No rung fits: the dice among them all.
+                let (chosen, die) = pick(candidates, rng);
+                Some(Ranked {
+                    chosen,
+                    why: format!("priority: none of the list fits{}", tie(candidates.len())),
+                    tied: candidates.len(),
+                    die,
+                })
+            }
+            RankMode::Narrow => {
+                let mut left = candidates.to_vec();
+                let mut named: Vec<&str> = Vec::new();
+                for r in &rungs {
+                    // A rung every one left fits decides nothing (the list's catch-all).
+                    if r.test.is_empty() {
+                        continue;
+                    }
+                    let fit: Vec<usize> = left.iter().copied().filter(|&c| self.fits(c, &r.test, mover)).collect();
+                    if fit.is_empty() {
+                        continue;
+                    }
+                    left = fit;
+                    named.push(&r.why);
+                    if left.len() == 1 {
+                        break;
+                    }
+                }
+                let (chosen, die) = pick(&left, rng);
+                let rungs_named = if named.is_empty() {
+                    "any".to_string()
+                } else {
+                    named.join("; ")
+                };
+                Some(Ranked {
+                    chosen,
+                    why: format!("priority, rung by rung: {rungs_named}{}", tie(left.len())),
+                    tied: left.len(),
+                    die,
+                })
+            }
+        }
+    }
+
+    /// The whole list in order: `rank` again and again, each time without those already
+    /// picked (every tie its own die, as a script picking one by one would roll).
+    pub fn rank_all(
+        &self,
+        candidates: &[usize],
+        rungs: &[Rung],
+        mover: Option<usize>,
+        mode: RankMode,
+        rng: &mut Rng,
+    ) -> Vec<Ranked> {
+        let mut rest = candidates.to_vec();
+        let mut out = Vec::new();
+        while let Some(r) = self.rank(&rest, rungs, mover, mode, rng) {
+            rest.retain(|&c| c != r.chosen);
+            out.push(r);
+        }
+        out
+    }
+}

@@ -274,13 +274,22 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
 /// Walks piece `id` along the cheapest priced plan to `to`, paying each action out of its
 /// action points; stops when the next action costs more than is left (`stopped: "ap"`), before
 /// a step into the sight of `opts.avoid`'s pieces (`"sight"`), when a reaction removes it
-/// (`"removed"`), reveals it (`"revealed"`) or shuts the way (`"blocked"`).
+/// (`"removed"`), reveals it (`"revealed"`) or shuts the way (`"blocked"`). With `opts.shun`
+/// (squares), the plan goes round them; when every way crosses one (`shunned: true`) the walk
+/// stops before the first (`"shunned"`), or with `opts.cross` goes through.
 fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &Map) -> Res<Map> {
     a.activate(ctx, id)?;
     let avoid = opts
         .get("avoid")
         .map(|v| v.to_string())
         .filter(|s| !s.is_empty() && s != "()");
+    let shun = opts.get("shun").filter(|v| !v.is_unit()).cloned();
+    let cross = match opts.get("cross") {
+        None => false,
+        Some(v) => v
+            .as_bool()
+            .map_err(|_| "`cross` in a move's options is true or false".to_string())?,
+    };
     let limit = match opts.get("ap") {
         None => None,
         Some(v) => Some(
@@ -288,23 +297,34 @@ fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &
                 .map_err(|_| "`ap` in a move's options is a number of action points".to_string())?,
         ),
     };
-    let (planned, costs, door, budget) = a.with(|g, _| {
+    let (planned, costs, door, budget, refused) = a.with(|g, _| {
         let i = g.on_board(id)?;
         let goal = goal(g, to)?;
         a.cost(area(g).saturating_mul(40))?;
         let available = g.ap_available(i).ok_or_else(|| no_ap(id))?;
         let budget = limit.map_or(available, |l| l.min(available)).max(0);
         // Only as far as the points go, to the last square on the way it may stop on.
-        let planned = g.plan_facing(i, &goal, true).map(|(total, mut plan)| {
-            let (n, _) = g.affordable(i, &plan, budget);
-            let short = n < plan.len();
-            plan.truncate(n);
-            (total, plan, short)
-        });
-        Ok((planned, g.costs_of(i), g.door_cost(i), budget))
+        let shun = match &shun {
+            None => Vec::new(),
+            Some(v) => match v.read_lock::<Array>() {
+                Some(list) => list.iter().map(|s| square(g, s)).collect::<Result<Vec<_>, _>>()?,
+                None => return Err("`shun` in a move's options is a list of squares".to_string()),
+            },
+        };
+        a.cost(shun.len() as u64)?;
+        let planned = g
+            .plan_facing_shunning(i, &goal, true, &shun)
+            .map(|(total, mut plan, crossed)| {
+                let (n, _) = g.affordable(i, &plan, budget);
+                let short = n < plan.len();
+                plan.truncate(n);
+                (total, plan, short, crossed)
+            });
+        let shunned: Vec<Square> = if cross { Vec::new() } else { shun };
+        Ok((planned, g.costs_of(i), g.door_cost(i), budget, shunned))
     })?;
     let mut out = Map::new();
-    let Some((total, plan, short)) = planned else {
+    let Some((total, plan, short, crossed)) = planned else {
         a.with(|g, _| {
             g.say(format!("{id} stays: no way leads to where it is going"), None);
             Ok(())
@@ -353,6 +373,9 @@ fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &
                         && !g.view.unseen(&g.state.pieces, to, side)
                     {
                         return Ok(Err("sight"));
+                    }
+                    if refused.contains(&to) && !refused.contains(&from) {
+                        return Ok(Err("shunned"));
                     }
                     let size = g.state.pieces[i].size;
                     let opens = !g
@@ -427,5 +450,6 @@ fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &
     out.insert("ap".into(), left.map_or(Dynamic::UNIT, Dynamic::from_int));
     out.insert("facing".into(), facing_name(facing));
     out.insert("cost".into(), Dynamic::from_int(total.min(i64::MAX as u64) as INT));
+    out.insert("shunned".into(), crossed.into());
     Ok(out)
 }

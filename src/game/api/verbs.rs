@@ -5,7 +5,9 @@
 use super::{Api, GameRef, Res, area, max_steps, piece_count, side_len, stuck, walk};
 use crate::game::Game;
 use crate::game::event::Candidate;
-use crate::game::verbs::{Advance, Aim, Filter, Order, Plan, Sight, TargetChoice, TargetRule};
+use crate::game::verbs::{
+    Advance, Aim, Criterion, Filter, Order, Plan, RankMode, Ranked, Rung, Sight, TargetChoice, TargetRule,
+};
 use rhai::{Array, Dynamic, Engine, INT, Map, NativeCallContext};
 
 pub(super) fn register(engine: &mut Engine, api: &Api) {
@@ -36,6 +38,28 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
             Ok(g.state.pieces[choice.chosen].id.clone().into())
         })
     });
+    let a = api.clone();
+    engine.register_fn(
+        "rank",
+        move |_: GameRef, candidates: Array, rules: Array, mover: Dynamic, mode: &str| -> Res<Dynamic> {
+            let ranked = rank(&a, &candidates, &rules, &mover, mode, false)?;
+            Ok(ranked.first().map_or(Dynamic::UNIT, |(id, r)| {
+                let mut m = Map::new();
+                m.insert("id".into(), id.clone().into());
+                m.insert("why".into(), r.why.clone().into());
+                m.insert("tied".into(), Dynamic::from_int(r.tied as INT));
+                Dynamic::from_map(m)
+            }))
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "rank_all",
+        move |_: GameRef, candidates: Array, rules: Array, mover: Dynamic, mode: &str| -> Res<Array> {
+            let ranked = rank(&a, &candidates, &rules, &mover, mode, true)?;
+            Ok(ranked.into_iter().map(|(id, _)| Dynamic::from(id)).collect())
+        },
+    );
     let a = api.clone();
     engine.register_fn(
         "advance",
@@ -94,6 +118,131 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
             follow(&a, &ctx, id, plan)
         },
     );
+}
+
+/// `game.rank` / `game.rank_all`: the candidates and the list converted and checked, the work
+/// charged (candidates × rungs, once per pick for the whole order), each die rolled logged as
+/// the roll a script's `random(1, n)` logs.
+fn rank(
+    a: &Api,
+    candidates: &Array,
+    rules: &Array,
+    mover: &Dynamic,
+    mode: &str,
+    all: bool,
+) -> Res<Vec<(String, Ranked)>> {
+    let mode = RankMode::parse(mode)?;
+    let rungs = rules
+        .iter()
+        .enumerate()
+        .map(|(k, r)| rung(k, r))
+        .collect::<Result<Vec<Rung>, String>>()?;
+    a.with(|g, run| {
+        let ids = candidates
+            .iter()
+            .map(|c| {
+                let id = c
+                    .clone()
+                    .into_immutable_string()
+                    .map_err(|_| format!("rank: a candidate is a piece's id, not `{c}`"))?;
+                g.on_board(&id)
+            })
+            .collect::<Result<Vec<usize>, String>>()?;
+        let mover = if mover.is_unit() {
+            None
+        } else {
+            let id = mover
+                .clone()
+                .into_immutable_string()
+                .map_err(|_| format!("rank: the mover is a piece's id or (), not `{mover}`"))?;
+            Some(g.on_board(&id)?)
+        };
+        let tests: u64 = rungs.iter().map(|r| r.test.len().max(1) as u64).sum();
+        let picks = if all { ids.len() as u64 } else { 1 };
+        a.cost((ids.len() as u64).saturating_mul(tests).saturating_mul(picks))?;
+        let ranked = if all {
+            g.rank_all(&ids, &rungs, mover, mode, &mut run.rng)
+        } else {
+            g.rank(&ids, &rungs, mover, mode, &mut run.rng).into_iter().collect()
+        };
+        let mut out = Vec::with_capacity(ranked.len());
+        for r in ranked {
+            if let Some((n, value)) = r.die {
+                let roll = crate::dice::DiceRoll {
+                    expr: format!("random 1-{n}").into(),
+                    dice: vec![crate::dice::RolledDie {
+                        die: format!("1-{n}"),
+                        value,
+                        face: None,
+                        raw: Vec::new(),
+                        negative: false,
+                    }],
+                    modifier: 0,
+                    total: value,
+                };
+                let step = crate::script::Step::Roll {
+                    roll,
+                    why: None,
+                    piece: None,
+                };
+                a.budget.try_log(step.log_bytes())?;
+                run.steps.push(step);
+            }
+            out.push((g.state.pieces[r.chosen].id.clone(), r));
+        }
+        Ok(out)
+    })
+}
+
+/// One rung of `rank`'s list: `#{ why, field, equals, watching, not_watching, faces }`.
+fn rung(k: usize, value: &Dynamic) -> Result<Rung, String> {
+    const KEYS: [&str; 6] = ["why", "field", "equals", "watching", "not_watching", "faces"];
+    let n = k + 1;
+    let map = value.clone().try_cast::<Map>().ok_or_else(|| {
+        format!("rank: rung {n} is a map such as #{{ why: \"carrying a bolter\", field: \"gun\", equals: \"bolter\" }}")
+    })?;
+    let text = |key: &str| -> Result<Option<String>, String> {
+        match map.get(key) {
+            None => Ok(None),
+            Some(v) => v
+                .clone()
+                .into_immutable_string()
+                .map(|s| Some(s.to_string()))
+                .map_err(|_| format!("rank: rung {n}'s `{key}` is a text")),
+        }
+    };
+    let mut test = Vec::new();
+    for key in map.keys() {
+        if !KEYS.contains(&key.as_str()) {
+            let hint = crate::diagnostic::did_you_mean(key, KEYS.iter().copied())
+                .unwrap_or_else(|| format!("a rung has: {}", KEYS.join(", ")));
+            return Err(format!("rank: rung {n} has no `{key}`; {hint}"));
+        }
+    }
+    let why = text("why")?.ok_or_else(|| format!("rank: rung {n} needs a `why`, the reason the log gives"))?;
+    if let Some(field) = text("field")? {
+        let is = map
+            .get("equals")
+            .map_or(Ok(serde_json::Value::Bool(true)), super::to_json)?;
+        test.push(Criterion::Field(field, is));
+    } else if map.contains_key("equals") {
+        return Err(format!("rank: rung {n} has `equals` but no `field` to compare"));
+    }
+    match map.get("watching") {
+        None => {}
+        Some(v) if v.is_unit() => test.push(Criterion::Watching(None)),
+        Some(_) => test.push(Criterion::Watching(text("watching")?)),
+    }
+    if let Some(w) = text("not_watching")? {
+        test.push(Criterion::NotWatching(w));
+    }
+    if let Some(v) = map.get("faces") {
+        let faces = v
+            .as_bool()
+            .map_err(|_| format!("rank: rung {n}'s `faces` is true or false"))?;
+        test.push(Criterion::Faces(faces));
+    }
+    Ok(Rung { why, test })
 }
 
 /// A target chosen goes in the referee's log as a `choice` (an account shows it with
