@@ -179,7 +179,7 @@ fn profile_text(shares: &[servitor::script::profile::Share], seconds: f64, games
     }
     let calls: u64 = shares.iter().map(|s| s.calls).sum();
     out.push_str(&format!(
-        "script function calls: {:.0} a game\n",
+        "calls: {:.0} a game (script functions and the engine's functions they call)\n",
         calls as f64 / games.max(1) as f64
     ));
     out

@@ -10,7 +10,9 @@
 //! several times slower, so the shares are what to read, not the times.
 //!
 //! Calls are counted from the same callback: a frame on the stack that was not on it at the
-//! statement before (the same function called from the same place) is a call beginning. The
+//! callback before (the same function called from the same place) is a call beginning. Rhai
+//! calls back when a registered function returns too (with its frame on the stack), so the
+//! engine's functions a script calls are counted, and timed, as functions of their own. The
 //! count misses a call made twice from one place with no statement of the caller between
 //! (`while f() {}`), which no bundled script does.
 
