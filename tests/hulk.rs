@@ -155,7 +155,7 @@ fn a_turn_that_costs_more_than_is_left_says_what_it_costs_and_what_is_left() {
     );
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stdout.contains("refused: marine-1 cannot turn down: it costs 1 AP and marine-1 has 0 AP left and the side has 0 command-points"),
+        stdout.contains("refused: marine-1 cannot turn down: it costs 1 AP and marine-1 has 0 AP left, and 0 left in the side's command-points"),
         "{stdout}"
     );
 }

@@ -329,7 +329,7 @@ impl Game {
         let extra = reserve.as_ref().map_or(0, |(_, n)| *n);
         if own + extra < n {
             let and = match &reserve {
-                Some((pool, left)) => format!(" and the side has {left} {pool}"),
+                Some((pool, left)) => format!(", and {left} left in the side's {pool}"),
                 None => String::new(),
             };
             return Err(format!(
