@@ -1,8 +1,7 @@
 //! Whole games and single turns, release build: a host's start-up, a whole game of the generic
-//! skirmish fixture, whole games of the bundled packages that play (`space-crusade-solo`'s
-//! missions, a `solo-heresy` game on a battlefield, `space-hulk-solo`'s missions), and one
-//! Alien turn on a busy board. A Space Hulk game should cost no more per turn than a Space
-//! Crusade one: compare the two per game over their turns per game, which `sim` prints.
+//! skirmish fixture, a whole game of every mission of every bundled package that plays (one
+//! group a package, one benchmark a mission: `cargo bench --bench games -- "space-hulk"`), and
+//! one Alien turn on a busy board. Per turn: divide by the turns per game `sim` prints.
 
 /// The command line's allocator, so the figures are the `servitor` binary's.
 #[global_allocator]
@@ -42,59 +41,44 @@ fn games(c: &mut Criterion) {
         })
     });
 
+    // Whole games of every mission of every bundled package that plays one (its `game` item):
+    // Space Crusade's solo Alien, StarQuest's, Space Hulk's Genestealers, and a Solo Heresy
+    // enemy on a battlefield in inches. Each game a new seed, as `sim` plays them.
+    for package in [
+        "space-crusade-solo",
+        "starquest-solitaire",
+        "space-hulk-solo",
+        "solo-heresy",
+    ] {
+        let ruleset = load(package);
+        let mut host = Host::new(&ruleset);
+        // Mapped missions, and a battlefield package's data-only ones (`mission` records).
+        let mut missions: Vec<String> = ruleset.missions.keys().cloned().collect();
+        if !ruleset.battlefields.is_empty()
+            && let Some(records) = ruleset.records.get("mission")
+        {
+            missions.extend(records.keys().filter(|m| ruleset.battlefield_mission(m)).cloned());
+        }
+        let mut group = c.benchmark_group(format!("whole {package} game"));
+        for mission in missions {
+            let mut seed = 0;
+            group.bench_function(mission.as_str(), |b| {
+                b.iter(|| {
+                    seed += 1;
+                    let setup = Setup {
+                        game: None,
+                        mission: mission.clone(),
+                        seed,
+                        options: Vec::new(),
+                    };
+                    black_box(host.play(&setup).expect("the game plays"))
+                })
+            });
+        }
+        group.finish();
+    }
     let solo = load("space-crusade-solo");
-    if solo.games.is_empty() {
-        return;
-    }
     let mut host = Host::new(&solo);
-    for mission in ["reactor-strike", "stranded", "purge"] {
-        let mut seed = 0;
-        c.bench_function(&format!("whole space-crusade-solo game, {mission}"), |b| {
-            b.iter(|| {
-                seed += 1;
-                let setup = Setup {
-                    game: None,
-                    mission: mission.into(),
-                    seed,
-                    options: Vec::new(),
-                };
-                black_box(host.play(&setup).expect("the game plays"))
-            })
-        });
-    }
-    // A game on a battlefield in inches (seed 001): spawning, the Enemy Types, 40K combat.
-    let heresy = load("solo-heresy");
-    let mut heresy_host = Host::new(&heresy);
-    let mut seed = 0;
-    c.bench_function("whole solo-heresy game, raid", |b| {
-        b.iter(|| {
-            seed += 1;
-            let setup = Setup {
-                game: None,
-                mission: "raid".into(),
-                seed,
-                options: Vec::new(),
-            };
-            black_box(heresy_host.play(&setup).expect("the game plays"))
-        })
-    });
-    let hulk = load("space-hulk-solo");
-    let mut hulk_host = Host::new(&hulk);
-    for mission in ["breach-run", "purge-the-nest", "relay-sabotage"] {
-        let mut seed = 0;
-        c.bench_function(&format!("whole space-hulk-solo game, {mission}"), |b| {
-            b.iter(|| {
-                seed += 1;
-                let setup = Setup {
-                    game: None,
-                    mission: mission.into(),
-                    seed,
-                    options: Vec::new(),
-                };
-                black_box(hulk_host.play(&setup).expect("the game plays"))
-            })
-        });
-    }
     let busy = std::fs::read_to_string("benches/busy-alien-turn.rhai").expect("the busy-board scenario");
     let scenario = Scenario {
         game: None,
