@@ -228,6 +228,25 @@ pub struct DiceRoll {
     pub total: i64,
 }
 
+impl DiceRoll {
+    /// A number drawn between `lo` and `hi` (a script's `random(lo, hi)`, a tie broken by the
+    /// dice), logged as a roll of one die with those faces: `random 1-4: 3`.
+    pub fn random(lo: i64, hi: i64, value: i64) -> DiceRoll {
+        DiceRoll {
+            expr: format!("random {lo}-{hi}").into(),
+            dice: vec![RolledDie {
+                die: format!("{lo}-{hi}"),
+                value,
+                face: None,
+                raw: Vec::new(),
+                negative: false,
+            }],
+            modifier: 0,
+            total: value,
+        }
+    }
+}
+
 impl fmt::Display for DiceRoll {
     /// `2d6: 3 + 5 = 8`, `d66: 3,5 → 35`, `d3: 5 → 3`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

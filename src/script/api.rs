@@ -232,18 +232,7 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
         }
         let mut st = lock(&s);
         let value = st.rng.range(lo, hi);
-        let roll = DiceRoll {
-            expr: format!("random {lo}-{hi}").into(),
-            dice: vec![crate::dice::RolledDie {
-                die: format!("{lo}-{hi}"),
-                value,
-                face: None,
-                raw: Vec::new(),
-                negative: false,
-            }],
-            modifier: 0,
-            total: value,
-        };
+        let roll = DiceRoll::random(lo, hi, value);
         push(
             &mut st,
             &b,

@@ -168,18 +168,7 @@ fn rank(
         let mut out = Vec::with_capacity(ranked.len());
         for r in ranked {
             if let Some((n, value)) = r.die {
-                let roll = crate::dice::DiceRoll {
-                    expr: format!("random 1-{n}").into(),
-                    dice: vec![crate::dice::RolledDie {
-                        die: format!("1-{n}"),
-                        value,
-                        face: None,
-                        raw: Vec::new(),
-                        negative: false,
-                    }],
-                    modifier: 0,
-                    total: value,
-                };
+                let roll = crate::dice::DiceRoll::random(1, n, value);
                 let step = crate::script::Step::Roll {
                     roll,
                     why: None,
