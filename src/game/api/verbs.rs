@@ -188,7 +188,9 @@ fn rung(k: usize, value: &Dynamic) -> Result<Rung, String> {
     const KEYS: [&str; 6] = ["why", "field", "equals", "watching", "not_watching", "faces"];
     let n = k + 1;
     let map = value.clone().try_cast::<Map>().ok_or_else(|| {
-        format!("rank: rung {n} is a map such as #{{ why: \"carrying a bolter\", field: \"gun\", equals: \"bolter\" }}")
+        format!(
+            "rank: rung {n} is a map such as #{{ why: \"holding the objective\", field: \"objective\", equals: true }}"
+        )
     })?;
     let text = |key: &str| -> Result<Option<String>, String> {
         match map.get(key) {
