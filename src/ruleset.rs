@@ -190,6 +190,13 @@ pub struct TriggerDef {
     pub side: Option<String>,
     /// When it runs, for events a moving piece causes.
     pub timing: TriggerTiming,
+    /// `beside SIDE` (`moved` only): only when the piece that stepped ends the step beside a
+    /// piece of this side (across no wall or closed door), so a script that reacts to contact
+    /// is not called at every step of every move.
+    pub beside: Option<String>,
+    /// `while VAR`: only while the game variable VAR holds something (set, and not `false`,
+    /// `0`, `""`, an empty list or an empty map).
+    pub while_var: Option<String>,
 }
 
 /// When a trigger that a moving piece caused runs.

@@ -259,3 +259,35 @@ fn a_script_says_whose_roll_it_is_and_what_it_decided() {
     assert_eq!(throw["target"], "guard-1", "{throw}");
     assert_eq!(throw["fields"]["points"], roll["total"], "{throw}");
 }
+
+/// A trigger filter in the wrong place is refused at load, pointing at the word: `beside` on
+/// an event with no mover, a side the game does not have, a word `on` does not know.
+#[test]
+fn a_misplaced_trigger_filter_is_refused_with_its_place() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/games/trigger-filters");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("scripts")).unwrap();
+    std::fs::copy(
+        fixture.join("scripts/filters.rhai"),
+        dir.path().join("scripts/filters.rhai"),
+    )
+    .unwrap();
+    let rules = std::fs::read_to_string(fixture.join("package.rules")).unwrap().replace(
+        "  on moved hot_ground while hot\n",
+        "  on moved hot_ground while hot\n  on removed contact beside sentries\n  on moved contact dashers beside guards\n  on moved contact dashers whenever\n",
+    );
+    std::fs::write(dir.path().join("package.rules"), rules).unwrap();
+    let (_, stderr, code) = servitor(&["check", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    for expected in [
+        "`beside` is for `moved`, not `removed`",
+        "`guards` is not one of the game's sides",
+        "`beside` names the side whose pieces the mover ends beside; sides: dashers, sentries",
+        "`on` takes an event, a function, an optional side, then any of `after-activation`",
+        "package.rules:40:",
+        "package.rules:41:",
+        "package.rules:42:",
+    ] {
+        assert!(stderr.contains(expected), "missing {expected:?} in:\n{stderr}");
+    }
+}

@@ -458,15 +458,38 @@ impl Game {
 
     // ----- triggers ---------------------------------------------------------------------
 
-    fn trigger_for(&self, event: TriggerEvent, side: &str) -> Option<String> {
-        self.trigger_def(event, side).map(|t| t.function.clone())
-    }
-
-    fn trigger_def(&self, event: TriggerEvent, side: &str) -> Option<&crate::ruleset::TriggerDef> {
+    /// The triggers `event`, caused by a piece of `side`, calls now, in the order the game
+    /// item declares them: each whose filters let it. `mover` is the piece that stepped, for
+    /// `beside`; a filter the game cannot answer (no piece on the grid) lets the trigger run,
+    /// so a filter only ever saves calls the script would have returned from.
+    fn triggers_for(&self, event: TriggerEvent, side: &str, mover: Option<usize>) -> Vec<&crate::ruleset::TriggerDef> {
         self.def
             .triggers
             .iter()
-            .find(|t| t.event == event && t.side.as_deref().is_none_or(|s| s == side))
+            .filter(|t| t.event == event && t.side.as_deref().is_none_or(|s| s == side))
+            .filter(|t| t.while_var.as_deref().is_none_or(|v| self.var_holds(v)))
+            .filter(|t| {
+                let on_grid = mover.filter(|&i| self.state.pieces[i].at.is_some());
+                match (t.beside.as_deref(), on_grid) {
+                    (Some(other), Some(i)) => !self.view.adjacent(&self.state.pieces, i, other).is_empty(),
+                    _ => true,
+                }
+            })
+            .collect()
+    }
+
+    /// Whether game variable `name` holds something: set, and not `false`, `0`, `""`, an
+    /// empty list or an empty map (a trigger's `while`).
+    fn var_holds(&self, name: &str) -> bool {
+        use serde_json::Value as Json;
+        match self.state.vars.get(name) {
+            None | Some(Json::Null) | Some(Json::Bool(false)) => false,
+            Some(Json::Number(n)) => n.as_f64() != Some(0.0),
+            Some(Json::String(t)) => !t.is_empty(),
+            Some(Json::Array(list)) => !list.is_empty(),
+            Some(Json::Object(map)) => !map.is_empty(),
+            Some(Json::Bool(true)) => true,
+        }
     }
 
     /// Piece `i` is about to act (enter, move, leave). When it is of the side whose phase it
@@ -489,11 +512,21 @@ impl Game {
     }
 
     pub fn queue(&mut self, event: TriggerEvent, side: &str, map: rhai::Map) {
-        if let Some(function) = self.trigger_for(event, side) {
+        self.queue_by(event, side, None, map);
+    }
+
+    /// [`Game::queue`] for an event piece `mover` caused by a step (the `beside` filter).
+    fn queue_by(&mut self, event: TriggerEvent, side: &str, mover: Option<usize>, map: rhai::Map) {
+        let functions: Vec<String> = self
+            .triggers_for(event, side, mover)
+            .iter()
+            .map(|t| t.function.clone())
+            .collect();
+        for function in functions {
             self.pending.push_back(Pending {
                 function,
                 stream: format!("on-{}", event.name()),
-                event: map,
+                event: map.clone(),
             });
         }
     }
@@ -622,12 +655,12 @@ impl Game {
         self.check_sightings(Some(i));
         self.check_reactions(i);
         let side = self.state.pieces[i].side.clone();
-        if self.trigger_for(TriggerEvent::Moved, &side).is_some() {
+        if !self.triggers_for(TriggerEvent::Moved, &side, Some(i)).is_empty() {
             let mut map = rhai::Map::new();
             map.insert("piece".into(), self.state.pieces[i].id.clone().into());
             map.insert("from".into(), from.to_string().into());
             map.insert("to".into(), to.to_string().into());
-            self.queue(TriggerEvent::Moved, &side, map);
+            self.queue_by(TriggerEvent::Moved, &side, Some(i), map);
         }
     }
 
@@ -655,11 +688,15 @@ impl Game {
             if !fire {
                 continue;
             }
-            if let Some(t) = self.trigger_def(TriggerEvent::EnteredSection, &side) {
-                let (function, timing) = (t.function.clone(), t.timing);
+            let triggers: Vec<(String, TriggerTiming)> = self
+                .triggers_for(TriggerEvent::EnteredSection, &side, None)
+                .iter()
+                .map(|t| (t.function.clone(), t.timing))
+                .collect();
+            for (function, timing) in triggers {
                 let mut map = rhai::Map::new();
-                map.insert("piece".into(), id.into());
-                map.insert("section".into(), section.into());
+                map.insert("piece".into(), id.clone().into());
+                map.insert("section".into(), section.clone().into());
                 let pending = Pending {
                     function,
                     stream: format!("on-{}", TriggerEvent::EnteredSection.name()),

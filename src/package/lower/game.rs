@@ -303,32 +303,56 @@ impl Lower<'_> {
         sources: &SourceMap,
     ) -> Option<TriggerDef> {
         let words: Vec<Option<&str>> = p.values.iter().map(ast::Value::as_name).collect();
-        let timing = match words.last() {
-            Some(Some("after-activation")) => TriggerTiming::AfterActivation,
-            _ => TriggerTiming::AfterMove,
+        let not_understood = |at: Span| {
+            Diagnostic::error(
+                at,
+                "`on` takes an event, a function, an optional side, then any of `after-activation`, `beside SIDE` and `while VARIABLE`",
+                "not understood",
+            )
+            .with_help(
+                "write `on removed piece_removed`, `on entered-section explore heroes after-activation` or `on moved react aliens beside heroes`",
+            )
         };
-        let named = if timing == TriggerTiming::AfterActivation {
-            &words[..words.len() - 1]
-        } else {
-            &words[..]
-        };
-        let (event, function, side) = match named[..] {
-            [Some(e), Some(f)] => (e, f, None),
-            [Some(e), Some(f), Some(s)] => (e, f, Some(s)),
+        let (event, function) = match words[..] {
+            [Some(e), Some(f), ..] => (e, f),
             _ => {
-                self.err(
-                    Diagnostic::error(
-                        p.span,
-                        "`on` takes an event, a function, an optional side and an optional `after-activation`",
-                        "not understood",
-                    )
-                    .with_help(
-                        "write `on removed piece_removed`, `on entered-section explore heroes` or `on entered-section explore heroes after-activation`",
-                    ),
-                );
+                self.err(not_understood(p.span));
                 return None;
             }
         };
+        const QUALIFIERS: [&str; 3] = ["after-activation", "beside", "while"];
+        let mut k = 2;
+        let side = match words.get(2) {
+            Some(Some(w)) if !QUALIFIERS.contains(w) => {
+                k = 3;
+                Some(*w)
+            }
+            _ => None,
+        };
+        let (mut timing, mut beside, mut while_var) = (TriggerTiming::AfterMove, None, None);
+        let mut after_at = p.span;
+        while k < words.len() {
+            let at = p.values[k].span;
+            match (words[k], words.get(k + 1).copied().flatten()) {
+                (Some("after-activation"), _) => {
+                    timing = TriggerTiming::AfterActivation;
+                    after_at = at;
+                    k += 1;
+                }
+                (Some("beside"), Some(other)) => {
+                    beside = Some((other.to_string(), p.values[k + 1].span));
+                    k += 2;
+                }
+                (Some("while"), Some(var)) => {
+                    while_var = Some(var.to_string());
+                    k += 2;
+                }
+                _ => {
+                    self.err(not_understood(at));
+                    return None;
+                }
+            }
+        }
         let Some(&(_, kind)) = TriggerEvent::ALL.iter().find(|(name, _)| *name == event) else {
             let names = TriggerEvent::ALL.map(|(n, _)| n);
             self.err(
@@ -349,11 +373,33 @@ impl Lower<'_> {
                 .with_help(format!("sides: {}", sides.join(", "))),
             );
         }
+        if let Some((other, at)) = beside.as_ref().filter(|(o, _)| !sides.iter().any(|x| x == o)) {
+            self.err(
+                Diagnostic::error(*at, format!("`{other}` is not one of the game's sides"), "unknown side").with_help(
+                    format!(
+                        "`beside` names the side whose pieces the mover ends beside; sides: {}",
+                        sides.join(", ")
+                    ),
+                ),
+            );
+        }
+        if let Some((_, at)) = &beside
+            && kind != TriggerEvent::Moved
+        {
+            self.err(
+                Diagnostic::error(
+                    *at,
+                    format!("`beside` is for `moved`, not `{event}`"),
+                    "not for this event",
+                )
+                .with_help("only a step has a piece that ends beside another; remove `beside SIDE`"),
+            );
+        }
         self.bound_function(function, p.values[1].span, 2, "fn NAME(game, event)", scripts, sources);
         if timing == TriggerTiming::AfterActivation && kind != TriggerEvent::EnteredSection {
             self.err(
                 Diagnostic::error(
-                    p.values[p.values.len() - 1].span,
+                    after_at,
                     format!("`after-activation` is for `entered-section`, not `{event}`"),
                     "not for this event",
                 )
@@ -365,6 +411,8 @@ impl Lower<'_> {
             function: function.to_string(),
             side: side.map(str::to_string),
             timing,
+            beside: beside.map(|(side, _)| side),
+            while_var,
         })
     }
 
