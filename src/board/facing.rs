@@ -210,6 +210,46 @@ const HOW_STEP: u32 = 2;
 const HOW_STEP_TURN: u32 = 3;
 const HOW_TURN_STEP: u32 = 4;
 
+/// No way to make the move (a slot of `step_moves` left empty).
+const HOW_NONE: u32 = 7;
+
+/// One way to end a step in a facing: the facing, what it adds in fine units and how (`HOW_…`).
+type StepMove = (usize, u64, u32);
+
+/// For a piece facing `f` stepping in direction `DIRECTIONS[d]`, the cheapest way to end the
+/// step in each facing it can end in: keeping its facing (the plain step), or a quarter turn
+/// either way made with the step — the step then the turn, or the turn then the step as the new
+/// facing sees it, the first of the two when they cost the same (the order the plan is searched
+/// in). Worked out once a search from the piece's costs, so settling a state only adds numbers.
+fn step_moves(costs: &Costs) -> [[[StepMove; 3]; 8]; 4] {
+    let none = (0, 0, HOW_NONE);
+    let mut table = [[[none; 3]; 8]; 4];
+    for (f, by_direction) in table.iter_mut().enumerate() {
+        for (d, slots) in by_direction.iter_mut().enumerate() {
+            let (dx, dy) = DIRECTIONS[d];
+            let diagonal = u64::from(dx != 0 && dy != 0);
+            let kind = StepKind::of(f, dx, dy);
+            if let Some(c) = costs.steps[kind as usize] {
+                slots[0] = (f, u64::from(c) * FINE + diagonal, HOW_STEP);
+            }
+            let Some(t) = costs.turn_with_move else { continue };
+            let with_turn = |c: u32| (u64::from(c) + u64::from(t)) * FINE + diagonal + TURN_TIE;
+            for (k, nf) in [(f + 1) % 4, (f + 3) % 4].into_iter().enumerate() {
+                let step_then_turn = costs.steps[kind as usize].map(|c| (nf, with_turn(c), HOW_STEP_TURN));
+                let turn_then_step =
+                    costs.steps[StepKind::of(nf, dx, dy) as usize].map(|c| (nf, with_turn(c), HOW_TURN_STEP));
+                slots[1 + k] = match (step_then_turn, turn_then_step) {
+                    (Some(a), Some(b)) if b.1 < a.1 => b,
+                    (Some(a), _) => a,
+                    (None, Some(b)) => b,
+                    (None, None) => none,
+                };
+            }
+        }
+    }
+    table
+}
+
 /// The search both answer from: Dijkstra over (square, facing) in fine units, stopping at the
 /// first state `goal` accepts (its plan) or once every state within `limit` points is settled.
 #[allow(clippy::type_complexity)]
@@ -246,6 +286,7 @@ fn search(
     // (`HOW_…`); the actions are rebuilt from the two states when a plan is found (no action
     // kept per state: a plan is searched many times a turn).
     let mut back: Vec<u32> = vec![0; n];
+    let moves = step_moves(costs);
     let mut heap = BinaryHeap::new();
     best[state(from, facing)] = 0;
     let Some(h0) = estimate(state(from, facing)) else {
@@ -316,42 +357,24 @@ fn search(
                 heap.push(Reverse((c.saturating_add(h), next)));
             }
         };
-        let quarter = [(f + 1) % 4, (f + 3) % 4];
         if let Some(t) = costs.turn {
-            for nf in quarter {
+            for nf in [(f + 1) % 4, (f + 3) % 4] {
                 relax(state(square, nf), u64::from(t) * FINE + TURN_TIE, HOW_TURN, &mut heap);
             }
         }
-        for &(dx, dy) in &DIRECTIONS {
-            if !grid.can_step(square, dx, dy) || !passable(square.offset(dx, dy)) {
+        let mask = grid.step_mask(square);
+        for (d, &(dx, dy)) in DIRECTIONS.iter().enumerate() {
+            if mask & (1 << d) == 0 {
                 continue;
             }
             let next = square.offset(dx, dy);
-            let diagonal = u64::from(dx != 0 && dy != 0);
-            let kind = StepKind::of(f, dx, dy);
-            if let Some(c) = costs.steps[kind as usize] {
-                relax(state(next, f), u64::from(c) * FINE + diagonal, HOW_STEP, &mut heap);
+            if !passable(next) {
+                continue;
             }
-            let Some(t) = costs.turn_with_move else { continue };
-            for nf in quarter {
-                // Step, then turn as part of it.
-                if let Some(c) = costs.steps[kind as usize] {
-                    relax(
-                        state(next, nf),
-                        (u64::from(c) + u64::from(t)) * FINE + diagonal + TURN_TIE,
-                        HOW_STEP_TURN,
-                        &mut heap,
-                    );
-                }
-                // Turn as part of the step, then step as the new facing sees it.
-                let turned = StepKind::of(nf, dx, dy);
-                if let Some(c) = costs.steps[turned as usize] {
-                    relax(
-                        state(next, nf),
-                        (u64::from(c) + u64::from(t)) * FINE + diagonal + TURN_TIE,
-                        HOW_TURN_STEP,
-                        &mut heap,
-                    );
+            let at = grid.index(next) * 4;
+            for &(nf, extra, how) in &moves[f][d] {
+                if how != HOW_NONE {
+                    relax(at + nf, extra, how, &mut heap);
                 }
             }
         }

@@ -315,6 +315,12 @@ impl Grid {
 
     /// Whether a piece on `a` may step by (dx, dy). A diagonal step needs one of its two
     /// L-shaped ways round to be open (grammar/README.md, "Movement and distance").
+    /// The directions a piece on `a` can step in, bit `d` for `DIRECTIONS[d]` (0 off the grid):
+    /// what `can_step` answers, for all eight at once.
+    pub fn step_mask(&self, a: Square) -> u8 {
+        if self.contains(a) { self.steps[self.index(a)] } else { 0 }
+    }
+
     pub fn can_step(&self, a: Square, dx: i32, dy: i32) -> bool {
         match DIRECTIONS.iter().position(|&d| d == (dx, dy)) {
             Some(d) if self.contains(a) => self.steps[self.index(a)] & (1 << d) != 0,

@@ -11,6 +11,7 @@ use crate::board::facing::{self, Costs, FACING_NAMES, StepKind};
 use crate::board::moves::UNREACHABLE;
 use crate::value::Value;
 use indexmap::IndexMap;
+use std::collections::HashMap;
 
 /// Where a priced move goes.
 #[derive(Debug, Clone)]
@@ -30,6 +31,43 @@ pub const STEP_COST_FIELDS: [&str; 5] = [
     "ap-backward-diagonal",
 ];
 
+/// The action-point fields of one stats record, read once a game (a plan is priced many times
+/// a turn): the step kinds (`STEP_COST_FIELDS`), `ap-turn`, `ap-turn-with-move`, `ap-step`
+/// and `ap-door`; `None` where the record leaves a field out.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StatCosts {
+    steps: [Option<u32>; 5],
+    turn: Option<u32>,
+    turn_with_move: Option<u32>,
+    step: Option<u32>,
+    door: Option<u32>,
+}
+
+/// [`StatCosts`] of every record of the game's stats kind, by record id.
+pub fn stat_costs(ruleset: &crate::Ruleset, stats: Option<&str>) -> HashMap<String, StatCosts> {
+    let number = |fields: &IndexMap<String, Value>, field: &str| match fields.get(field) {
+        Some(Value::Number(n)) if *n >= 0 => Some((*n).min(i64::from(u32::MAX)) as u32),
+        _ => None,
+    };
+    let Some(records) = stats.and_then(|kind| ruleset.records.get(kind)) else {
+        return HashMap::new();
+    };
+    records
+        .iter()
+        .map(|(id, record)| {
+            let f = &record.fields;
+            let costs = StatCosts {
+                steps: STEP_COST_FIELDS.map(|field| number(f, field)),
+                turn: number(f, "ap-turn"),
+                turn_with_move: number(f, "ap-turn-with-move"),
+                step: number(f, "ap-step"),
+                door: number(f, "ap-door"),
+            };
+            (id.clone(), costs)
+        })
+        .collect()
+}
+
 impl Game {
     fn stat_number(&self, i: usize, field: &str) -> Option<u32> {
         match self.stat(i, field) {
@@ -38,22 +76,27 @@ impl Game {
         }
     }
 
+    fn stat_costs_of(&self, i: usize) -> StatCosts {
+        self.stat_costs
+            .get(&self.state.pieces[i].kind)
+            .copied()
+            .unwrap_or_default()
+    }
+
     /// What piece `i`'s actions cost, from its stats record. A piece with a facing pays by
     /// step kind (`ap-forward` …; a field left out: it may not take that step) and turns
     /// (`ap-turn` on the spot, `ap-turn-with-move` as part of a step, else `ap-turn`); a
     /// piece with no facing pays `ap-step` (default 1) for a step any way.
     pub fn costs_of(&self, i: usize) -> Costs {
         let p = &self.state.pieces[i];
+        let stats = self.stat_costs_of(i);
         let mut costs = Costs::default();
         if p.facing.is_some() {
-            for (k, field) in STEP_COST_FIELDS.iter().enumerate() {
-                costs.steps[k] = self.stat_number(i, field);
-            }
-            costs.turn = self.stat_number(i, "ap-turn");
-            costs.turn_with_move = self.stat_number(i, "ap-turn-with-move").or(costs.turn);
+            costs.steps = stats.steps;
+            costs.turn = stats.turn;
+            costs.turn_with_move = stats.turn_with_move.or(costs.turn);
         } else {
-            let step = self.stat_number(i, "ap-step").unwrap_or(1);
-            costs.steps = [Some(step); 5];
+            costs.steps = [Some(stats.step.unwrap_or(1)); 5];
         }
         if !p.diagonal {
             costs.steps[StepKind::ForwardDiagonal as usize] = None;
@@ -64,7 +107,7 @@ impl Game {
 
     /// Extra action points a step through a closed door costs piece `i` (`ap-door`, default 0).
     pub fn door_cost(&self, i: usize) -> u32 {
-        self.stat_number(i, "ap-door").unwrap_or(0)
+        self.stat_costs_of(i).door.unwrap_or(0)
     }
 
     /// The cheapest plan for piece `i` to reach `goal`: its actions and their total cost.

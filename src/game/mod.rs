@@ -73,6 +73,8 @@ pub struct Game {
     /// Per piece index, the map `game.piece(id)` last gave scripts, until the piece changes:
     /// behaviours ask for the same pieces many times between two actions.
     piece_maps: Vec<Option<rhai::Dynamic>>,
+    /// The action-point fields of the stats records, read once (`actions::stat_costs`).
+    stat_costs: std::collections::HashMap<String, actions::StatCosts>,
 }
 
 pub const IDLE_STREAM: &str = "idle";
@@ -86,7 +88,9 @@ impl Game {
         options: IndexMap<String, Json>,
         view: View,
     ) -> Game {
+        let stat_costs = actions::stat_costs(&ruleset, def.stats.as_deref());
         Game {
+            stat_costs,
             ruleset,
             def,
             mission: mission.to_string(),
