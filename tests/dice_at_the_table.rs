@@ -185,3 +185,36 @@ fn a_resumed_game_knows_its_package_and_switches_to_manual_dice_or_says_why_not(
     assert!(stderr.contains("had their dice rolled by servitor"), "{stderr}");
     assert_eq!(std::fs::read_to_string(auto_game).unwrap(), auto_before);
 }
+
+/// The session's title comes first, before any die the set-up asks for: Space Hulk's set-up
+/// rolls the squad's command points. Read as a player's terminal shows it, both streams in
+/// one.
+#[test]
+fn the_title_comes_before_the_set_ups_first_die() {
+    let servitor = env!("CARGO_BIN_EXE_servitor");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "printf '4\\nquit\\n' | '{servitor}' play space-hulk-solo --mission breach-run --seed 11 --dice manual 2>&1"
+        ))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .env_remove("SERVITOR_RULESETS")
+        .output()
+        .expect("sh runs");
+    let both = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{both}");
+    let mut lines = both.lines();
+    assert_eq!(
+        lines.next(),
+        Some("servitor play · space-hulk-solo · mission breach-run · seed 11 · you play marine · dice manual"),
+        "{both}"
+    );
+    assert!(
+        lines
+            .next()
+            .is_some_and(|l| l.contains("d6") && l.contains("rolled for setup")),
+        "{both}"
+    );
+    assert!(both.contains("d6: 4 (the squad's command points)"), "{both}");
+}

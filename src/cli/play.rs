@@ -164,6 +164,9 @@ struct Table {
     /// A campaign being played (`--campaign FILE`): the file, and the campaign, whose
     /// `session` is this mission's; saving writes the campaign instead of a play save.
     campaign: Option<(PathBuf, Campaign)>,
+    /// The title line was printed before the set-up ran, so that a die or a question the
+    /// set-up asks comes after it: `header` does not print it again.
+    titled: bool,
 }
 
 /// Where a package can be found again from any folder: a folder on disk as an absolute path,
@@ -324,9 +327,10 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
     let (mut input, words) = open_input(args.json)?;
     let dice_ran_out = Arc::new(Mutex::new(false));
     let fresh = session.entries.is_empty() && !resumed;
+    let titled = fresh && !args.json;
     let (session, game) = if fresh {
         let mut session = session.clone();
-        let game = start_game(&mut host, &mut session, &dice_ran_out).map_err(refused)?;
+        let game = start_game(&mut host, &mut session, &dice_ran_out, titled).map_err(refused)?;
         if *lock(&dice_ran_out) {
             return Err(super::Failure::Failed(
                 "input ended while a die or an answer was asked for: no game was started".into(),
@@ -348,6 +352,7 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
             dice_ran_out,
             writes: 0,
             campaign: None,
+            titled,
         },
         &mut input,
         &words,
@@ -457,7 +462,7 @@ fn run_campaign(args: PlayArgs, path: &std::path::Path) -> Result<(), super::Fai
                 .map_err(|e| super::Failure::Failed(super::campaign::error_report(&ruleset, e)))?;
             campaign.before_notes = notes.clone();
             let mut session = campaign_session(&campaign, &setup, side);
-            let game = start_game(&mut host, &mut session, &dice_ran_out).map_err(|e| match e {
+            let game = start_game(&mut host, &mut session, &dice_ran_out, false).map_err(|e| match e {
                 GameError::Usage(m) if fresh_campaign => super::usage(format!("error: {m}")),
                 other => super::Failure::Failed(failure(&ruleset, other)),
             })?;
@@ -478,6 +483,7 @@ fn run_campaign(args: PlayArgs, path: &std::path::Path) -> Result<(), super::Fai
         dice_ran_out,
         writes: 0,
         campaign: Some((path.to_path_buf(), campaign)),
+        titled: false,
     };
     let heading = format!("{} · seed {} · mission {number} of {total}", campaign_id, campaign_seed);
     table.say_notes(&heading, &notes, None);
@@ -504,10 +510,32 @@ fn campaign_session(campaign: &Campaign, setup: &servitor::game::Setup, side: St
     }
 }
 
+/// The session's first line: what is played, by whom, with which dice.
+fn title_line(session: &Session, mission: &str) -> String {
+    format!(
+        "servitor play · {} · mission {mission} · seed {} · you play {} · dice {}",
+        session.package,
+        session.seed,
+        session.side,
+        if session.manual_dice { "manual" } else { "auto" }
+    )
+}
+
 /// A new session's game, played to the player's first turn: the setup's dice (manual dice)
 /// and questions are asked too, and kept with the session.
-fn start_game(host: &mut Host, session: &mut Session, dice_ran_out: &Arc<Mutex<bool>>) -> Result<Game, GameError> {
-    let mut game = host.start(&session.setup(), Some(0))?;
+/// With `title`, the session's title line is printed once the game exists, before its set-up
+/// asks anything.
+fn start_game(
+    host: &mut Host,
+    session: &mut Session,
+    dice_ran_out: &Arc<Mutex<bool>>,
+    title: bool,
+) -> Result<Game, GameError> {
+    let game = host.new_game(&session.setup())?;
+    if title {
+        super::emitln(&title_line(session, &game.mission));
+    }
+    let mut game = host.advance(game, Some(0))?;
     let dice = at_the_table(session.manual_dice, dice_ran_out.clone());
     game.forced = Some(dice.clone());
     let game = host.advance_to(game, &session.side)?;
@@ -604,14 +632,9 @@ impl Table {
     fn header(&self, fresh: bool) {
         let t = self;
         if !t.json {
-            let m = &t.game.mission;
-            super::emitln(&format!(
-                "servitor play · {} · mission {m} · seed {} · you play {} · dice {}",
-                t.session.package,
-                t.session.seed,
-                t.session.side,
-                if t.session.manual_dice { "manual" } else { "auto" }
-            ));
+            if !t.titled {
+                super::emitln(&title_line(&t.session, &t.game.mission));
+            }
             super::emitln("Type `help` for the commands.");
             let shown = if fresh {
                 0
@@ -670,7 +693,8 @@ impl Table {
             .map_err(|e| super::campaign::error_report(&ruleset, e))?;
         next.before_notes = notes.clone();
         let mut session = campaign_session(&next, &setup, self.session.side.clone());
-        let game = start_game(&mut self.host, &mut session, &self.dice_ran_out).map_err(|e| failure(&ruleset, e))?;
+        let game =
+            start_game(&mut self.host, &mut session, &self.dice_ran_out, false).map_err(|e| failure(&ruleset, e))?;
         self.say_notes(&format!("· mission {} played", next.played.len()), &after, None);
         let number = next.played.len() + 1;
         let total = next.def(&ruleset).map_or(0, |d| d.missions.len());

@@ -174,7 +174,9 @@ impl Host {
         }
     }
 
-    fn new_game(&mut self, setup: &Setup) -> Result<Game, GameError> {
+    /// The game `setup` describes, before anything is played (its set-up function has not
+    /// run: [`Host::advance`] with `Some(0)` runs it).
+    pub fn new_game(&mut self, setup: &Setup) -> Result<Game, GameError> {
         let def = self.game_def(setup.game.as_deref())?.clone();
         let options = options(&self.ruleset, &def, &setup.options)?;
         self.make_game(def, &setup.mission, setup.seed, options)
