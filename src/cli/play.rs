@@ -1346,6 +1346,7 @@ mod tests {
             dice_ran_out: Arc::new(Mutex::new(false)),
             writes: 0,
             campaign: None,
+            titled: false,
         };
         for line in ["move hunter-1 2,1 3,1", "end", "undo", "undo"] {
             t.handle(line).unwrap();
