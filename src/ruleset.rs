@@ -346,6 +346,22 @@ pub struct Ruleset {
 impl Ruleset {
     /// Whether `mission` is a data-only mission (a `mission` record that places no board) of
     /// a package that has battlefields: a game plays it on the battlefield its setup chooses.
+    /// The ids a game may be played on: the missions with a map, then, in a package with
+    /// battlefields, the data-only mission records (played on the battlefield the setup
+    /// chooses).
+    pub fn playable_missions(&self) -> Vec<&str> {
+        let mut ids: Vec<&str> = self.missions.keys().map(String::as_str).collect();
+        if !self.battlefields.is_empty() {
+            let records = self.records.get("mission").into_iter().flat_map(|r| r.keys());
+            for id in records {
+                if !ids.contains(&id.as_str()) {
+                    ids.push(id);
+                }
+            }
+        }
+        ids
+    }
+
     pub fn battlefield_mission(&self, mission: &str) -> bool {
         !self.battlefields.is_empty()
             && self.missions.get(mission).is_none_or(|m| m.grid.is_empty())

@@ -914,3 +914,15 @@ fn check_and_show_speak_json_and_completions_are_written() {
         }
     }
 }
+
+/// Without `--mission`, `game` lists what can be played — on a package whose missions are
+/// battlefield records too (it listed nothing there).
+#[test]
+fn a_game_without_a_mission_lists_the_playable_ones() {
+    let (_, stderr, code) = servitor(&["game", "solo-heresy"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("missions: exterminatus, raid, victory-or-death, eye-of-terror"),
+        "{stderr}"
+    );
+}

@@ -79,7 +79,7 @@ pub fn run(args: GameArgs) -> Result<(), super::Failure> {
             let Some(mission) = args.mission.clone() else {
                 return Err(super::usage(format!(
                     "error: say which mission to play with --mission\n  missions: {}",
-                    ruleset.missions.keys().cloned().collect::<Vec<_>>().join(", ")
+                    ruleset.playable_missions().join(", ")
                 )));
             };
             let setup = Setup {

@@ -118,6 +118,8 @@ pub struct Host {
     run: Arc<Mutex<RunState>>,
     /// Mission → its grid with every door open (for distances).
     open_grids: HashMap<(String, bool), Arc<OpenBoard>>,
+    /// Mission and doorway rule → the mission's grid under that rule, each game's copy.
+    grids: HashMap<(String, bool), crate::board::Grid>,
 }
 
 impl Host {
@@ -137,6 +139,7 @@ impl Host {
             game,
             run,
             open_grids: HashMap::new(),
+            grids: HashMap::new(),
         }
     }
 
@@ -196,16 +199,7 @@ impl Host {
             _ if self.ruleset.battlefield_mission(mission) => crate::board::Grid::new(0, 0),
             Some(_) => return Err(GameError::Usage(format!("mission `{mission}` has no map to play on"))),
             None => {
-                let mut missions: Vec<&str> = self.ruleset.missions.keys().map(String::as_str).collect();
-                if !self.ruleset.battlefields.is_empty() {
-                    missions.extend(
-                        self.ruleset
-                            .records
-                            .get("mission")
-                            .into_iter()
-                            .flat_map(|r| r.keys().map(String::as_str)),
-                    );
-                }
+                let missions = self.ruleset.playable_missions();
                 let hint = did_you_mean(mission, missions.iter().copied())
                     .map(|h| format!("; {h}"))
                     .unwrap_or_default();
@@ -216,7 +210,18 @@ impl Host {
                 )));
             }
         };
-        grid.set_straight_doorways(def.doors.straight);
+        if !grid.is_empty() {
+            // The mission's grid under the game's doorway rule, set up once a thread: setting
+            // the rule works out every square's steps again.
+            grid = self
+                .grids
+                .entry((mission.to_string(), def.doors.straight))
+                .or_insert_with(|| {
+                    grid.set_straight_doorways(def.doors.straight);
+                    grid
+                })
+                .clone();
+        }
         let open = self
             .open_grids
             .entry((mission.to_string(), def.doors.straight))
