@@ -17,24 +17,39 @@ pub struct Sight {
 /// Can `from` see `to`? `occupied` says which squares hold a piece that blocks (pass
 /// `|_| false` when revealing, where pieces do not block).
 pub fn line_of_sight(grid: &Grid, from: Square, to: Square, occupied: &dyn Fn(Square) -> bool) -> Sight {
-    let mut sight = Sight {
-        visible: true,
-        path: Vec::new(),
-        blocked_at: None,
-    };
+    let mut path = Vec::new();
+    let blocked_at = walk(grid, from, to, occupied, &mut |s| path.push(s)).err();
+    Sight {
+        visible: blocked_at.is_none(),
+        path,
+        blocked_at,
+    }
+}
+
+/// Whether `from` sees `to`, as [`line_of_sight`] judges it, without keeping the squares
+/// between (the question every decision asks; the path is for drawing).
+pub fn clear(grid: &Grid, from: Square, to: Square, occupied: &dyn Fn(Square) -> bool) -> bool {
+    walk(grid, from, to, occupied, &mut |_| {}).is_ok()
+}
+
+/// The line from `from` to `to`, each square strictly between given to `visit` in order;
+/// where and why it is stopped, if it is.
+fn walk(
+    grid: &Grid,
+    from: Square,
+    to: Square,
+    occupied: &dyn Fn(Square) -> bool,
+    visit: &mut dyn FnMut(Square),
+) -> Result<(), (Square, &'static str)> {
     let (dx, dy) = (to.x - from.x, to.y - from.y);
     if dx.abs() == 1 && dy.abs() == 1 {
-        sight.visible = false;
-        sight.blocked_at = Some((to, "diagonally adjacent squares never see each other"));
-        return sight;
+        return Err((to, "diagonally adjacent squares never see each other"));
     }
     if grid.is_solid(from) || grid.is_solid(to) {
-        sight.visible = false;
-        sight.blocked_at = Some((
+        return Err((
             if grid.is_solid(from) { from } else { to },
             "not a square one can stand on",
         ));
-        return sight;
     }
     let (sx, sy) = (dx.signum(), dy.signum());
     let (ax, ay) = (dx.abs() as i64, dy.abs() as i64);
@@ -50,13 +65,13 @@ pub fn line_of_sight(grid: &Grid, from: Square, to: Square, occupied: &dyn Fn(Sq
         if ay == 0 || (ax != 0 && step_x < step_y) {
             next = at.offset(sx, 0);
             if grid.edge(at, next).blocks() {
-                return stop(sight, next, "a wall or closed door is in the way");
+                return Err((next, "a wall or closed door is in the way"));
             }
             i += 1;
         } else if ax == 0 || step_y < step_x {
             next = at.offset(0, sy);
             if grid.edge(at, next).blocks() {
-                return stop(sight, next, "a wall or closed door is in the way");
+                return Err((next, "a wall or closed door is in the way"));
             }
             j += 1;
         } else {
@@ -65,7 +80,7 @@ pub fn line_of_sight(grid: &Grid, from: Square, to: Square, occupied: &dyn Fn(Sq
             let round =
                 |side: Square| !blocked_here(side) && !grid.edge(at, side).blocks() && !grid.edge(side, next).blocks();
             if !round(at.offset(sx, 0)) && !round(at.offset(0, sy)) {
-                return stop(sight, next, "both ways round the corner are blocked");
+                return Err((next, "both ways round the corner are blocked"));
             }
             i += 1;
             j += 1;
@@ -73,21 +88,15 @@ pub fn line_of_sight(grid: &Grid, from: Square, to: Square, occupied: &dyn Fn(Sq
         at = next;
         if at != to {
             if grid.is_solid(at) {
-                return stop(sight, at, "solid rock is in the way");
+                return Err((at, "solid rock is in the way"));
             }
             if occupied(at) {
-                return stop(sight, at, "a piece is in the way");
+                return Err((at, "a piece is in the way"));
             }
-            sight.path.push(at);
+            visit(at);
         }
     }
-    sight
-}
-
-fn stop(mut sight: Sight, at: Square, why: &'static str) -> Sight {
-    sight.visible = false;
-    sight.blocked_at = Some((at, why));
-    sight
+    Ok(())
 }
 
 /// Line of sight from any square of a footprint (a piece bigger than one square); the
@@ -102,5 +111,5 @@ pub fn from_footprint(
     footprint
         .iter()
         .copied()
-        .find(|&f| f == to || line_of_sight(grid, f, to, &blocks).visible)
+        .find(|&f| f == to || clear(grid, f, to, &blocks))
 }

@@ -87,7 +87,7 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Arc<Mutex<R
     engine.register_fn("los", move |id: &str, from: Dynamic, to: Dynamic| -> Res<bool> {
         let m = mission(&r, id)?;
         b.charge(side(m))?;
-        Ok(los::line_of_sight(&m.grid, square(m, &from)?, square(m, &to)?, &|_| false).visible)
+        Ok(los::clear(&m.grid, square(m, &from)?, square(m, &to)?, &|_| false))
     });
     let (r, b) = (ruleset.clone(), budget.clone());
     engine.register_fn(
@@ -96,7 +96,9 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Arc<Mutex<R
             let m = mission(&r, id)?;
             b.charge(side(m).saturating_mul(1 + occupied.len() as u64))?;
             let occupied = squares(m, &occupied)?;
-            Ok(los::line_of_sight(&m.grid, square(m, &from)?, square(m, &to)?, &|s| occupied.contains(&s)).visible)
+            Ok(los::clear(&m.grid, square(m, &from)?, square(m, &to)?, &|s| {
+                occupied.contains(&s)
+            }))
         },
     );
     let (r, b) = (ruleset.clone(), budget.clone());
@@ -113,7 +115,7 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Arc<Mutex<R
             let occupied = squares(m, &occupied)?;
             let seen = squares(m, &targets)?
                 .into_iter()
-                .filter(|&t| los::line_of_sight(&m.grid, from, t, &|s| occupied.contains(&s)).visible);
+                .filter(|&t| los::clear(&m.grid, from, t, &|s| occupied.contains(&s)));
             Ok(to_array(seen))
         },
     );
