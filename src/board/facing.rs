@@ -168,6 +168,44 @@ pub fn cheapest_plan_guided(
     .1
 }
 
+/// Whether a piece on `from` could reach any square `target` accepts, stepping only onto
+/// squares `passable` allows, whatever its facing and its costs: a flood over squares that
+/// stops at the first target. A priced search that cannot end finds it out only after
+/// settling every state it can reach, four facings a square; this answers the same "no" for
+/// a fraction of that, so a caller skips searches that would fail. `true` does not promise a
+/// plan (the costs may forbid a step or a turn): it only says the search is worth running.
+pub fn could_reach(
+    grid: &Grid,
+    from: Square,
+    passable: &dyn Fn(Square) -> bool,
+    target: &dyn Fn(Square) -> bool,
+) -> bool {
+    if !grid.contains(from) {
+        return false;
+    }
+    let mut seen = vec![false; grid.len()];
+    seen[grid.index(from)] = true;
+    let mut stack = vec![from];
+    while let Some(square) = stack.pop() {
+        if target(square) {
+            return true;
+        }
+        let mask = grid.step_mask(square);
+        for (d, &(dx, dy)) in DIRECTIONS.iter().enumerate() {
+            if mask & (1 << d) == 0 {
+                continue;
+            }
+            let next = square.offset(dx, dy);
+            let k = grid.index(next);
+            if !seen[k] && passable(next) {
+                seen[k] = true;
+                stack.push(next);
+            }
+        }
+    }
+    false
+}
+
 /// What the cheapest plan to each state (square × facing, index `square * 4 + facing`) costs,
 /// for every state reachable for at most `limit` points (`u64::MAX` for the others): one
 /// search answers "whom can it reach this turn" for every target at once.

@@ -226,8 +226,11 @@ impl Game {
                 .collect()
         };
         let start = usize::from(p.facing.unwrap_or(0));
-        // No square of the goal free to end on (a queue in a corridor): no search to fail.
-        let plan = if ends.iter().any(|&m| m != 0) {
+        // No square of the goal free to end on, or none the mover can get to past the pieces
+        // in the way (a queue in a corridor): no search to fail.
+        let reachable =
+            ends.iter().any(|&m| m != 0) && facing::could_reach(grid, from, &passable, &|s| ends[grid.index(s)] != 0);
+        let plan = if reachable {
             facing::cheapest_plan_guided(grid, from, start, &goal_fn, &costs, &passable, &guide)
         } else {
             None
