@@ -388,3 +388,64 @@ fn a_genestealer_turns_for_free_as_it_moves() {
         9
     );
 }
+
+/// `los::clear` is `line_of_sight` without the path: the same answer for every pair of squares
+/// of random boards, with and without a piece in the way.
+#[test]
+fn clear_answers_as_line_of_sight_does() {
+    for seed in 0..20 {
+        let g = random_grid(seed);
+        let piece = g.square((seed as usize * 13) % g.len());
+        for a in 0..g.len() {
+            for b in (a + 1..g.len()).step_by(5) {
+                let (sa, sb) = (g.square(a), g.square(b));
+                for occupied in [&(|_| false) as &dyn Fn(Square) -> bool, &|s| s == piece] {
+                    assert_eq!(
+                        servitor::board::los::clear(&g, sa, sb, occupied),
+                        line_of_sight(&g, sa, sb, occupied).visible,
+                        "seed {seed}: {sa} → {sb}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// `facing::could_reach` says "no" only where the priced search finds no plan: on random
+/// boards with random squares taken, for a piece that may step any way and turn on the spot,
+/// it answers exactly as the search does.
+#[test]
+fn could_reach_says_no_only_where_no_plan_exists() {
+    use servitor::board::facing::{Costs, cheapest_plan, could_reach};
+    let costs = Costs {
+        steps: [Some(1), Some(1), Some(1), Some(2), Some(2)],
+        turn: Some(1),
+        turn_with_move: None,
+    };
+    let mut answers = [0usize; 2];
+    for seed in 0..20 {
+        let g = random_grid(seed);
+        let mut rng = Rng::seeded(seed + 100);
+        let taken: Vec<bool> = (0..g.len()).map(|_| rng.below(4) == 0).collect();
+        let passable = |s: Square| !taken[g.index(s)];
+        for a in (0..g.len()).step_by(3) {
+            for b in (0..g.len()).step_by(7) {
+                let (from, to) = (g.square(a), g.square(b));
+                if g.is_solid(from) || g.is_solid(to) {
+                    continue;
+                }
+                let plan = cheapest_plan(&g, from, 0, &|s, _| s == to, &costs, &passable).is_some();
+                assert_eq!(
+                    could_reach(&g, from, &passable, &|s| s == to),
+                    plan,
+                    "seed {seed}: {from} → {to}"
+                );
+                answers[usize::from(plan)] += 1;
+            }
+        }
+    }
+    assert!(
+        answers[0] > 100 && answers[1] > 100,
+        "both answers are tested: {answers:?}"
+    );
+}
