@@ -296,38 +296,50 @@ impl Game {
             view.occupant(s)
                 .is_none_or(|o| o == i || (!view.friends_block && pieces[o].side == pieces[i].side))
         };
-        let start = usize::from(p.facing.unwrap_or(0));
-        let best = facing::cheapest_costs(grid, from, start, &self.costs_of(i), &passable, max);
-        let faced = p.facing.is_some();
-        let mut out = Vec::new();
+        // The squares to engage from: (target, square, facing that looks at the target).
+        let mut ends: Vec<(usize, Square, usize)> = Vec::new();
         for (t, target) in pieces.iter().enumerate() {
             if t == i || !target.on_board() || target.side != side {
                 continue;
             }
-            let mut cheapest = u64::MAX;
             for ts in target.squares() {
                 for (f, &(dx, dy)) in facing::FACINGS.iter().enumerate() {
                     let s = ts.offset(-dx, -dy);
-                    if !view.grid.contains(s)
-                        || view.grid.edge(s, ts).blocks()
-                        || !view.may_end(pieces, i, s)
-                        || self.shares_at(i, s)
+                    if view.grid.contains(s)
+                        && !view.grid.edge(s, ts).blocks()
+                        && view.may_end(pieces, i, s)
+                        && !self.shares_at(i, s)
                     {
-                        continue;
+                        ends.push((t, s, f));
                     }
-                    let k = grid.index(s) * 4;
-                    let c = if faced {
-                        best[k + f]
-                    } else {
-                        (0..4).map(|g| best[k + g]).min().unwrap_or(u64::MAX)
-                    };
-                    cheapest = cheapest.min(c);
                 }
             }
-            if cheapest <= max {
-                out.push((t, cheapest));
+        }
+        // None the mover can get to past the pieces in the way, at any price: no search.
+        let mut end_mask = vec![false; grid.len()];
+        for &(_, s, _) in &ends {
+            end_mask[grid.index(s)] = true;
+        }
+        if ends.is_empty() || !facing::could_reach(grid, from, &passable, &|s| end_mask[grid.index(s)]) {
+            return Vec::new();
+        }
+        let start = usize::from(p.facing.unwrap_or(0));
+        let best = facing::cheapest_costs(grid, from, start, &self.costs_of(i), &passable, max);
+        let faced = p.facing.is_some();
+        let mut cheapest: Vec<(usize, u64)> = Vec::new();
+        for &(t, s, f) in &ends {
+            let k = grid.index(s) * 4;
+            let c = if faced {
+                best[k + f]
+            } else {
+                (0..4).map(|g| best[k + g]).min().unwrap_or(u64::MAX)
+            };
+            match cheapest.iter_mut().find(|(u, _)| *u == t) {
+                Some(entry) => entry.1 = entry.1.min(c),
+                None => cheapest.push((t, c)),
             }
         }
+        let mut out: Vec<(usize, u64)> = cheapest.into_iter().filter(|&(_, c)| c <= max).collect();
         out.sort_by_key(|&(t, c)| (c, t));
         out
     }
