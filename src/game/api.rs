@@ -164,11 +164,15 @@ fn pool_total(entries: &indexmap::IndexMap<String, i64>) -> Option<i64> {
 }
 
 fn square(game: &Game, value: &Dynamic) -> Result<Square, String> {
-    let text = value.to_string();
-    match Square::parse(&text) {
+    // A text is read where it lies (lists of squares run to a whole section a move).
+    let parsed = match value.read_lock::<rhai::ImmutableString>() {
+        Some(text) => Square::parse(&text),
+        None => Square::parse(&value.to_string()),
+    };
+    match parsed {
         Some(s) if game.view.grid.contains(s) && !game.view.grid.is_solid(s) => Ok(s),
         Some(s) => Err(format!("{s} is not a square of the board")),
-        None => Err(format!("`{text}` is not a square: write \"x,y\" counted from 1")),
+        None => Err(format!("`{value}` is not a square: write \"x,y\" counted from 1")),
     }
 }
 
