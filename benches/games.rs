@@ -53,12 +53,7 @@ fn games(c: &mut Criterion) {
         let ruleset = load(package);
         let mut host = Host::new(&ruleset);
         // Mapped missions, and a battlefield package's data-only ones (`mission` records).
-        let mut missions: Vec<String> = ruleset.missions.keys().cloned().collect();
-        if !ruleset.battlefields.is_empty()
-            && let Some(records) = ruleset.records.get("mission")
-        {
-            missions.extend(records.keys().filter(|m| ruleset.battlefield_mission(m)).cloned());
-        }
+        let missions: Vec<String> = ruleset.playable_missions().into_iter().map(str::to_string).collect();
         let mut group = c.benchmark_group(format!("whole {package} game"));
         for mission in missions {
             let mut seed = 0;
