@@ -192,7 +192,15 @@ fn to_json(value: &Dynamic) -> Result<Json, String> {
 }
 
 fn from_json(value: &Json) -> Dynamic {
-    rhai::serde::to_dynamic(value).unwrap_or(Dynamic::UNIT)
+    // The values scripts keep on pieces are mostly flags, counts and names: made directly,
+    // as the serde path makes them, without it.
+    match value {
+        Json::Null => Dynamic::UNIT,
+        Json::Bool(b) => Dynamic::from_bool(*b),
+        Json::String(text) => text.as_str().into(),
+        Json::Number(n) if n.is_i64() => n.as_i64().map_or(Dynamic::UNIT, |i| Dynamic::from_int(i as INT)),
+        _ => rhai::serde::to_dynamic(value).unwrap_or(Dynamic::UNIT),
+    }
 }
 
 fn piece_map(p: &Piece) -> Map {
