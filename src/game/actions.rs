@@ -315,6 +315,19 @@ impl Game {
                 }
             }
         }
+        // Too far for the points: every step costs at least the cheapest step, and a way
+        // takes at least the steps of the shared field (doors open, pieces ignored): no search.
+        let costs = self.costs_of(i);
+        if let Some(cheapest) = costs.steps.iter().flatten().copied().min().filter(|&c| c > 0) {
+            let most = max / u64::from(cheapest);
+            let field = view.field_from(p);
+            if ends
+                .iter()
+                .all(|&(_, s, _)| u64::from(field[view.grid.index(s)]) > most)
+            {
+                return Vec::new();
+            }
+        }
         // None the mover can get to past the pieces in the way, at any price: no search.
         let mut end_mask = vec![false; grid.len()];
         for &(_, s, _) in &ends {
@@ -324,7 +337,7 @@ impl Game {
             return Vec::new();
         }
         let start = usize::from(p.facing.unwrap_or(0));
-        let best = facing::cheapest_costs(grid, from, start, &self.costs_of(i), &passable, max);
+        let best = facing::cheapest_costs(grid, from, start, &costs, &passable, max);
         let faced = p.facing.is_some();
         let mut cheapest: Vec<(usize, u64)> = Vec::new();
         for &(t, s, f) in &ends {
