@@ -380,7 +380,10 @@ impl Host {
             if game.state.over.is_some() {
                 break;
             }
-            let args = vec![Dynamic::from(GameRef), Dynamic::from_map(p.event)];
+            let args = vec![
+                Dynamic::from(GameRef),
+                Dynamic::from_map(super::api::trigger_map(&p.event)),
+            ];
             game = self.call_args(&ruleset.program, game, &p.function, &p.stream, args, false)?;
         }
         Ok(game)

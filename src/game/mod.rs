@@ -10,9 +10,12 @@ pub mod api;
 pub mod event;
 pub mod field;
 pub mod host;
+pub mod pieces;
+pub mod questions;
 pub mod session;
 pub mod state;
 pub mod table;
+pub mod tallies;
 pub mod verbs;
 pub mod view;
 
@@ -31,11 +34,47 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use view::View;
 
-/// A trigger function waiting to run, with the stream it rolls on and its event map.
+/// A trigger function waiting to run, with the stream it rolls on and what it is told of
+/// its event.
 pub struct Pending {
     pub function: String,
     pub stream: String,
-    pub event: rhai::Map,
+    pub event: TriggerArgs,
+}
+
+/// One value a trigger function is told of its event.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TriggerValue {
+    Text(String),
+    /// A point on a battlefield, in inches.
+    Point(crate::board::field::Point),
+    /// A route on a battlefield: its points in order.
+    Points(Vec<crate::board::field::Point>),
+}
+
+/// What a trigger function is told of its event, as named values in the order the script
+/// sees them. Plain data: the binding (`api::trigger_map`) makes the script's map of it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TriggerArgs(pub Vec<(&'static str, TriggerValue)>);
+
+impl TriggerArgs {
+    pub fn text(mut self, name: &'static str, value: impl Into<String>) -> TriggerArgs {
+        self.0.push((name, TriggerValue::Text(value.into())));
+        self
+    }
+
+    pub fn with(mut self, name: &'static str, value: TriggerValue) -> TriggerArgs {
+        self.0.push((name, value));
+        self
+    }
+
+    /// The text named `name`, if the event has one.
+    pub fn get_text(&self, name: &str) -> Option<&str> {
+        self.0.iter().find_map(|(k, v)| match v {
+            TriggerValue::Text(t) if *k == name => Some(t.as_str()),
+            _ => None,
+        })
+    }
 }
 
 /// One game being played: its state, its log, its board view and its random streams.
@@ -515,12 +554,12 @@ impl Game {
         self.pending.extend(self.after_activation.drain(..));
     }
 
-    pub fn queue(&mut self, event: TriggerEvent, side: &str, map: rhai::Map) {
-        self.queue_by(event, side, None, map);
+    pub fn queue(&mut self, event: TriggerEvent, side: &str, args: TriggerArgs) {
+        self.queue_by(event, side, None, args);
     }
 
     /// [`Game::queue`] for an event piece `mover` caused by a step (the `beside` filter).
-    fn queue_by(&mut self, event: TriggerEvent, side: &str, mover: Option<usize>, map: rhai::Map) {
+    fn queue_by(&mut self, event: TriggerEvent, side: &str, mover: Option<usize>, args: TriggerArgs) {
         let functions: Vec<String> = self
             .triggers_for(event, side, mover)
             .iter()
@@ -530,7 +569,7 @@ impl Game {
             self.pending.push_back(Pending {
                 function,
                 stream: format!("on-{}", event.name()),
-                event: map.clone(),
+                event: args.clone(),
             });
         }
     }
@@ -567,14 +606,15 @@ impl Game {
             if self
                 .pending
                 .iter()
-                .any(|p| p.event.get("piece").is_some_and(|v| v.to_string() == piece))
+                .any(|p| p.event.get_text("piece") == Some(piece.as_str()))
             {
                 continue;
             }
-            let mut map = rhai::Map::new();
-            map.insert("piece".into(), piece.into());
-            map.insert("by".into(), by.into());
-            self.queue(TriggerEvent::Sighted, &side, map);
+            self.queue(
+                TriggerEvent::Sighted,
+                &side,
+                TriggerArgs::default().text("piece", piece).text("by", by),
+            );
         }
     }
 
@@ -614,14 +654,13 @@ impl Game {
         }
         let target = self.state.pieces[i].id.clone();
         for (watcher, mode, function) in found {
-            let mut map = rhai::Map::new();
-            map.insert("piece".into(), watcher.into());
-            map.insert("target".into(), target.clone().into());
-            map.insert("mode".into(), mode.clone().into());
             self.pending.push_back(Pending {
                 function,
                 stream: format!("watch-{mode}"),
-                event: map,
+                event: TriggerArgs::default()
+                    .text("piece", watcher)
+                    .text("target", target.clone())
+                    .text("mode", mode),
             });
         }
     }
@@ -660,11 +699,11 @@ impl Game {
         self.check_reactions(i);
         let side = self.state.pieces[i].side.clone();
         if !self.triggers_for(TriggerEvent::Moved, &side, Some(i)).is_empty() {
-            let mut map = rhai::Map::new();
-            map.insert("piece".into(), self.state.pieces[i].id.clone().into());
-            map.insert("from".into(), from.to_string().into());
-            map.insert("to".into(), to.to_string().into());
-            self.queue_by(TriggerEvent::Moved, &side, Some(i), map);
+            let args = TriggerArgs::default()
+                .text("piece", self.state.pieces[i].id.clone())
+                .text("from", from.to_string())
+                .text("to", to.to_string());
+            self.queue_by(TriggerEvent::Moved, &side, Some(i), args);
         }
     }
 
@@ -698,13 +737,12 @@ impl Game {
                 .map(|t| (t.function.clone(), t.timing))
                 .collect();
             for (function, timing) in triggers {
-                let mut map = rhai::Map::new();
-                map.insert("piece".into(), id.clone().into());
-                map.insert("section".into(), section.clone().into());
                 let pending = Pending {
                     function,
                     stream: format!("on-{}", TriggerEvent::EnteredSection.name()),
-                    event: map,
+                    event: TriggerArgs::default()
+                        .text("piece", id.clone())
+                        .text("section", section.clone()),
                 };
                 match timing {
                     TriggerTiming::AfterMove => self.after_move.push(pending),
@@ -794,12 +832,12 @@ impl Game {
             Some(&id),
             Action::Remove { id: id.clone() },
         );
-        let mut map = rhai::Map::new();
-        map.insert("piece".into(), id.into());
-        map.insert("kind".into(), kind.into());
-        map.insert("side".into(), side.clone().into());
-        map.insert("reason".into(), reason.into());
-        map.insert("by".into(), by.into());
-        self.queue(TriggerEvent::Removed, &side, map);
+        let args = TriggerArgs::default()
+            .text("piece", id)
+            .text("kind", kind)
+            .text("side", side.clone())
+            .text("reason", reason)
+            .text("by", by);
+        self.queue(TriggerEvent::Removed, &side, args);
     }
 }

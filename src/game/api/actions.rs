@@ -2,7 +2,7 @@
 //! checked, work charged, priced moves walked step by step with the watches' reactions
 //! between steps. grammar/README.md, "Action points, facing and watches", is the reference.
 
-use super::{Api, GameRef, Res, area, piece_count, side_len, square, squares, step_back};
+use super::{Api, GameRef, Res, area, piece_count, side_len, square, squares};
 use crate::board::Square;
 use crate::board::facing::{self, FACING_NAMES, TurnMade, facing_from_name};
 use crate::game::Game;
@@ -396,7 +396,7 @@ fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &
                     Err(why) => {
                         stopped = why;
                         a.with(|g, _| {
-                            step_back(g, id, &mut behind);
+                            g.step_back(id, &mut behind);
                             Ok(())
                         })?;
                         break;

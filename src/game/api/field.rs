@@ -3,7 +3,7 @@
 //! the questions an enemy's choices need (nearest, within, sight, where a move ends), answered
 //! by [`crate::game::field`]. Every call is charged to the run's budget like the grid's.
 
-use super::{Api, GameRef, Res, new_piece, piece_count};
+use super::{Api, GameRef, Res, new_fields, piece_count};
 use crate::board::field::{Point, SIGHT_LINES};
 use crate::game::field::{Towards, inches, may_stand, settle, show};
 use crate::game::state::{Action, ON_BOARD};
@@ -74,13 +74,13 @@ fn walk_route(g: &mut crate::game::Game, id: &str, t: &Towards, why: &str) {
     );
     // `moved` on a battlefield: once per walk, with its ends and every corner of its route.
     if let Some(side) = g.state.pieces.iter().find(|p| p.id == id).map(|p| p.side.clone()) {
-        let mut map = Map::new();
-        map.insert("piece".into(), id.into());
-        map.insert("from".into(), Dynamic::from_map(point_map(from)));
-        map.insert("to".into(), Dynamic::from_map(point_map(end)));
-        let route: rhai::Array = t.route.iter().map(|p| Dynamic::from_map(point_map(*p))).collect();
-        map.insert("route".into(), route.into());
-        g.queue(crate::ruleset::TriggerEvent::Moved, &side, map);
+        use crate::game::TriggerValue;
+        let args = crate::game::TriggerArgs::default()
+            .text("piece", id)
+            .with("from", TriggerValue::Point(from))
+            .with("to", TriggerValue::Point(end))
+            .with("route", TriggerValue::Points(t.route.clone()));
+        g.queue(crate::ruleset::TriggerEvent::Moved, &side, args);
     }
 }
 
@@ -183,7 +183,7 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
             a.with(|g, _| {
                 let at = settle(g.battlefield()?, Point::new(num(&x, "x")?, num(&y, "y")?));
                 may_stand(g.battlefield()?, at)?;
-                let mut piece = new_piece(g, kind, side, &fields)?;
+                let mut piece = g.new_piece(kind, side, new_fields(&fields)?)?;
                 piece.point = Some(at);
                 piece.status = ON_BOARD.into();
                 let id = piece.id.clone();

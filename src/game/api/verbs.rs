@@ -2,7 +2,8 @@
 //! arguments converted and checked, work charged, moves walked. The decisions themselves are
 //! kernel methods on `Game`.
 
-use super::{Api, GameRef, Res, area, max_steps, piece_count, side_len, stuck, walk};
+use super::moves::walk;
+use super::{Api, GameRef, Res, area, max_steps, piece_count, side_len, stuck};
 use crate::game::Game;
 use crate::game::event::Candidate;
 use crate::game::verbs::{

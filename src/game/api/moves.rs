@@ -1,0 +1,127 @@
+//! Binds moves on a square grid: planned towards or away from a piece or squares, or along
+//! a path the script gives, and the walk that takes them a step at a time with the
+//! triggers between (`Game::walk_step`, `Game::plan_move`, `Game::check_path`).
+
+use super::{Api, GameRef, Res, area, max_steps, piece_count, side_len, square, squares, stuck};
+use crate::board::Square;
+use crate::game::pieces::Stepped;
+use rhai::{Array, Dynamic, Engine, INT, Map, NativeCallContext};
+
+/// Walks piece `id` along `path`, one step at a time; triggers run as they come up. Stops
+/// early when the piece itself is revealed or removed by a trigger, or when a trigger
+/// changed the board so that the rest of the way is shut (`stopped: "blocked"`; a piece
+/// that may not stop where it stands then walks back to where it may).
+pub(super) fn walk(api: &Api, ctx: &NativeCallContext, id: &str, path: Vec<Square>) -> Res<Map> {
+    let mut steps = 0;
+    let mut stopped = "";
+    let mut triggered = false;
+    let mut behind: Vec<Square> = Vec::new();
+    for to in path {
+        let step = api.with(|g, _| {
+            api.cost(piece_count(g).saturating_mul(side_len(g)))?;
+            g.walk_step(id, to, triggered)
+        })?;
+        let (from, interrupted) = match step {
+            Stepped::From { from, interrupted } => (from, interrupted),
+            Stepped::Blocked => {
+                stopped = "blocked";
+                api.with(|g, _| {
+                    g.step_back(id, &mut behind);
+                    Ok(())
+                })?;
+                break;
+            }
+        };
+        behind.push(from);
+        steps += 1;
+        // A piece passing over one of its own side's models is seen (or sets off anything
+        // else) where it can stand: the triggers wait for the next square it may end on.
+        let may_stop_here = interrupted
+            && api.with(|g, _| {
+                let i = g.on_grid(id)?;
+                Ok(!g.state.shares_a_square(i))
+            })?;
+        if interrupted && may_stop_here {
+            triggered = true;
+            // The walk's line is written when a trigger logs something (or the move ends).
+            let (was_hidden, _) = api.with(|g, _| Ok(g.hidden_and_on_board(id)))?;
+            api.triggers(ctx)?;
+            let (now_hidden, on_board) = api.with(|g, _| Ok(g.hidden_and_on_board(id)))?;
+            if !on_board {
+                stopped = "removed";
+                break;
+            }
+            if was_hidden && !now_hidden {
+                stopped = "revealed";
+                break;
+            }
+        }
+    }
+    let (at, now) = api.with(|g, _| {
+        g.end_move();
+        let p = g.state.piece(id).expect("pieces are never deleted");
+        Ok((p.at, p.id.clone()))
+    })?;
+    api.triggers(ctx)?;
+    let mut m = Map::new();
+    m.insert("id".into(), now.into());
+    m.insert("steps".into(), Dynamic::from_int(steps));
+    m.insert("at".into(), at.map_or(Dynamic::UNIT, |s| s.to_string().into()));
+    m.insert("stopped".into(), stopped.into());
+    Ok(m)
+}
+
+pub(super) fn register(engine: &mut Engine, api: &Api) {
+    for (name, towards) in [("move_towards", true), ("move_away", false)] {
+        let a = api.clone();
+        engine.register_fn(
+            name,
+            move |ctx: NativeCallContext, _: GameRef, id: &str, other: &str, n: INT| -> Res<Map> {
+                a.activate(&ctx, id)?;
+                let path = a.with(|g, run| {
+                    let i = g.on_grid(id)?;
+                    let j = g.on_grid(other)?;
+                    let max = max_steps(n)?;
+                    a.cost(area(g).saturating_mul(9))?;
+                    Ok(g.plan_move(i, &g.state.pieces[j].squares(), towards, max, &mut run.rng))
+                })?;
+                match path {
+                    Some(path) => walk(&a, &ctx, id, path),
+                    None => Ok(stuck()),
+                }
+            },
+        );
+    }
+    let a = api.clone();
+    engine.register_fn(
+        "move_to",
+        move |ctx: NativeCallContext, _: GameRef, id: &str, to: Dynamic, n: INT| -> Res<Map> {
+            a.activate(&ctx, id)?;
+            let path = a.with(|g, run| {
+                let i = g.on_grid(id)?;
+                let targets = squares(g, &to)?;
+                let max = max_steps(n)?;
+                a.cost(area(g).saturating_mul(9))?;
+                Ok(g.plan_move(i, &targets, true, max, &mut run.rng))
+            })?;
+            match path {
+                Some(path) => walk(&a, &ctx, id, path),
+                None => Ok(stuck()),
+            }
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "move_path",
+        move |ctx: NativeCallContext, _: GameRef, id: &str, path: Array| -> Res<Map> {
+            a.activate(&ctx, id)?;
+            let path = a.with(|g, _| {
+                let i = g.on_grid(id)?;
+                let path: Vec<Square> = path.iter().map(|s| square(g, s)).collect::<Result<_, _>>()?;
+                g.check_path(i, &path)?;
+                Ok(path)
+            })?;
+            walk(&a, &ctx, id, path)
+        },
+    );
+}

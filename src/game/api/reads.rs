@@ -1,0 +1,152 @@
+//! Binds what a script reads of the game: turn, side, phase, mission, options, pieces and
+//! their fields, variables, scores, tokens; and the log lines it writes (`say`), its
+//! questions to the player (`ask`), its streams.
+
+use super::{Api, GameRef, from_json, ids, json_fields, piece_map};
+use rhai::{Array, Dynamic, Engine, INT, Map};
+
+pub(super) fn register(engine: &mut Engine, api: &Api) {
+    let a = api.clone();
+    engine.register_fn("turn", move |_: GameRef| a.with(|g, _| Ok(g.state.turn as INT)));
+    let a = api.clone();
+    engine.register_fn("side", move |_: GameRef| a.with(|g, _| Ok(g.state.side.clone())));
+    let a = api.clone();
+    engine.register_fn("phase", move |_: GameRef| a.with(|g, _| Ok(g.state.phase.clone())));
+    let a = api.clone();
+    engine.register_fn("over", move |_: GameRef| a.with(|g, _| Ok(g.state.over.is_some())));
+    let a = api.clone();
+    engine.register_fn("mission", move |_: GameRef| {
+        a.with(|g, _| {
+            let Some(m) = g.ruleset.missions.get(&g.mission) else {
+                // A data-only mission played on a battlefield: its record's fields.
+                let r = g
+                    .ruleset
+                    .records
+                    .get("mission")
+                    .and_then(|r| r.get(&g.mission))
+                    .ok_or("the mission is gone")?;
+                let mut map: Map = r
+                    .fields
+                    .iter()
+                    .map(|(k, v)| (k.as_str().into(), crate::script::to_dynamic(v)))
+                    .collect();
+                map.insert("id".into(), r.id.clone().into());
+                map.insert("width".into(), Dynamic::from_int(0));
+                map.insert("height".into(), Dynamic::from_int(0));
+                return Ok(map);
+            };
+            let mut map: Map = m
+                .fields
+                .iter()
+                .map(|(k, v)| (k.as_str().into(), crate::script::to_dynamic(v)))
+                .collect();
+            map.insert("id".into(), m.id.clone().into());
+            map.insert("width".into(), Dynamic::from_int(m.grid.width as INT));
+            map.insert("height".into(), Dynamic::from_int(m.grid.height as INT));
+            Ok(map)
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("option", move |_: GameRef, name: &str| {
+        a.with(|g, _| Ok(from_json(g.option(name)?)))
+    });
+    let a = api.clone();
+    engine.register_fn("pieces", move |_: GameRef, side: &str| {
+        a.with(|g, _| Ok(ids(g, g.pieces_on_board(side))))
+    });
+    let a = api.clone();
+    engine.register_fn("pieces_with", move |_: GameRef, side: &str, status: &str| {
+        a.with(|g, _| Ok(ids(g, g.pieces_with(side, status))))
+    });
+    let a = api.clone();
+    engine.register_fn("piece", move |_: GameRef, id: &str| {
+        a.with(|g, _| {
+            let i = g.index(id)?;
+            Ok(g.piece_map(i, |p| piece_map(p).into()))
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("get", move |_: GameRef, id: &str, field: &str| {
+        a.with(|g, _| {
+            let p = &g.state.pieces[g.index(id)?];
+            Ok(p.fields.get(field).map_or(Dynamic::UNIT, from_json))
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("get_var", move |_: GameRef, name: &str| {
+        a.with(|g, _| Ok(g.state.vars.get(name).map_or(Dynamic::UNIT, from_json)))
+    });
+    let a = api.clone();
+    engine.register_fn("scores", move |_: GameRef| {
+        a.with(|g, _| {
+            Ok(g.def
+                .sides
+                .iter()
+                .map(|s| {
+                    (
+                        s.as_str().into(),
+                        Dynamic::from_int(*g.state.scores.get(s).unwrap_or(&0)),
+                    )
+                })
+                .collect::<Map>())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("collected", move |_: GameRef, side: &str| {
+        a.with(|g, _| {
+            Ok(g.state
+                .collected
+                .get(side)
+                .map(|l| l.iter().map(|t| Dynamic::from(t.clone())).collect::<Array>())
+                .unwrap_or_default())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("say", move |_: GameRef, text: &str| {
+        a.with(|g, _| {
+            g.say(text.to_string(), None);
+            Ok(())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("say", move |_: GameRef, text: &str, source: &str| {
+        a.with(|g, _| {
+            g.say(text.to_string(), Some(source.to_string()));
+            Ok(())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn("say", move |_: GameRef, text: &str, source: &str, fields: Map| {
+        a.with(|g, _| g.say_with(text.to_string(), Some(source.to_string()), json_fields(&fields)?))
+    });
+    let a = api.clone();
+    engine.register_fn(
+        "ask",
+        move |_: GameRef, question: &str, choices: Array, default: &str| {
+            a.with(|g, _| {
+                let choices: Vec<String> = choices
+                    .iter()
+                    .map(|c| {
+                        c.clone()
+                            .into_string()
+                            .map_err(|t| format!("`ask` offers choices as strings; one is a {t}"))
+                    })
+                    .collect::<Result<_, _>>()?;
+                a.cost(choices.len() as u64)?;
+                g.ask(question, &choices, default)
+            })
+        },
+    );
+    let a = api.clone();
+    engine.register_fn("use_stream", move |_: GameRef, name: &str| {
+        a.with(|g, run| {
+            if name.is_empty() || name == crate::game::IDLE_STREAM {
+                return Err(format!("`{name}` cannot name a stream"));
+            }
+            // A stream is kept for the rest of the game (and in its saves): charged as a line.
+            a.budget.try_log(64 + name.len())?;
+            g.enter_stream(run, name);
+            Ok(())
+        })
+    });
+}
