@@ -510,3 +510,164 @@ impl Game {
             .collect()
     }
 }
+
+/// What one priced step of a walk came to.
+pub enum PricedStep {
+    /// The piece stepped from `from`, paying `paid` (a door it opened included);
+    /// `interrupted` when the step queued triggers.
+    Took { from: Square, paid: i64, interrupted: bool },
+    /// The walk stops before this step: `"sight"`, `"shunned"`, `"ap"` or `"blocked"`.
+    Stopped(&'static str),
+}
+
+/// What holds for every step of one priced walk.
+#[derive(Clone, Copy)]
+pub struct PricedWalk<'a> {
+    /// What opening a door costs the walker, on top of the step.
+    pub door: u32,
+    /// The points the walk may spend.
+    pub budget: i64,
+    /// The side whose sight the walk never steps into.
+    pub avoid: Option<&'a str>,
+    /// Squares the walk stops before (shunned, unless told to cross).
+    pub refused: &'a [Square],
+}
+
+/// A priced plan as far as the points pay: its full cost, the actions paid for, whether
+/// the points ran short of the whole plan, and whether every way crossed a shunned square.
+pub struct PricedPlan {
+    pub total: u64,
+    pub plan: Vec<facing::Action>,
+    pub short: bool,
+    pub crossed: bool,
+}
+
+impl Game {
+    /// Piece `i` sets a watch of mode `mode` (one the game item declares).
+    pub fn keep_watch(&mut self, i: usize, mode: &str) -> Result<(), String> {
+        if !self.def.watches.contains_key(mode) {
+            let modes: Vec<&str> = self.def.watches.keys().map(String::as_str).collect();
+            return Err(format!(
+                "no watch `{mode}` in the game item (watches: {})",
+                if modes.is_empty() {
+                    "none".to_string()
+                } else {
+                    modes.join(", ")
+                }
+            ));
+        }
+        let id = self.state.pieces[i].id.clone();
+        self.act(
+            "watch",
+            format!("{id} keeps {mode}"),
+            Some(&id),
+            Action::Watch {
+                id: id.clone(),
+                mode: Some(mode.to_string()),
+            },
+        );
+        Ok(())
+    }
+
+    /// Piece `i` no longer keeps its watch (nothing happens without one).
+    pub fn stop_watch(&mut self, i: usize) {
+        let p = &self.state.pieces[i];
+        let Some(mode) = p.watch.clone() else { return };
+        let id = p.id.clone();
+        self.act(
+            "watch",
+            format!("{id} no longer keeps {mode}"),
+            Some(&id),
+            Action::Watch {
+                id: id.clone(),
+                mode: None,
+            },
+        );
+    }
+
+    /// Whether any square of piece `o` is in piece `i`'s front quarter.
+    pub fn has_in_arc(&self, i: usize, o: usize) -> bool {
+        let p = &self.state.pieces[i];
+        self.state.pieces[o]
+            .squares()
+            .iter()
+            .any(|&s| super::view::in_arc(p, s))
+    }
+
+    /// Piece `i` has `n` action points from now on.
+    pub fn give_ap(&mut self, i: usize, n: i64) -> Result<(), String> {
+        if !(0..=1_000_000).contains(&n) {
+            return Err(format!("{n} action points: give 0 to 1000000"));
+        }
+        let id = self.state.pieces[i].id.clone();
+        self.set_ap(IndexMap::from([(id.clone(), n)]), format!("{id} has {n} AP"));
+        Ok(())
+    }
+
+    /// The cheapest priced plan for piece `i` to `goal`, round the squares it `shun`s,
+    /// truncated to what `budget` points pay and to the last square on the way it may stop on.
+    pub fn priced_plan(&self, i: usize, goal: &Goal, budget: i64, shun: &[Square]) -> Option<PricedPlan> {
+        self.plan_facing_shunning(i, goal, true, shun)
+            .map(|(total, mut plan, crossed)| {
+                let (n, _) = self.affordable(i, &plan, budget);
+                let short = n < plan.len();
+                plan.truncate(n);
+                PricedPlan {
+                    total,
+                    plan,
+                    short,
+                    crossed,
+                }
+            })
+    }
+
+    /// One step of `walk`'s piece `i` to `to`, at `price` (a door it opens costs the
+    /// walk's door price more), `spent` points already spent. It stops before a step into
+    /// the sight of the walk's `avoid` side, onto a `refused` square from one that is not,
+    /// past the budget, or onto a square no longer open.
+    pub fn priced_step(&mut self, walk: &PricedWalk, i: usize, to: Square, price: i64, spent: i64) -> PricedStep {
+        let PricedWalk {
+            door,
+            budget,
+            avoid,
+            refused,
+        } = *walk;
+        let from = self.state.pieces[i].at.expect("on the board");
+        if let Some(side) = avoid
+            && !self.view.unseen(&self.state.pieces, to, side)
+        {
+            return PricedStep::Stopped("sight");
+        }
+        if refused.contains(&to) && !refused.contains(&from) {
+            return PricedStep::Stopped("shunned");
+        }
+        let size = self.state.pieces[i].size;
+        let opens = !self
+            .view
+            .doors_on_step(from, size, to.x - from.x, to.y - from.y)
+            .is_empty();
+        let paid = price + if opens { i64::from(door) } else { 0 };
+        if spent + paid > budget {
+            return PricedStep::Stopped("ap");
+        }
+        if self.view.check_step(&self.state.pieces, i, from, to).is_err() {
+            return PricedStep::Stopped("blocked");
+        }
+        self.step(i, to);
+        PricedStep::Took {
+            from,
+            paid,
+            interrupted: !self.pending.is_empty(),
+        }
+    }
+}
+
+/// The steps of a priced plan and the facing its last turn leaves (`None`: no turn).
+pub fn plan_shape(plan: &[facing::Action]) -> (usize, Option<u8>) {
+    let steps = plan.iter().filter(|a| matches!(a, facing::Action::Step { .. })).count();
+    let end = plan.iter().rev().find_map(|a| match a {
+        facing::Action::Turn { to, .. } => Some(*to as u8),
+        _ => None,
+    });
+    (steps, end)
+}

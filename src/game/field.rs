@@ -5,9 +5,12 @@
 //! `game.towards` and the other battlefield calls of the game API (grammar/README.md,
 //! "Pieces on a battlefield"); the actions that change a point are in `api/field.rs`.
 
-use super::Game;
+use super::pieces::NewFields;
+use super::state::{Action, ON_BOARD};
+use super::{Game, TriggerArgs, TriggerValue};
 use crate::board::field::{Battlefield, Point, length};
 use crate::dice::Rng;
+use crate::limits::MAX_GAME_PIECES;
 
 /// Positions are kept to a hundredth of an inch: logs and saves read cleanly, and a move
 /// rounded so is never longer than asked by more than the rounding.
@@ -261,6 +264,190 @@ pub fn may_stand(field: &Battlefield, p: Point) -> Result<(), String> {
         return Err(format!("{} is inside impassable terrain `{}`", show(p), t.name));
     }
     Ok(())
+}
+
+/// What `nearest_unit` looks for: within so many inches, in sight or not, among some ids.
+pub struct NearestRule {
+    pub within: f64,
+    pub sight: bool,
+    pub among: Option<Vec<String>>,
+}
+
+impl Game {
+    /// The game is played on battlefield `id` from now on (set once).
+    pub fn use_battlefield(&mut self, id: &str) -> Result<(), String> {
+        if !self.ruleset.battlefields.contains_key(id) {
+            let hint = crate::diagnostic::did_you_mean(id, self.ruleset.battlefields.keys().map(String::as_str))
+                .map(|h| format!("; {h}"))
+                .unwrap_or_default();
+            return Err(format!("no battlefield `{id}` in this package{hint}"));
+        }
+        match self.state.battlefield.as_deref() {
+            Some(now) if now == id => return Ok(()),
+            Some(now) => return Err(format!("the game is already played on battlefield `{now}`")),
+            None => {}
+        }
+        self.act(
+            "battlefield",
+            format!("the game is played on battlefield {id}"),
+            None,
+            Action::UseBattlefield { id: id.into() },
+        );
+        Ok(())
+    }
+
+    /// The game's named point `name` stands at `at` (a new mark, or one moved).
+    pub fn mark_at(&mut self, name: &str, at: Point) -> Result<(), String> {
+        let b = self.battlefield()?;
+        if !at.x.is_finite() || !at.y.is_finite() || !b.on_table(at) {
+            return Err(format!("{} is off the {} × {} table", show(at), b.width, b.height));
+        }
+        if name.is_empty() || name.len() > 64 {
+            return Err("a mark's name is 1 to 64 characters".into());
+        }
+        if !self.state.marks.contains_key(name) && self.state.marks.len() >= MAX_GAME_PIECES {
+            return Err(format!(
+                "a game holds at most {MAX_GAME_PIECES} marks (`MAX_GAME_PIECES`)"
+            ));
+        }
+        self.act(
+            "mark",
+            format!("mark {name} at {}", show(at)),
+            None,
+            Action::Mark {
+                name: name.into(),
+                point: Some(at),
+            },
+        );
+        Ok(())
+    }
+
+    pub fn unmark(&mut self, name: &str) -> Result<(), String> {
+        if !self.state.marks.contains_key(name) {
+            return Err(format!("no mark `{name}` on the battlefield"));
+        }
+        self.act(
+            "mark",
+            format!("mark {name} taken away"),
+            None,
+            Action::Mark {
+                name: name.into(),
+                point: None,
+            },
+        );
+        Ok(())
+    }
+
+    /// A new piece placed at `at` on the battlefield (settled to 0.01"): its id.
+    pub fn place_at(&mut self, kind: &str, side: &str, at: Point, new: NewFields) -> Result<String, String> {
+        let at = settle(self.battlefield()?, at);
+        may_stand(self.battlefield()?, at)?;
+        let mut piece = self.new_piece(kind, side, new)?;
+        piece.point = Some(at);
+        piece.status = ON_BOARD.into();
+        let id = piece.id.clone();
+        self.act(
+            "place",
+            format!("{id} ({side}) placed at {}", show(at)),
+            Some(&id),
+            Action::Add { piece: Box::new(piece) },
+        );
+        Ok(id)
+    }
+
+    /// Piece `i` (not on a square) is set down, or enters, at `at`; `why` goes on its line.
+    pub fn stand(&mut self, i: usize, at: Point, why: &str) -> Result<(), String> {
+        let at = settle(self.battlefield()?, at);
+        may_stand(self.battlefield()?, at)?;
+        let p = &self.state.pieces[i];
+        let id = p.id.clone();
+        if p.at.is_some() {
+            return Err(format!(
+                "{id} stands on a square; a piece stands on a square or at a point"
+            ));
+        }
+        let verb = if p.on_board() { "is set down" } else { "enters" };
+        self.act(
+            "place",
+            format!("{id} {verb} at {}{}", show(at), because(why)),
+            Some(&id),
+            Action::Stand {
+                id: id.clone(),
+                point: at,
+            },
+        );
+        Ok(())
+    }
+
+    /// The nearest piece of `side` to piece `i` that `rule` lets through (ties by `rng`).
+    pub fn nearest_unit(
+        &self,
+        i: usize,
+        side: &str,
+        rule: &NearestRule,
+        rng: &mut Rng,
+    ) -> Result<Option<usize>, String> {
+        for (j, d) in self.by_range(i, side, rng)? {
+            if d > rule.within {
+                break;
+            }
+            if rule
+                .among
+                .as_ref()
+                .is_some_and(|l| !l.contains(&self.state.pieces[j].id))
+            {
+                continue;
+            }
+            if rule.sight && !self.sees_point(i, j)? {
+                continue;
+            }
+            return Ok(Some(j));
+        }
+        Ok(None)
+    }
+
+    /// Walks piece `i` along `t`'s route (one logged action), with the reason on its line;
+    /// queues `moved` once, with its ends and every corner of its route.
+    pub fn walk_route(&mut self, i: usize, t: &Towards, why: &str) {
+        let id = self.state.pieces[i].id.clone();
+        let from = t.route[0];
+        let end = *t.route.last().expect("never empty");
+        if t.route.len() < 2 {
+            self.say(format!("{id} stays at {}{}", show(from), because(why)), None);
+            return;
+        }
+        self.act(
+            "move",
+            format!(
+                "{id} moves {:.1}\": {} → {}{}",
+                inches(&t.route),
+                show(from),
+                show(end),
+                because(why)
+            ),
+            Some(&id),
+            Action::Walk {
+                id: id.clone(),
+                route: t.route.clone(),
+            },
+        );
+        let side = self.state.pieces[i].side.clone();
+        let args = TriggerArgs::default()
+            .text("piece", id)
+            .with("from", TriggerValue::Point(from))
+            .with("to", TriggerValue::Point(end))
+            .with("route", TriggerValue::Points(t.route.clone()));
+        self.queue(crate::ruleset::TriggerEvent::Moved, &side, args);
+    }
+}
+
+/// A reason for the log, in brackets after the line, or nothing.
+fn because(why: &str) -> String {
+    if why.is_empty() {
+        String::new()
+    } else {
+        format!(" ({why})")
+    }
 }
 
 #[cfg(test)]

@@ -427,6 +427,11 @@ impl Game {
         }
     }
 
+    /// A piece that was to move stays where it is: the log says why.
+    pub fn stays(&mut self, id: &str, why: &str) {
+        self.say(format!("{id} stays: {why}"), None);
+    }
+
     /// Piece `id` on the board, face down and on the board: (hidden, on the board).
     pub fn hidden_and_on_board(&self, id: &str) -> (bool, bool) {
         let p = self.state.piece(id).expect("pieces are never deleted");

@@ -6,7 +6,7 @@ use super::{Api, GameRef, Res, area, piece_count, side_len, square, squares};
 use crate::board::Square;
 use crate::board::facing::{self, FACING_NAMES, TurnMade, facing_from_name};
 use crate::game::Game;
-use crate::game::actions::Goal;
+use crate::game::actions::{Goal, PricedPlan, PricedStep, PricedWalk, plan_shape};
 use rhai::{Array, Dynamic, Engine, INT, Map, NativeCallContext};
 
 /// A move's goal: a square, a list of squares, or `#{ engage: id }`.
@@ -70,12 +70,7 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
     engine.register_fn("set_ap", move |_: GameRef, id: &str, n: INT| {
         a.with(|g, _| {
             let i = g.index(id)?;
-            if !(0..=1_000_000).contains(&n) {
-                return Err(format!("{n} action points: give 0 to 1000000"));
-            }
-            let id = g.state.pieces[i].id.clone();
-            g.set_ap(indexmap::IndexMap::from([(id.clone(), n)]), format!("{id} has {n} AP"));
-            Ok(())
+            g.give_ap(i, n)
         })
     });
     let a = api.clone();
@@ -116,46 +111,14 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
     engine.register_fn("watch", move |_: GameRef, id: &str, mode: &str| {
         a.with(|g, _| {
             let i = g.on_board(id)?;
-            if !g.def.watches.contains_key(mode) {
-                let modes: Vec<&str> = g.def.watches.keys().map(String::as_str).collect();
-                return Err(format!(
-                    "no watch `{mode}` in the game item (watches: {})",
-                    if modes.is_empty() {
-                        "none".to_string()
-                    } else {
-                        modes.join(", ")
-                    }
-                ));
-            }
-            let id = g.state.pieces[i].id.clone();
-            g.act(
-                "watch",
-                format!("{id} keeps {mode}"),
-                Some(&id),
-                crate::game::Action::Watch {
-                    id: id.clone(),
-                    mode: Some(mode.to_string()),
-                },
-            );
-            Ok(())
+            g.keep_watch(i, mode)
         })
     });
     let a = api.clone();
     engine.register_fn("unwatch", move |_: GameRef, id: &str| {
         a.with(|g, _| {
             let i = g.index(id)?;
-            let p = &g.state.pieces[i];
-            let Some(mode) = p.watch.clone() else { return Ok(()) };
-            let id = p.id.clone();
-            g.act(
-                "watch",
-                format!("{id} no longer keeps {mode}"),
-                Some(&id),
-                crate::game::Action::Watch {
-                    id: id.clone(),
-                    mode: None,
-                },
-            );
+            g.stop_watch(i);
             Ok(())
         })
     });
@@ -172,11 +135,7 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
     engine.register_fn("in_arc", move |_: GameRef, id: &str, other: &str| {
         a.with(|g, _| {
             let (i, o) = (g.on_board(id)?, g.on_board(other)?);
-            let p = &g.state.pieces[i];
-            Ok(g.state.pieces[o]
-                .squares()
-                .iter()
-                .any(|&s| crate::game::view::in_arc(p, s)))
+            Ok(g.has_in_arc(i, o))
         })
     });
     let a = api.clone();
@@ -189,26 +148,6 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
                 .into_iter()
                 .map(|s| Dynamic::from(s.to_string()))
                 .collect::<Array>())
-        })
-    });
-    let a = api.clone();
-    engine.register_fn("close_door", move |_: GameRef, from: Dynamic, to: Dynamic| {
-        a.with(|g, _| {
-            let (x, y) = (square(g, &from)?, square(g, &to)?);
-            if g.view.grid.edge(x, y) != (crate::board::Edge::Door { open: true }) {
-                return Err(format!("there is no open door between {x} and {y}"));
-            }
-            g.act(
-                "door",
-                format!("the door between {x} and {y} shuts"),
-                None,
-                crate::game::Action::Door {
-                    a: x,
-                    b: y,
-                    open: false,
-                },
-            );
-            Ok(())
         })
     });
     let a = api.clone();
@@ -238,11 +177,7 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
                 None => Dynamic::UNIT,
                 Some((cost, plan)) => {
                     let mut m = Map::new();
-                    let steps = plan.iter().filter(|a| matches!(a, facing::Action::Step { .. })).count();
-                    let end = plan.iter().rev().find_map(|a| match a {
-                        facing::Action::Turn { to, .. } => Some(*to as u8),
-                        _ => None,
-                    });
+                    let (steps, end) = plan_shape(&plan);
                     m.insert("cost".into(), Dynamic::from_int(cost.min(i64::MAX as u64) as INT));
                     m.insert("steps".into(), Dynamic::from_int(steps as INT));
                     m.insert("facing".into(), facing_name(end.or(g.state.pieces[i].facing)));
@@ -312,21 +247,20 @@ fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &
             },
         };
         a.cost(shun.len() as u64)?;
-        let planned = g
-            .plan_facing_shunning(i, &goal, true, &shun)
-            .map(|(total, mut plan, crossed)| {
-                let (n, _) = g.affordable(i, &plan, budget);
-                let short = n < plan.len();
-                plan.truncate(n);
-                (total, plan, short, crossed)
-            });
+        let planned = g.priced_plan(i, &goal, budget, &shun);
         let shunned: Vec<Square> = if cross { Vec::new() } else { shun };
         Ok((planned, g.costs_of(i), g.door_cost(i), budget, shunned))
     })?;
     let mut out = Map::new();
-    let Some((total, plan, short, crossed)) = planned else {
+    let Some(PricedPlan {
+        total,
+        plan,
+        short,
+        crossed,
+    }) = planned
+    else {
         a.with(|g, _| {
-            g.say(format!("{id} stays: no way leads to where it is going"), None);
+            g.stays(id, "no way leads to where it is going");
             Ok(())
         })?;
         out.insert("steps".into(), Dynamic::from_int(0));
@@ -334,6 +268,12 @@ fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &
         out.insert("spent".into(), Dynamic::from_int(0));
         out.insert("cost".into(), Dynamic::from_int(-1));
         return Ok(out);
+    };
+    let walk = PricedWalk {
+        door,
+        budget,
+        avoid: avoid.as_deref(),
+        refused: &refused,
     };
     let mut spent: i64 = 0;
     let mut steps: INT = 0;
@@ -368,32 +308,10 @@ fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &
                 let step = a.with(|g, _| {
                     let i = g.on_board(id)?;
                     a.cost(piece_count(g).saturating_mul(side_len(g)))?;
-                    let from = g.state.pieces[i].at.expect("on the board");
-                    if let Some(side) = &avoid
-                        && !g.view.unseen(&g.state.pieces, to, side)
-                    {
-                        return Ok(Err("sight"));
-                    }
-                    if refused.contains(&to) && !refused.contains(&from) {
-                        return Ok(Err("shunned"));
-                    }
-                    let size = g.state.pieces[i].size;
-                    let opens = !g
-                        .view
-                        .doors_on_step(from, size, to.x - from.x, to.y - from.y)
-                        .is_empty();
-                    let paid = price + if opens { i64::from(door) } else { 0 };
-                    if spent + paid > budget {
-                        return Ok(Err("ap"));
-                    }
-                    if g.view.check_step(&g.state.pieces, i, from, to).is_err() {
-                        return Ok(Err("blocked"));
-                    }
-                    g.step(i, to);
-                    Ok(Ok((from, paid, !g.pending.is_empty())))
+                    Ok(g.priced_step(&walk, i, to, price, spent))
                 })?;
                 let (from, paid, interrupted) = match step {
-                    Err(why) => {
+                    PricedStep::Stopped(why) => {
                         stopped = why;
                         a.with(|g, _| {
                             g.step_back(id, &mut behind);
@@ -401,7 +319,11 @@ fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &
                         })?;
                         break;
                     }
-                    Ok(s) => s,
+                    PricedStep::Took {
+                        from,
+                        paid,
+                        interrupted,
+                    } => (from, paid, interrupted),
                 };
                 behind.push(from);
                 spent += paid;

@@ -5,8 +5,7 @@
 
 use super::{Api, GameRef, Res, new_fields, piece_count};
 use crate::board::field::{Point, SIGHT_LINES};
-use crate::game::field::{Towards, inches, may_stand, settle, show};
-use crate::game::state::{Action, ON_BOARD};
+use crate::game::field::{NearestRule, Towards, inches, may_stand, settle};
 use rhai::{Array, Dynamic, Engine, FLOAT, INT, Map, NativeCallContext};
 
 /// A number from a script, whole or not.
@@ -45,116 +44,17 @@ fn towards_map(t: &Towards) -> Map {
     m
 }
 
-/// Walks piece `id` along `t`'s route (one logged action), with the reason on its line.
-fn walk_route(g: &mut crate::game::Game, id: &str, t: &Towards, why: &str) {
-    let why = if why.is_empty() {
-        String::new()
-    } else {
-        format!(" ({why})")
-    };
-    let from = t.route[0];
-    let end = *t.route.last().expect("never empty");
-    if t.route.len() < 2 {
-        g.say(format!("{id} stays at {}{why}", show(from)), None);
-        return;
-    }
-    g.act(
-        "move",
-        format!(
-            "{id} moves {:.1}\": {} → {}{why}",
-            inches(&t.route),
-            show(from),
-            show(end)
-        ),
-        Some(id),
-        Action::Walk {
-            id: id.into(),
-            route: t.route.clone(),
-        },
-    );
-    // `moved` on a battlefield: once per walk, with its ends and every corner of its route.
-    if let Some(side) = g.state.pieces.iter().find(|p| p.id == id).map(|p| p.side.clone()) {
-        use crate::game::TriggerValue;
-        let args = crate::game::TriggerArgs::default()
-            .text("piece", id)
-            .with("from", TriggerValue::Point(from))
-            .with("to", TriggerValue::Point(end))
-            .with("route", TriggerValue::Points(t.route.clone()));
-        g.queue(crate::ruleset::TriggerEvent::Moved, &side, args);
-    }
-}
-
 pub(super) fn register(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("use_battlefield", move |_: GameRef, id: &str| {
-        a.with(|g, _| {
-            if !g.ruleset.battlefields.contains_key(id) {
-                let hint = crate::diagnostic::did_you_mean(id, g.ruleset.battlefields.keys().map(String::as_str))
-                    .map(|h| format!("; {h}"))
-                    .unwrap_or_default();
-                return Err(format!("no battlefield `{id}` in this package{hint}"));
-            }
-            match g.state.battlefield.as_deref() {
-                Some(now) if now == id => return Ok(()),
-                Some(now) => return Err(format!("the game is already played on battlefield `{now}`")),
-                None => {}
-            }
-            g.act(
-                "battlefield",
-                format!("the game is played on battlefield {id}"),
-                None,
-                Action::UseBattlefield { id: id.into() },
-            );
-            Ok(())
-        })
+        a.with(|g, _| g.use_battlefield(id))
     });
     let a = api.clone();
     engine.register_fn("mark_at", move |_: GameRef, name: &str, x: Dynamic, y: Dynamic| {
-        a.with(|g, _| {
-            let at = Point::new(num(&x, "x")?, num(&y, "y")?);
-            let b = g.battlefield()?;
-            if !at.x.is_finite() || !at.y.is_finite() || !b.on_table(at) {
-                return Err(format!("{} is off the {} × {} table", show(at), b.width, b.height));
-            }
-            if name.is_empty() || name.len() > 64 {
-                return Err("a mark's name is 1 to 64 characters".into());
-            }
-            if !g.state.marks.contains_key(name) && g.state.marks.len() >= crate::limits::MAX_GAME_PIECES {
-                return Err(format!(
-                    "a game holds at most {} marks (`MAX_GAME_PIECES`)",
-                    crate::limits::MAX_GAME_PIECES
-                ));
-            }
-            g.act(
-                "mark",
-                format!("mark {name} at {}", show(at)),
-                None,
-                Action::Mark {
-                    name: name.into(),
-                    point: Some(at),
-                },
-            );
-            Ok(())
-        })
+        a.with(|g, _| g.mark_at(name, Point::new(num(&x, "x")?, num(&y, "y")?)))
     });
     let a = api.clone();
-    engine.register_fn("unmark", move |_: GameRef, name: &str| {
-        a.with(|g, _| {
-            if !g.state.marks.contains_key(name) {
-                return Err(format!("no mark `{name}` on the battlefield"));
-            }
-            g.act(
-                "mark",
-                format!("mark {name} taken away"),
-                None,
-                Action::Mark {
-                    name: name.into(),
-                    point: None,
-                },
-            );
-            Ok(())
-        })
-    });
+    engine.register_fn("unmark", move |_: GameRef, name: &str| a.with(|g, _| g.unmark(name)));
     let a = api.clone();
     engine.register_fn("battlefield", move |_: GameRef| {
         a.with(|g, _| {
@@ -181,19 +81,8 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
         let a = api.clone();
         let place = move |kind: &str, side: &str, x: Dynamic, y: Dynamic, fields: Map| {
             a.with(|g, _| {
-                let at = settle(g.battlefield()?, Point::new(num(&x, "x")?, num(&y, "y")?));
-                may_stand(g.battlefield()?, at)?;
-                let mut piece = g.new_piece(kind, side, new_fields(&fields)?)?;
-                piece.point = Some(at);
-                piece.status = ON_BOARD.into();
-                let id = piece.id.clone();
-                g.act(
-                    "place",
-                    format!("{id} ({side}) placed at {}", show(at)),
-                    Some(&id),
-                    Action::Add { piece: Box::new(piece) },
-                );
-                Ok(id)
+                let at = Point::new(num(&x, "x")?, num(&y, "y")?);
+                g.place_at(kind, side, at, new_fields(&fields)?)
             })
         };
         if with_fields {
@@ -217,30 +106,7 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
             a.activate(&ctx, id)?;
             a.with(|g, _| {
                 let i = g.index(id)?;
-                let at = settle(g.battlefield()?, Point::new(num(&x, "x")?, num(&y, "y")?));
-                may_stand(g.battlefield()?, at)?;
-                let p = &g.state.pieces[i];
-                if p.at.is_some() {
-                    return Err(format!(
-                        "{id} stands on a square; a piece stands on a square or at a point"
-                    ));
-                }
-                let verb = if p.on_board() { "is set down" } else { "enters" };
-                let why = if why.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({why})")
-                };
-                g.act(
-                    "place",
-                    format!("{id} {verb} at {}{why}", show(at)),
-                    Some(id),
-                    Action::Stand {
-                        id: id.into(),
-                        point: at,
-                    },
-                );
-                Ok(())
+                g.stand(i, Point::new(num(&x, "x")?, num(&y, "y")?), why)
             })
         },
     );
@@ -294,17 +160,19 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
         },
     );
     let a = api.clone();
-    engine.register_fn("nearest_unit", move |_: GameRef, id: &str, side: &str, rule: Map| {
+    engine.register_fn("nearest_unit", move |_: GameRef, id: &str, side: &str, rule_map: Map| {
         a.with(|g, run| {
             let i = g.index(id)?;
-            let mut within = f64::INFINITY;
-            let mut sight = false;
-            let mut among: Option<Vec<String>> = None;
-            for (k, v) in &rule {
+            let mut rule = NearestRule {
+                within: f64::INFINITY,
+                sight: false,
+                among: None,
+            };
+            for (k, v) in &rule_map {
                 match k.as_str() {
-                    "within" => within = num(v, "nearest_unit's `within`")?,
+                    "within" => rule.within = num(v, "nearest_unit's `within`")?,
                     "sight" => {
-                        sight = v
+                        rule.sight = v
                             .as_bool()
                             .map_err(|t| format!("nearest_unit's `sight`: expected true or false, found {t}"))?
                     }
@@ -315,7 +183,7 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
                             .iter()
                             .map(|d| d.to_string())
                             .collect();
-                        among = Some(list);
+                        rule.among = Some(list);
                     }
                     other => {
                         return Err(format!(
@@ -324,21 +192,10 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
                     }
                 }
             }
-            let lines = if sight { SIGHT_LINES as u64 * 20 * g.field_corners() } else { 0 };
+            let lines = if rule.sight { SIGHT_LINES as u64 * 20 * g.field_corners() } else { 0 };
             a.cost(piece_count(g).saturating_mul(1 + lines))?;
-            for (j, d) in g.by_range(i, side, &mut run.rng)? {
-                if d > within {
-                    break;
-                }
-                if among.as_ref().is_some_and(|l| !l.contains(&g.state.pieces[j].id)) {
-                    continue;
-                }
-                if sight && !g.sees_point(i, j)? {
-                    continue;
-                }
-                return Ok(Dynamic::from(g.state.pieces[j].id.clone()));
-            }
-            Ok(Dynamic::UNIT)
+            Ok(g.nearest_unit(i, side, &rule, &mut run.rng)?
+                .map_or(Dynamic::UNIT, |j| Dynamic::from(g.state.pieces[j].id.clone())))
         })
     });
     let a = api.clone();
@@ -403,7 +260,7 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
                 let target = Point::new(num(&x, "x")?, num(&y, "y")?);
                 may_stand(g.battlefield()?, settle(g.battlefield()?, target))?;
                 let t = g.towards(i, target, num(&max, "max")?, 0.0)?;
-                walk_route(g, id, &t, why);
+                g.walk_route(i, &t, why);
                 Ok(towards_map(&t))
             })?;
             a.triggers(&ctx)?;
@@ -428,7 +285,7 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
                 let at = g.point_of(j)?;
                 let stop = num(&stop, "stop")?.max(0.0) + g.base(i) / 2.0 + g.base(j) / 2.0;
                 let t = g.towards(i, at, num(&max, "max")?, stop)?;
-                walk_route(g, id, &t, why);
+                g.walk_route(i, &t, why);
                 let mut m = towards_map(&t);
                 m.insert("gap".into(), Dynamic::from_float(g.gap(i, j)?));
                 Ok(m)

@@ -289,8 +289,8 @@ fn follow(a: &Api, ctx: &NativeCallContext, id: &str, plan: Plan) -> Res<Map> {
     let Plan { path, why } = plan;
     if path.is_empty() {
         a.with(|g, _| {
-            let id = &g.state.pieces[g.index(id)?].id;
-            g.say(format!("{id} stays: {why}"), None);
+            let id = g.state.pieces[g.index(id)?].id.clone();
+            g.stays(&id, &why);
             Ok(())
         })?;
         let mut m = stuck();
