@@ -1,13 +1,16 @@
 //! Whole games and single turns, release build: a host's start-up, a whole game of the generic
 //! skirmish fixture, a whole game of every mission of every bundled package that plays (one
 //! group a package, one benchmark a mission: `cargo bench --bench games -- "space-hulk"`), and
-//! one Alien turn on a busy board. Per turn: divide by the turns per game `sim` prints.
+//! one Alien turn on a busy board; and `sim` itself, 64 games a run on 2 jobs, for each Space
+//! Crusade mission (issue 16's measure: games per second on this 2-core machine). Every game
+//! group reports its throughput in games a second (`elem/s`). Per turn: divide by the turns
+//! per game `sim` prints.
 
 /// The command line's allocator, so the figures are the `servitor` binary's.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use servitor::game::{Host, Scenario, Setup};
 use std::hint::black_box;
 use std::sync::Arc;
@@ -55,6 +58,7 @@ fn games(c: &mut Criterion) {
         // Mapped missions, and a battlefield package's data-only ones (`mission` records).
         let missions: Vec<String> = ruleset.playable_missions().into_iter().map(str::to_string).collect();
         let mut group = c.benchmark_group(format!("whole {package} game"));
+        group.throughput(Throughput::Elements(1));
         for mission in missions {
             let mut seed = 0;
             group.bench_function(mission.as_str(), |b| {
@@ -73,6 +77,31 @@ fn games(c: &mut Criterion) {
         group.finish();
     }
     let solo = load("space-crusade-solo");
+    // `sim` as a user runs it: 64 games a run on 2 jobs (hosts started inside, as `sim`
+    // starts them), seeds moving on run by run.
+    const SIM_GAMES: u64 = 64;
+    let mut group = c.benchmark_group("sim space-crusade-solo, 2 jobs");
+    group.throughput(Throughput::Elements(SIM_GAMES));
+    for mission in solo.playable_missions() {
+        let mut seed = 0;
+        group.bench_function(mission, |b| {
+            b.iter(|| {
+                seed += 1;
+                let setup = servitor::sim::SimSetup {
+                    game: None,
+                    mission: mission.to_string(),
+                    seed,
+                    games: SIM_GAMES,
+                    jobs: 2,
+                    options: Vec::new(),
+                };
+                let report = servitor::sim::run(&solo, &setup, &|| {}, &std::sync::atomic::AtomicBool::new(false))
+                    .expect("the sim runs");
+                black_box(report)
+            })
+        });
+    }
+    group.finish();
     let mut host = Host::new(&solo);
     let busy = std::fs::read_to_string("benches/busy-alien-turn.rhai").expect("the busy-board scenario");
     let scenario = Scenario {
