@@ -449,3 +449,29 @@ fn could_reach_says_no_only_where_no_plan_exists() {
         "both answers are tested: {answers:?}"
     );
 }
+
+/// A section's corner, worked out once when the mission is put together, is the least column
+/// and row of that section's squares, as a scan of every square finds it, on every bundled
+/// mission.
+#[test]
+fn a_section_corner_is_the_least_column_and_row_of_its_squares() {
+    let mut checked = 0;
+    for package in ["space-crusade", "space-hulk", "starquest-solitaire"] {
+        let ruleset = servitor::load(package)
+            .unwrap_or_else(|e| panic!("{}", e.render(false)))
+            .ruleset;
+        for mission in ruleset.missions.values() {
+            let grid = &mission.grid;
+            for name in &grid.sections {
+                let squares: Vec<Square> = (0..grid.len())
+                    .map(|i| grid.square(i))
+                    .filter(|&s| grid.section_of(s) == Some(name.as_str()))
+                    .collect();
+                let scan = squares.iter().map(|s| s.x).min().zip(squares.iter().map(|s| s.y).min());
+                assert_eq!(grid.section_corner(name), scan, "{} {name}", mission.id);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 20, "{checked} sections");
+}

@@ -104,6 +104,9 @@ pub struct Grid {
     /// Which placed board each square came from (index into `sections`), or `NO_MARK`.
     section: Vec<u16>,
     pub sections: Vec<String>,
+    /// Per placed board, the least column and row of its squares (`assemble` works them out
+    /// once: a section's corner is asked for at every blip placed).
+    section_corners: Vec<(i32, i32)>,
     /// The edge above square (x, y): `(height + 1) × width`.
     h_edges: Vec<Edge>,
     /// The edge left of square (x, y): `height × (width + 1)`.
@@ -134,6 +137,7 @@ impl Grid {
             mark_names: Vec::new(),
             section: vec![NO_MARK; n],
             sections: Vec::new(),
+            section_corners: Vec::new(),
             h_edges: vec![Edge::Open; ((height + 1) * width) as usize],
             v_edges: vec![Edge::Open; (height * (width + 1)) as usize],
             steps: vec![0; n],
@@ -352,8 +356,28 @@ impl Grid {
         for (board, at, section) in boards {
             grid.place(board, *at, section);
         }
+        let mut corners = vec![(i32::MAX, i32::MAX); grid.sections.len()];
+        for i in 0..grid.len() {
+            if let Some(corner) = corners.get_mut(grid.section[i] as usize) {
+                let s = grid.square(i);
+                *corner = (corner.0.min(s.x), corner.1.min(s.y));
+            }
+        }
+        grid.section_corners = corners;
         grid.rebuild_steps();
         grid
+    }
+
+    /// The least column and row of the squares of board section `name` (every board placed
+    /// under that name), or `None` when it has none.
+    pub fn section_corner(&self, name: &str) -> Option<(i32, i32)> {
+        let corner = self
+            .sections
+            .iter()
+            .zip(&self.section_corners)
+            .filter(|(n, _)| n.as_str() == name)
+            .fold((i32::MAX, i32::MAX), |(x, y), (_, c)| (x.min(c.0), y.min(c.1)));
+        (corner != (i32::MAX, i32::MAX)).then_some(corner)
     }
 
     /// Places one board (see `assemble`); the step bits are rebuilt by the caller.

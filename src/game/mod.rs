@@ -584,17 +584,19 @@ impl Game {
             .filter(|&i| moved.is_none_or(|m| m == i || pieces[m].hidden.is_none()))
             .collect();
         for h in hidden {
-            let watchers = (0..pieces.len()).filter(|&w| {
+            let sees = |w: usize| {
                 pieces[w].on_board()
-                    && pieces[w].side != pieces[h].side
                     && pieces[w].hidden.is_none()
-                    && moved.is_none_or(|m| m == h || m == w)
-            });
-            for w in watchers {
-                if self.view.sees(pieces, w, h, false) {
-                    found.push((h, w));
-                    break;
-                }
+                    && pieces[w].side != pieces[h].side
+                    && self.view.sees(pieces, w, h, false)
+            };
+            // The piece that moved is the only watcher to ask, unless it is the hidden one.
+            let watcher = match moved {
+                Some(m) if m != h => Some(m).filter(|&m| sees(m)),
+                _ => (0..pieces.len()).find(|&w| sees(w)),
+            };
+            if let Some(w) = watcher {
+                found.push((h, w));
             }
         }
         for (h, w) in found {

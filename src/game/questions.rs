@@ -76,13 +76,7 @@ impl Game {
     pub fn section_square(&self, section: &str, column: i64, row: i64) -> Result<Option<Square>, String> {
         self.check_section(section)?;
         let grid = &self.view.grid;
-        let (mut left, mut top) = (i32::MAX, i32::MAX);
-        for i in 0..grid.len() {
-            let s = grid.square(i);
-            if grid.section_of(s) == Some(section) {
-                (left, top) = (left.min(s.x), top.min(s.y));
-            }
-        }
+        let (left, top) = grid.section_corner(section).unwrap_or((i32::MAX, i32::MAX));
         let (Ok(dx), Ok(dy)) = (i32::try_from(column - 1), i32::try_from(row - 1)) else {
             return Ok(None);
         };
