@@ -70,8 +70,9 @@ pub struct Game {
     /// Why the walk about to start goes where it goes (a decision verb's reason): said on
     /// the walk's first line.
     pub move_reason: Option<String>,
-    /// Per piece index, the map `game.piece(id)` last gave scripts, until the piece changes:
-    /// behaviours ask for the same pieces many times between two actions.
+    /// Per piece index, the view `game.piece(id)` last gave scripts (a shared, read-only
+    /// handle), until the piece changes: behaviours ask for the same pieces many times
+    /// between two actions.
     piece_maps: Vec<Option<rhai::Dynamic>>,
     /// The action-point fields of the stats records, read once (`actions::stat_costs`).
     stat_costs: std::collections::HashMap<String, actions::StatCosts>,
@@ -362,7 +363,7 @@ impl Game {
     // ----- pieces -----------------------------------------------------------------------
 
     /// What `game.piece(id)` gives scripts for piece `i`, built at most once between two
-    /// changes of the piece.
+    /// changes of the piece (a handle: cloning it shares the view, copies nothing).
     pub fn piece_map(&mut self, i: usize, build: impl FnOnce(&state::Piece) -> rhai::Dynamic) -> rhai::Dynamic {
         if self.piece_maps.len() < self.state.pieces.len() {
             self.piece_maps.resize(self.state.pieces.len(), None);
