@@ -229,37 +229,6 @@ fn piece_map(p: &Piece) -> Map {
     m
 }
 
-/// What `game.mission()` reads as: the mission's fields plus `id`, `width`, `height`.
-fn mission_map(g: &Game) -> Result<Map, String> {
-    let Some(m) = g.ruleset.missions.get(&g.mission) else {
-        // A data-only mission played on a battlefield: its record's fields.
-        let r = g
-            .ruleset
-            .records
-            .get("mission")
-            .and_then(|r| r.get(&g.mission))
-            .ok_or("the mission is gone")?;
-        let mut map: Map = r
-            .fields
-            .iter()
-            .map(|(k, v)| (k.as_str().into(), crate::script::to_dynamic(v)))
-            .collect();
-        map.insert("id".into(), r.id.clone().into());
-        map.insert("width".into(), Dynamic::from_int(0));
-        map.insert("height".into(), Dynamic::from_int(0));
-        return Ok(map);
-    };
-    let mut map: Map = m
-        .fields
-        .iter()
-        .map(|(k, v)| (k.as_str().into(), crate::script::to_dynamic(v)))
-        .collect();
-    map.insert("id".into(), m.id.clone().into());
-    map.insert("width".into(), Dynamic::from_int(m.grid.width as INT));
-    map.insert("height".into(), Dynamic::from_int(m.grid.height as INT));
-    Ok(map)
-}
-
 fn ids(game: &Game, list: impl IntoIterator<Item = usize>) -> Array {
     list.into_iter()
         .map(|i| Dynamic::from(game.state.pieces[i].id.clone()))
@@ -633,23 +602,9 @@ fn register_reads(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("over", move |_: GameRef| a.with(|g, _| Ok(g.state.over.is_some())));
     let a = api.clone();
-    // The mission's view, built once for the mission being played (the host's games share
-    // the engine; another mission or package builds it again).
-    type MissionView = (Arc<crate::Ruleset>, String, crate::script::handles::RecordView);
-    let made: Mutex<Option<MissionView>> = Mutex::default();
+    let views = crate::script::handles::MissionViews::default();
     engine.register_fn("mission", move |_: GameRef| {
-        a.with(|g, _| {
-            let mut made = made.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some((r, m, view)) = made.as_ref()
-                && Arc::ptr_eq(r, &g.ruleset)
-                && *m == g.mission
-            {
-                return Ok(view.clone());
-            }
-            let view = crate::script::handles::RecordView::new(mission_map(g)?);
-            *made = Some((g.ruleset.clone(), g.mission.clone(), view.clone()));
-            Ok(view)
-        })
+        a.with(|g, _| views.get(&g.ruleset, &g.mission))
     });
     let a = api.clone();
     engine.register_fn("option", move |_: GameRef, name: &str| {

@@ -8,8 +8,9 @@
 //! script its own mutable copy. A handle kept in the game (`game.set`, a procedure's result)
 //! is kept as the map it reads as ([`plain`]).
 
+use crate::ruleset::Ruleset;
 use rhai::{Array, Dynamic, Engine, EvalAltResult, INT, ImmutableString, Map, NativeCallContext, Position};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 type Res<T> = Result<T, Box<EvalAltResult>>;
 
@@ -62,6 +63,52 @@ impl PieceView {
     pub fn new(map: Map) -> PieceView {
         PieceView(Arc::new(map))
     }
+}
+
+/// `game.mission()`'s view, built once for the mission being played (a host's games share
+/// one engine: a game of another mission or package builds it again).
+#[derive(Default)]
+pub struct MissionViews(Mutex<Option<(Arc<Ruleset>, String, RecordView)>>);
+
+impl MissionViews {
+    pub fn get(&self, ruleset: &Arc<Ruleset>, mission: &str) -> Result<RecordView, String> {
+        let mut made = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((r, m, view)) = made.as_ref()
+            && Arc::ptr_eq(r, ruleset)
+            && m == mission
+        {
+            return Ok(view.clone());
+        }
+        let view = RecordView::new(mission_map(ruleset, mission)?);
+        *made = Some((ruleset.clone(), mission.to_string(), view.clone()));
+        Ok(view)
+    }
+}
+
+/// What `game.mission()` reads as: the mission's fields plus `id`, `width`, `height`.
+fn mission_map(ruleset: &Ruleset, mission: &str) -> Result<Map, String> {
+    let fields = |fields: &indexmap::IndexMap<String, crate::ruleset::Value>| -> Map {
+        fields
+            .iter()
+            .map(|(k, v)| (k.as_str().into(), super::to_dynamic(v)))
+            .collect()
+    };
+    let (mut map, id, width, height) = match ruleset.missions.get(mission) {
+        Some(m) => (fields(&m.fields), &m.id, m.grid.width as INT, m.grid.height as INT),
+        None => {
+            // A data-only mission played on a battlefield: its record's fields.
+            let r = ruleset
+                .records
+                .get("mission")
+                .and_then(|r| r.get(mission))
+                .ok_or("the mission is gone")?;
+            (fields(&r.fields), &r.id, 0, 0)
+        }
+    };
+    map.insert("id".into(), id.clone().into());
+    map.insert("width".into(), Dynamic::from_int(width));
+    map.insert("height".into(), Dynamic::from_int(height));
+    Ok(map)
 }
 
 /// The fields every piece view has, each given a getter of its own.
