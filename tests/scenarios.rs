@@ -19,6 +19,38 @@ fn every_scenario_plays_as_recorded() {
     });
 }
 
+/// Scenarios that must fail: each `tests/games/refused/*.rhai` does what a script may not (write
+/// to a record or a piece's view, read a field a record lacks); the error it stops with, at
+/// its line, is snapshotted.
+#[test]
+fn every_refused_scenario_stops_at_its_line() {
+    insta::glob!("games/refused/*.rhai", |path| {
+        let relative = path.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_servitor"))
+            .args(["scenario", relative.to_str().unwrap()])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("the binary runs");
+        assert_eq!(out.status.code(), Some(1), "{}", path.display());
+        insta::assert_snapshot!(String::from_utf8_lossy(&out.stderr));
+    });
+}
+
+/// A procedure's result that holds records (one, a list of them, a copy) is the JSON of the
+/// maps they read as, as when `record` gave maps.
+#[test]
+fn records_returned_by_a_procedure_are_their_maps() {
+    let out = Command::new(env!("CARGO_BIN_EXE_servitor"))
+        .args(["run", "tests/games/handles", "out", "--seed", "1", "--json"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    insta::assert_snapshot!(String::from_utf8_lossy(&out.stdout));
+}
+
 #[test]
 fn a_refused_move_points_at_the_script_line() {
     let dir = tempfile::tempdir().unwrap();

@@ -109,9 +109,10 @@ pub struct Game {
     /// Why the walk about to start goes where it goes (a decision verb's reason): said on
     /// the walk's first line.
     pub move_reason: Option<String>,
-    /// Per piece index, the map `game.piece(id)` last gave scripts, until the piece changes:
-    /// behaviours ask for the same pieces many times between two actions.
-    piece_maps: Vec<Option<rhai::Dynamic>>,
+    /// Per piece index, what the binding last made of the piece for scripts (`game.piece(id)`:
+    /// a shared, read-only handle), until the piece changes: behaviours ask for the same
+    /// pieces many times between two actions. Opaque here: the kernel only forgets it.
+    piece_views: Vec<Option<Arc<dyn std::any::Any + Send + Sync>>>,
     /// The action-point fields of the stats records, read once (`actions::stat_costs`).
     stat_costs: std::collections::HashMap<String, actions::StatCosts>,
 }
@@ -149,7 +150,7 @@ impl Game {
             acting: None,
             segment: None,
             move_reason: None,
-            piece_maps: Vec::new(),
+            piece_views: Vec::new(),
         }
     }
 
@@ -225,7 +226,7 @@ impl Game {
 
     fn commit(&mut self, kind: &str, text: String, piece: Option<&str>, action: Action) {
         if let Some(i) = action.piece_id().and_then(|id| self.state.index_of(id)) {
-            self.forget_piece_map(i);
+            self.forget_piece_view(i);
         }
         let applied = apply(&mut self.state, &action);
         debug_assert!(applied, "validated actions always apply: {action:?}");
@@ -400,19 +401,26 @@ impl Game {
 
     // ----- pieces -----------------------------------------------------------------------
 
-    /// What `game.piece(id)` gives scripts for piece `i`, built at most once between two
-    /// changes of the piece.
-    pub fn piece_map(&mut self, i: usize, build: impl FnOnce(&state::Piece) -> rhai::Dynamic) -> rhai::Dynamic {
-        if self.piece_maps.len() < self.state.pieces.len() {
-            self.piece_maps.resize(self.state.pieces.len(), None);
+    /// What the binding makes of piece `i` for scripts, built by `build` at most once between
+    /// two changes of the piece (`T` is cheap to clone: a handle sharing one view).
+    pub fn piece_view<T: Clone + Send + Sync + 'static>(
+        &mut self,
+        i: usize,
+        build: impl FnOnce(&state::Piece) -> T,
+    ) -> T {
+        if self.piece_views.len() < self.state.pieces.len() {
+            self.piece_views.resize(self.state.pieces.len(), None);
         }
-        self.piece_maps[i]
-            .get_or_insert_with(|| build(&self.state.pieces[i]))
-            .clone()
+        if let Some(view) = self.piece_views[i].as_ref().and_then(|v| v.downcast_ref::<T>()) {
+            return view.clone();
+        }
+        let view = build(&self.state.pieces[i]);
+        self.piece_views[i] = Some(Arc::new(view.clone()));
+        view
     }
 
-    fn forget_piece_map(&mut self, i: usize) {
-        if let Some(m) = self.piece_maps.get_mut(i) {
+    fn forget_piece_view(&mut self, i: usize) {
+        if let Some(m) = self.piece_views.get_mut(i) {
             *m = None;
         }
     }
@@ -686,7 +694,7 @@ impl Game {
             self.check_sightings(None);
         }
         // Walk: the state follows every step; the log gets one line per segment.
-        self.forget_piece_map(i);
+        self.forget_piece_view(i);
         self.state.pieces[i].at = Some(to);
         self.view.moved(&self.state.pieces, i, from);
         match &mut self.segment {

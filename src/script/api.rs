@@ -1,6 +1,7 @@
 //! The functions scripts may call: dice, tables, package data, the seeded RNG and the log.
 //! Each is a thin wrapper over the engine layers; each roll is logged as a step.
 
+use super::handles::RecordView;
 use super::run::Step;
 use super::sandbox::Budget;
 use crate::diagnostic::did_you_mean;
@@ -170,35 +171,40 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
             .collect())
     });
 
-    let r = ruleset.clone();
     // Records never change while a package is loaded; behaviours ask for the same few (a
-    // unit's stats, a weapon's dice) every decision, so each map is built once.
-    let made: Mutex<HashMap<String, HashMap<String, Map>>> = Mutex::default();
-    engine.register_fn("record", move |kind: &str, id: &str| -> Res<Map> {
-        let mut made = made.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(map) = made.get(kind).and_then(|m| m.get(id)) {
-            return Ok(map.clone());
+    // unit's stats, a weapon's dice) every decision, so each record's view is built once and
+    // shared: a script gets a read-only handle to it, not a copy.
+    let views = Arc::new(RecordViews::default());
+    let mut names: BTreeSet<&str> = super::handles::RECORD_FIELDS.into_iter().collect();
+    for records in ruleset.records.values() {
+        for record in records.values() {
+            names.extend(record.fields.keys().map(String::as_str));
         }
+    }
+    for mission in ruleset.missions.values() {
+        names.extend(mission.fields.keys().map(String::as_str));
+    }
+    super::handles::register_record_fields(engine, names);
+    let (r, v) = (ruleset.clone(), views.clone());
+    engine.register_fn("record", move |kind: &str, id: &str| -> Res<RecordView> {
         let records = find_kind(&r, kind)?;
-        match records.get(id) {
-            Some(record) => {
-                let map = record_map(record);
-                made.entry(kind.to_string())
-                    .or_default()
-                    .insert(id.to_string(), map.clone());
-                Ok(map)
-            }
+        match records.get_full(id) {
+            Some((i, _, record)) => Ok(v.get(kind, records.len(), i, record)),
             None => fail(format!(
                 "no {kind} `{id}`{}",
                 hint(did_you_mean(id, records.keys().map(String::as_str)))
             )),
         }
     });
-    let (r, b) = (ruleset.clone(), budget.clone());
+    let (r, b, v) = (ruleset.clone(), budget.clone(), views);
     engine.register_fn("records", move |kind: &str| -> Res<Array> {
         let records = find_kind(&r, kind)?;
         b.charge(records.len() as u64)?;
-        Ok(records.values().map(|rec| Dynamic::from_map(record_map(rec))).collect())
+        Ok(records
+            .values()
+            .enumerate()
+            .map(|(i, rec)| Dynamic::from(v.get(kind, records.len(), i, rec)))
+            .collect())
     });
     let r = ruleset.clone();
     engine.register_fn("constant", move |id: &str| -> Res<Dynamic> {
@@ -539,6 +545,24 @@ fn table_map(roll: &TableRoll) -> Map {
         }
     }
     map
+}
+
+/// Each record's view, by kind and place in its kind, built the first time a script asks.
+#[derive(Default)]
+struct RecordViews(Mutex<HashMap<String, Vec<Option<RecordView>>>>);
+
+impl RecordViews {
+    fn get(&self, kind: &str, count: usize, i: usize, record: &Record) -> RecordView {
+        let mut made = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(Some(view)) = made.get(kind).and_then(|m| m.get(i)) {
+            return view.clone();
+        }
+        let slots = made.entry(kind.to_string()).or_default();
+        slots.resize(count.max(slots.len()), None);
+        slots[i]
+            .get_or_insert_with(|| RecordView::new(record_map(record)))
+            .clone()
+    }
 }
 
 fn record_map(record: &Record) -> Map {

@@ -5,6 +5,7 @@ mod api;
 pub mod args;
 mod board_api;
 pub mod check;
+pub mod handles;
 pub mod profile;
 mod run;
 mod sandbox;
@@ -39,6 +40,7 @@ pub fn engine_and_budget_for(
     state: &std::sync::Arc<std::sync::Mutex<RunState>>,
 ) -> (rhai::Engine, std::sync::Arc<Budget>) {
     let (mut engine, budget) = sandbox::engine_with_budget();
+    handles::register(&mut engine);
     api::register(&mut engine, ruleset, state, &budget);
     board_api::register(&mut engine, ruleset, state, &budget);
     board_api::register_field(&mut engine, ruleset, &budget);

@@ -123,6 +123,8 @@ pub fn run_procedure(
         Ok(value) => {
             // NaN, infinities, closures and other values JSON cannot hold are shown as text,
             // and the log says so.
+            // A record or piece view in the result is kept as the map it reads as.
+            let value = super::handles::plain(&value).unwrap_or(value);
             let json = rhai::serde::from_dynamic::<serde_json::Value>(&value)
                 .ok()
                 .filter(|j| !j.is_null() || value.is_unit());
@@ -203,7 +205,9 @@ pub fn call_function(
         })
     };
     match outcome {
-        Ok(value) => match rhai::serde::from_dynamic::<serde_json::Value>(&value) {
+        Ok(value) => match rhai::serde::from_dynamic::<serde_json::Value>(
+            super::handles::plain(&value).as_ref().unwrap_or(&value),
+        ) {
             Ok(json) => Ok((json, steps)),
             Err(_) => {
                 let span = ruleset

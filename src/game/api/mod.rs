@@ -209,7 +209,10 @@ fn squares(game: &Game, value: &Dynamic) -> Result<Vec<Square>, String> {
 }
 
 fn to_json(value: &Dynamic) -> Result<Json, String> {
-    let json = rhai::serde::from_dynamic(value).map_err(|e| format!("cannot keep this value in the game: {e}"))?;
+    // A record or piece view is kept as the map it reads as.
+    let plain = crate::script::handles::plain(value);
+    let json = rhai::serde::from_dynamic(plain.as_ref().unwrap_or(value))
+        .map_err(|e| format!("cannot keep this value in the game: {e}"))?;
     super::state::check_depth(&json)?;
     Ok(json)
 }

@@ -15,36 +15,9 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("over", move |_: GameRef| a.with(|g, _| Ok(g.state.over.is_some())));
     let a = api.clone();
+    let views = crate::script::handles::MissionViews::default();
     engine.register_fn("mission", move |_: GameRef| {
-        a.with(|g, _| {
-            let Some(m) = g.ruleset.missions.get(&g.mission) else {
-                // A data-only mission played on a battlefield: its record's fields.
-                let r = g
-                    .ruleset
-                    .records
-                    .get("mission")
-                    .and_then(|r| r.get(&g.mission))
-                    .ok_or("the mission is gone")?;
-                let mut map: Map = r
-                    .fields
-                    .iter()
-                    .map(|(k, v)| (k.as_str().into(), crate::script::to_dynamic(v)))
-                    .collect();
-                map.insert("id".into(), r.id.clone().into());
-                map.insert("width".into(), Dynamic::from_int(0));
-                map.insert("height".into(), Dynamic::from_int(0));
-                return Ok(map);
-            };
-            let mut map: Map = m
-                .fields
-                .iter()
-                .map(|(k, v)| (k.as_str().into(), crate::script::to_dynamic(v)))
-                .collect();
-            map.insert("id".into(), m.id.clone().into());
-            map.insert("width".into(), Dynamic::from_int(m.grid.width as INT));
-            map.insert("height".into(), Dynamic::from_int(m.grid.height as INT));
-            Ok(map)
-        })
+        a.with(|g, _| views.get(&g.ruleset, &g.mission))
     });
     let a = api.clone();
     engine.register_fn("option", move |_: GameRef, name: &str| {
@@ -62,7 +35,8 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
     engine.register_fn("piece", move |_: GameRef, id: &str| {
         a.with(|g, _| {
             let i = g.index(id)?;
-            Ok(g.piece_map(i, |p| piece_map(p).into()))
+            let view = g.piece_view(i, |p| crate::script::handles::PieceView::new(piece_map(p)));
+            Ok(Dynamic::from(view))
         })
     });
     let a = api.clone();

@@ -1,0 +1,115 @@
+//! The code map's layering rules, checked on the source (src/README.md, "Invariants"):
+//! - the game kernel (`src/game/*.rs` but the host, which runs the engine) knows no Rhai;
+//! - the binding (`src/game/api/`) never acts on a game itself: every change goes through a
+//!   kernel method, so the log, saves, undo and `why` see one way in;
+//! - the engine knows no game: no name of a bundled game, faction, unit or weapon in `src/`.
+
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path, deep: bool) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            if deep {
+                files.extend(rust_files(&path, true));
+            }
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+}
+
+fn src(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// Lines of `file` holding `needle`, as "file:line: text".
+fn lines_with(file: &Path, needle: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(file).unwrap();
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(needle))
+        .map(|(n, l)| format!("{}:{}: {}", file.display(), n + 1, l.trim()))
+        .collect()
+}
+
+#[test]
+fn the_game_kernel_knows_no_rhai() {
+    let kernel: Vec<PathBuf> = rust_files(&src("src/game"), false)
+        .into_iter()
+        .filter(|f| f.file_name().is_some_and(|n| n != "host.rs"))
+        .collect();
+    assert!(kernel.len() >= 10, "{kernel:?}");
+    let found: Vec<String> = kernel.iter().flat_map(|f| lines_with(f, "rhai")).collect();
+    assert!(
+        found.is_empty(),
+        "the kernel speaks Rhai; convert in src/game/api/ instead:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_binding_never_acts_itself() {
+    let binding = rust_files(&src("src/game/api"), true);
+    assert!(binding.len() >= 8, "{binding:?}");
+    let found: Vec<String> = binding
+        .iter()
+        .flat_map(|f| {
+            let mut hits = lines_with(f, ".act(");
+            hits.extend(lines_with(f, "state::Action"));
+            hits.extend(lines_with(f, "game::Action"));
+            hits.extend(lines_with(f, ".queue("));
+            hits
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "the binding changes the game itself; add a kernel method on Game:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_engine_knows_no_game() {
+    // Names the bundled games give their rulesets, factions, units and weapons (the generic
+    // words a sci-fi game shares, "alien" or "marine", are not on the list).
+    let names = [
+        "space crusade",
+        "space-crusade",
+        "space hulk",
+        "space-hulk",
+        "starquest",
+        "solo heresy",
+        "solo-heresy",
+        "genestealer",
+        "terminator",
+        "gretchin",
+        "dreadnought",
+        "bolter",
+        "storm bolter",
+        "assault cannon",
+        "heavy flamer",
+        "chaos marine",
+        "android",
+        "librarian",
+    ];
+    let found: Vec<String> = rust_files(&src("src"), true)
+        .iter()
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap().to_lowercase();
+            names
+                .iter()
+                .filter(|n| text.contains(*n))
+                .map(|n| format!("{}: {n}", f.display()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "a game's name in the engine; it belongs in rulesets/:\n{}",
+        found.join("\n")
+    );
+}
