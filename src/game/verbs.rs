@@ -9,7 +9,7 @@
 use super::Game;
 use super::state::{Piece, footprint};
 use super::view::Goal;
-use crate::board::moves::UNREACHABLE;
+use crate::board::moves::{Ties, UNREACHABLE};
 use crate::board::{DIRECTIONS, Square, los};
 use crate::dice::Rng;
 
@@ -364,26 +364,19 @@ impl Game {
         mut key: impl FnMut(Square, u16) -> Option<K>,
     ) -> Option<Option<(Square, K)>> {
         let pieces = &self.state.pieces;
+        let grid = &self.view.grid;
         let here = pieces[a].at?;
-        let mut best: Option<K> = None;
-        let mut ties: Vec<Square> = Vec::new();
+        let mut best = Ties::default();
         for (at, steps) in self.view.reachable(pieces, a, max) {
-            let Some(k) = key(at, steps) else { continue };
-            match best {
-                Some(b) if k > b => {}
-                Some(b) if k == b => ties.push(at),
-                _ => {
-                    best = Some(k);
-                    ties = vec![at];
-                }
+            if let Some(k) = key(at, steps) {
+                best.offer(k, grid.index(at));
             }
         }
-        let k = best?;
-        if ties.contains(&here) {
+        best.key()?;
+        if best.contains(grid.index(here)) {
             return Some(None);
         }
-        ties.sort_unstable_by_key(|s| (s.y, s.x));
-        Some(Some((ties[rng.below(ties.len() as u64) as usize], k)))
+        best.pick(rng).map(|(k, i)| Some((grid.square(i), k)))
     }
 
     /// The walk to a square found by `best_reachable` (the square itself is the goal).
