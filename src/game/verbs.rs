@@ -186,7 +186,7 @@ impl Game {
                 })
                 .collect();
             keyed.sort_unstable();
-            shuffle_ties(&mut keyed, rng);
+            shuffle_ties(&mut keyed, |a, b| a.0 == b.0, rng);
             out = keyed.into_iter().map(|(_, i)| i).collect();
         }
         out
@@ -576,17 +576,19 @@ fn moved(p: &Piece, path: &[Square]) -> Piece {
     q
 }
 
-/// Within each run of equal keys, an order the dice decide (Fisher–Yates on the run's RNG).
-fn shuffle_ties(keyed: &mut [(u16, usize)], rng: &mut Rng) {
+/// Within each run of a sorted list whose items are `tied` to the run's first, an order the
+/// dice decide (Fisher–Yates on the run's RNG): the one way a list ranked by a key puts its
+/// equal ones in a random order (steps on the grid, inches on a battlefield).
+pub(crate) fn shuffle_ties<T>(list: &mut [T], tied: impl Fn(&T, &T) -> bool, rng: &mut Rng) {
     let mut start = 0;
-    while start < keyed.len() {
+    while start < list.len() {
         let mut end = start + 1;
-        while end < keyed.len() && keyed[end].0 == keyed[start].0 {
+        while end < list.len() && tied(&list[start], &list[end]) {
             end += 1;
         }
         for i in (start + 1..end).rev() {
             let j = start + rng.below((i - start + 1) as u64) as usize;
-            keyed.swap(i, j);
+            list.swap(i, j);
         }
         start = end;
     }
