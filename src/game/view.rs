@@ -465,18 +465,28 @@ impl View {
     /// a step opens the doors it meets, closed doors count as open; where doors open by an
     /// action, a closed one stops the step.
     fn may_step(&self, pieces: &[Piece], a: usize, at: Square, dx: i32, dy: i32) -> bool {
-        let p = &pieces[a];
-        let grid = if self.doors.open_on_step {
+        let grid = self.step_grid();
+        footprint(Some(at), pieces[a].size)
+            .iter()
+            .all(|&s| grid.can_step(s, dx, dy) && self.may_pass(pieces, a, s.offset(dx, dy)))
+    }
+
+    /// The grid whose walls and doors a step meets: every door open where a step opens the
+    /// doors it meets, the doors as they are where they open by an action.
+    pub fn step_grid(&self) -> &Grid {
+        if self.doors.open_on_step {
             &self.open.grid
         } else {
             &self.grid
-        };
-        footprint(Some(at), p.size).iter().all(|&s| {
-            grid.can_step(s, dx, dy)
-                && self
-                    .occupant(s.offset(dx, dy))
-                    .is_none_or(|o| o == a || (!self.friends_block && pieces[o].side == p.side))
-        })
+        }
+    }
+
+    /// Whether piece `a` may pass over square `s` as far as pieces go: nobody there, itself,
+    /// or its own side (unless `friends block`).
+    #[inline]
+    pub fn may_pass(&self, pieces: &[Piece], a: usize, s: Square) -> bool {
+        self.occupant(s)
+            .is_none_or(|o| o == a || (!self.friends_block && pieces[o].side == pieces[a].side))
     }
 
     /// Whether piece `a` may end its move with its top-left square on `at`.
@@ -508,15 +518,17 @@ impl View {
     /// [`View::may_step`] lets (its footprint, the pieces in its way).
     fn reach(&self, pieces: &[Piece], a: usize, max: u16) -> moves::Reach {
         let start = pieces[a].at.expect("moving pieces are on the board");
-        let grid = if self.doors.open_on_step {
-            &self.open.grid
-        } else {
-            &self.grid
-        };
         let steps = if pieces[a].diagonal { Steps::Eight } else { Steps::Four };
-        moves::Reach::new(grid, start, steps, max, |i, d| {
+        let single = pieces[a].size == 1;
+        moves::Reach::new(self.step_grid(), start, steps, max, |i, d| {
             let (dx, dy) = DIRECTIONS[d];
-            self.may_step(pieces, a, self.grid.square(i), dx, dy)
+            let at = self.grid.square(i);
+            // One square: the walk asked the walls already, only who stands there is left.
+            if single {
+                self.may_pass(pieces, a, at.offset(dx, dy))
+            } else {
+                self.may_step(pieces, a, at, dx, dy)
+            }
         })
     }
 
