@@ -189,6 +189,68 @@ fn a_path_is_never_shorter_than_the_chebyshev_distance() {
     }
 }
 
+/// The one walk every move is measured by (`moves::Reach`): with nothing refused it finds the
+/// distance field's steps; with squares refused, the way back to every square it reached is a
+/// walk of that many steps, each one the walls allow, none onto a refused square; and the end
+/// a mover chooses is the best (score, steps) among the squares it may end on.
+#[test]
+fn a_reach_walks_back_in_its_steps_and_chooses_the_best_end() {
+    use servitor::board::DIRECTIONS;
+    for seed in 0..40 {
+        let g = random_grid(seed);
+        let mut rng = Rng::seeded(seed + 1000);
+        let free: Vec<Square> = (0..g.len()).map(|i| g.square(i)).filter(|&s| !g.is_solid(s)).collect();
+        let from = free[rng.below(free.len() as u64) as usize];
+        for steps in [Steps::Eight, Steps::Four] {
+            let open = moves::Reach::new(&g, from, steps, UNREACHABLE - 1, |_, _| true);
+            assert_eq!(open.dist, moves::distance_field(&g, &[from], steps), "seed {seed}");
+            // Every fifth square refused (never the start), and no more than 6 steps.
+            let refused = |s: Square| s != from && (s.x * 7 + s.y * 3) % 5 == 0;
+            let reach = moves::Reach::new(&g, from, steps, 6, |i, d| {
+                let (dx, dy) = DIRECTIONS[d];
+                !refused(g.square(i).offset(dx, dy))
+            });
+            assert_eq!(reach.order[0] as usize, g.index(from));
+            for &i in &reach.order {
+                let i = i as usize;
+                let walk = reach.walk(&g, i);
+                assert_eq!(walk.len(), usize::from(reach.dist[i]), "seed {seed}: {}", g.square(i));
+                assert!(reach.dist[i] <= 6 && reach.dist[i] >= open.dist[i]);
+                let mut at = from;
+                for &next in &walk {
+                    let (dx, dy) = (next.x - at.x, next.y - at.y);
+                    assert!(g.can_step(at, dx, dy) && !refused(next), "seed {seed}: {at} → {next}");
+                    assert!(steps == Steps::Eight || dx == 0 || dy == 0);
+                    at = next;
+                }
+                assert_eq!(walk.last().copied().unwrap_or(from), g.square(i));
+            }
+            // Towards the far corner, never ending on an odd row.
+            let target = moves::distance_field(&g, &[Square::new(9, 9)], steps);
+            let score = |i: usize| (target[i] != UNREACHABLE).then_some(i32::from(target[i]));
+            let may_end = |i: usize| g.square(i).y % 2 == 0;
+            let here = score(g.index(from));
+            let best = reach
+                .order
+                .iter()
+                .skip(1)
+                .map(|&i| i as usize)
+                .filter(|&i| may_end(i))
+                .filter_map(|i| score(i).map(|sc| (sc, reach.dist[i])))
+                .min();
+            match reach.choose(&g, here, score, may_end, &mut rng) {
+                Some(walk) => {
+                    let end = g.index(*walk.last().expect("a chosen move takes a step"));
+                    assert!(may_end(end));
+                    assert_eq!(Some((score(end).unwrap(), reach.dist[end])), best, "seed {seed}");
+                    assert!(here.is_none_or(|h| best.unwrap().0 < h));
+                }
+                None => assert!(best.is_none_or(|(sc, _)| here.is_some_and(|h| sc >= h)), "seed {seed}"),
+            }
+        }
+    }
+}
+
 #[test]
 fn moving_towards_ends_closer_and_never_on_an_occupied_square() {
     let r = examples();

@@ -14,13 +14,6 @@ pub enum Steps {
 }
 
 impl Steps {
-    fn directions(self) -> &'static [(i32, i32)] {
-        match self {
-            Steps::Eight => &DIRECTIONS,
-            Steps::Four => &DIRECTIONS[..4],
-        }
-    }
-
     /// The step bits this kind of piece may use (see `Grid::step_bits`).
     fn mask(self) -> u8 {
         match self {
@@ -35,8 +28,13 @@ fn offsets(width: i32) -> [isize; 8] {
     DIRECTIONS.map(|(dx, dy)| (dy * width + dx) as isize)
 }
 
-/// Breadth-first over the step bits from the squares already in `queue` (with `dist` set for
-/// them), going no further than `limit` steps; `parent` records the way back when given.
+/// The one breadth-first walk every distance and every move is measured by: from the squares
+/// already in `queue` (with `dist` set for them), over the grid's step bits, going no further
+/// than `limit` steps. `admit(i, d)` may refuse a step the walls allow, from square index `i`
+/// in direction `DIRECTIONS[d]` (a piece's footprint, the pieces in its way); a distance field
+/// passes `|_, _| true`, which compiles away and leaves the bare bit-mask loop. `parent`
+/// records the way back when given. Squares are found in a fixed order: by steps, then in the
+/// order of their parents, then in the order of `DIRECTIONS`.
 fn spread(
     grid: &Grid,
     steps: Steps,
@@ -44,6 +42,7 @@ fn spread(
     queue: &mut Vec<u32>,
     limit: u16,
     mut parent: Option<&mut [u32]>,
+    mut admit: impl FnMut(usize, usize) -> bool,
 ) {
     let offsets = offsets(grid.width);
     let mask = steps.mask();
@@ -59,7 +58,7 @@ fn spread(
             let d = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             let n = (i as isize + offsets[d]) as usize;
-            if dist[n] == UNREACHABLE {
+            if dist[n] == UNREACHABLE && admit(i, d) {
                 dist[n] = dist[i] + 1;
                 if let Some(p) = parent.as_deref_mut() {
                     p[n] = i as u32;
@@ -83,8 +82,133 @@ pub fn distance_field(grid: &Grid, sources: &[Square], steps: Steps) -> Vec<u16>
             queue.push(grid.index(s) as u32);
         }
     }
-    spread(grid, steps, &mut dist, &mut queue, UNREACHABLE - 1, None);
+    spread(grid, steps, &mut dist, &mut queue, UNREACHABLE - 1, None, |_, _| true);
     dist
+}
+
+/// Where a mover can get from one square within a number of steps, and how: the
+/// breadth-first walk of [`spread`] from a single square, with the way back to each square.
+/// Moves on a bare map and moves of pieces in a game both start here.
+pub struct Reach {
+    /// Steps to each square by index (`UNREACHABLE` where the walk did not get).
+    pub dist: Vec<u16>,
+    /// The square each was reached from (`u32::MAX` for the start and the squares not reached).
+    parent: Vec<u32>,
+    /// The squares reached, in the order the walk found them: the start first.
+    pub order: Vec<u32>,
+}
+
+impl Reach {
+    /// The walk from `from` of at most `max` steps, each a step `steps` allows through the
+    /// walls of `grid` that `admit(i, d)` also lets (from square index `i` in direction
+    /// `DIRECTIONS[d]`).
+    pub fn new(grid: &Grid, from: Square, steps: Steps, max: u16, admit: impl FnMut(usize, usize) -> bool) -> Reach {
+        let start = grid.index(from);
+        let mut dist = vec![UNREACHABLE; grid.len()];
+        let mut parent = vec![u32::MAX; grid.len()];
+        let mut order = vec![start as u32];
+        dist[start] = 0;
+        spread(grid, steps, &mut dist, &mut order, max, Some(&mut parent), admit);
+        Reach { dist, parent, order }
+    }
+
+    /// The index of the square the walk started from.
+    pub fn start(&self) -> usize {
+        self.order[0] as usize
+    }
+
+    /// The squares a mover steps onto, one a step, to go from the start to square index `end`
+    /// (the start left out; empty when `end` is the start).
+    pub fn walk(&self, grid: &Grid, end: usize) -> Vec<Square> {
+        let mut walk = Vec::with_capacity(usize::from(self.dist[end]));
+        let mut at = end;
+        while at != self.start() && self.parent[at] != u32::MAX {
+            walk.push(grid.square(at));
+            at = self.parent[at] as usize;
+        }
+        walk.reverse();
+        walk
+    }
+
+    /// How a mover chooses where to go: of the squares reached (not the start) that
+    /// `may_end` lets it end on and `score` scores (smaller is better: a distance to close,
+    /// or a negated distance to open), the best score, then the fewest steps; among equal
+    /// ones the RNG picks in reading order. The walk there (see [`Reach::walk`]), or `None`
+    /// when no square scores better than `here` (where it stands; `None`: any score does).
+    pub fn choose(
+        &self,
+        grid: &Grid,
+        here: Option<i32>,
+        score: impl Fn(usize) -> Option<i32>,
+        may_end: impl Fn(usize) -> bool,
+        rng: &mut Rng,
+    ) -> Option<Vec<Square>> {
+        let mut best = Ties::default();
+        for &q in &self.order[1..] {
+            let i = q as usize;
+            if !may_end(i) {
+                continue;
+            }
+            let Some(sc) = score(i) else { continue };
+            best.offer((sc, self.dist[i]), i);
+        }
+        let (best_score, _) = best.key()?;
+        if here.is_some_and(|h| best_score >= h) {
+            return None;
+        }
+        let (_, end) = best.pick(rng)?;
+        Some(self.walk(grid, end))
+    }
+}
+
+/// The smallest key offered and every square (by index) offered with it: the "best, then the
+/// dice among the equal ones" every choice of where to go ends with.
+pub struct Ties<K> {
+    best: Option<K>,
+    squares: Vec<usize>,
+}
+
+impl<K> Default for Ties<K> {
+    fn default() -> Self {
+        Ties {
+            best: None,
+            squares: Vec::new(),
+        }
+    }
+}
+
+impl<K: Ord + Copy> Ties<K> {
+    /// Square index `i` with `key`: it joins the best when its key is as small, replaces them
+    /// when smaller.
+    pub fn offer(&mut self, key: K, i: usize) {
+        match self.best {
+            Some(b) if key > b => {}
+            Some(b) if key == b => self.squares.push(i),
+            _ => {
+                self.best = Some(key);
+                self.squares.clear();
+                self.squares.push(i);
+            }
+        }
+    }
+
+    /// The best key offered; `None` when none was.
+    pub fn key(&self) -> Option<K> {
+        self.best
+    }
+
+    /// Whether square index `i` is among the best.
+    pub fn contains(&self, i: usize) -> bool {
+        self.squares.contains(&i)
+    }
+
+    /// The best key and one of its squares: the RNG picks among them in reading order (one
+    /// die even when there is only one, so a game's dice do not depend on how many tied).
+    pub fn pick(mut self, rng: &mut Rng) -> Option<(K, usize)> {
+        let key = self.best?;
+        self.squares.sort_unstable();
+        Some((key, self.squares[rng.below(self.squares.len() as u64) as usize]))
+    }
 }
 
 /// Whether to close in or back off.
@@ -113,7 +237,7 @@ pub fn move_towards(grid: &Grid, mover: &Mover, targets: &[Square], rng: &mut Rn
 }
 
 /// [`move_towards`] with the targets' distance field already made: many pieces moving towards
-/// the same targets share one field.
+/// the same targets share one field. The path starts with the square it stands on.
 pub fn move_by_field(grid: &Grid, mover: &Mover, to_target: &[u16], rng: &mut Rng) -> Option<Vec<Square>> {
     let Mover {
         from,
@@ -122,12 +246,6 @@ pub fn move_by_field(grid: &Grid, mover: &Mover, to_target: &[u16], rng: &mut Rn
         goal,
         occupied,
     } = *mover;
-    // Breadth-first from the piece, up to `max` steps, remembering how each square was reached.
-    let mut reach = vec![UNREACHABLE; grid.len()];
-    let mut parent = vec![u32::MAX; grid.len()];
-    let mut queue = vec![grid.index(from) as u32];
-    reach[grid.index(from)] = 0;
-    spread(grid, steps, &mut reach, &mut queue, max, Some(&mut parent));
     let score = |i: usize| -> Option<i32> {
         let d = to_target[i];
         (d != UNREACHABLE).then_some(match goal {
@@ -135,40 +253,12 @@ pub fn move_by_field(grid: &Grid, mover: &Mover, to_target: &[u16], rng: &mut Rn
             Goal::Away => -(d as i32),
         })
     };
+    // With no way to the targets from where it stands, no square is nearer (or farther).
     let here = score(grid.index(from))?;
-    // Candidates in reading order (queue order is deterministic), best score, then fewest steps.
-    let mut best: Option<(i32, u16)> = None;
-    let mut ties: Vec<usize> = Vec::new();
-    for &q in &queue {
-        let i = q as usize;
-        if i != grid.index(from) && occupied(grid.square(i)) {
-            continue;
-        }
-        let Some(sc) = score(i) else { continue };
-        let key = (sc, reach[i]);
-        match best {
-            Some(b) if key > b => {}
-            Some(b) if key == b => ties.push(i),
-            _ => {
-                best = Some(key);
-                ties = vec![i];
-            }
-        }
-    }
-    let (best_score, _) = best?;
-    if best_score >= here {
-        return None;
-    }
-    ties.sort_unstable();
-    let end = ties[rng.below(ties.len() as u64) as usize];
-    let mut path = vec![grid.square(end)];
-    let mut at = end;
-    while parent[at] != u32::MAX {
-        at = parent[at] as usize;
-        path.push(grid.square(at));
-    }
-    path.reverse();
-    Some(path)
+    // Pieces do not block the way; it only may not end on one.
+    let reach = Reach::new(grid, from, steps, max, |_, _| true);
+    let walk = reach.choose(grid, Some(here), score, |i| !occupied(grid.square(i)), rng)?;
+    Some(std::iter::once(from).chain(walk).collect())
 }
 
 /// Squares reachable from `from` without crossing a wall or a closed door: the "enclosed by
@@ -200,31 +290,18 @@ pub fn footprint_split(grid: &Grid, squares: &[Square]) -> bool {
 /// Steps for a `width × height` piece with its top-left square on `from` to bring its
 /// top-left square to `to`, moving only straight; `None` if it cannot get there.
 pub fn footprint_distance(grid: &Grid, from: Square, width: i32, height: i32, to: Square) -> Option<u16> {
+    if !grid.contains(to) {
+        return None;
+    }
     let cover = |at: Square| -> Vec<Square> {
         (0..height)
             .flat_map(|dy| (0..width).map(move |dx| at.offset(dx, dy)))
             .collect()
     };
-    let mut seen = vec![UNREACHABLE; grid.len()];
-    let mut queue = vec![from];
-    seen[grid.index(from)] = 0;
-    let mut head = 0;
-    while head < queue.len() {
-        let at = queue[head];
-        head += 1;
-        if at == to {
-            return Some(seen[grid.index(at)]);
-        }
-        for &(dx, dy) in Steps::Four.directions() {
-            let next = at.offset(dx, dy);
-            if grid.contains(next)
-                && seen[grid.index(next)] == UNREACHABLE
-                && footprint_can_step(grid, &cover(at), dx, dy)
-            {
-                seen[grid.index(next)] = seen[grid.index(at)] + 1;
-                queue.push(next);
-            }
-        }
-    }
-    None
+    let reach = Reach::new(grid, from, Steps::Four, UNREACHABLE - 1, |i, d| {
+        let (dx, dy) = DIRECTIONS[d];
+        footprint_can_step(grid, &cover(grid.square(i)), dx, dy)
+    });
+    let d = reach.dist[grid.index(to)];
+    (d != UNREACHABLE).then_some(d)
 }

@@ -159,18 +159,9 @@ impl Game {
         let from = p.at?;
         let pieces = &self.state.pieces;
         let view = &self.view;
-        let grid = if view.doors.open_on_step {
-            view.open_grid()
-        } else {
-            &view.grid
-        };
+        let grid = view.step_grid();
         let costs = self.costs_of(i);
-        let passable = |s: Square| {
-            allowed(s)
-                && view
-                    .occupant(s)
-                    .is_none_or(|o| o == i || (!view.friends_block && pieces[o].side == pieces[i].side))
-        };
+        let passable = |s: Square| allowed(s) && view.may_pass(pieces, i, s);
         let faced = p.facing.is_some();
         let may_end = |s: Square| view.may_end(pieces, i, s) && !self.shares_at(i, s);
         let engage_squares: Vec<(Square, usize)> = match goal {
@@ -287,15 +278,8 @@ impl Game {
         let Some(from) = p.at else { return Vec::new() };
         let pieces = &self.state.pieces;
         let view = &self.view;
-        let grid = if view.doors.open_on_step {
-            view.open_grid()
-        } else {
-            &view.grid
-        };
-        let passable = |s: Square| {
-            view.occupant(s)
-                .is_none_or(|o| o == i || (!view.friends_block && pieces[o].side == pieces[i].side))
-        };
+        let grid = view.step_grid();
+        let passable = |s: Square| view.may_pass(pieces, i, s);
         // The squares to engage from: (target, square, facing that looks at the target).
         let mut ends: Vec<(usize, Square, usize)> = Vec::new();
         for (t, target) in pieces.iter().enumerate() {

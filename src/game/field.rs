@@ -110,18 +110,7 @@ impl Game {
             }
         }
         list.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-        let mut start = 0;
-        while start < list.len() {
-            let mut end = start + 1;
-            while end < list.len() && list[end].1 - list[start].1 < TIE {
-                end += 1;
-            }
-            for k in (start + 1..end).rev() {
-                let j = start + rng.below((k - start + 1) as u64) as usize;
-                list.swap(k, j);
-            }
-            start = end;
-        }
+        super::verbs::shuffle_ties(&mut list, |first, b| b.1 - first.1 < TIE, rng);
         Ok(list)
     }
 

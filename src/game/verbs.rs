@@ -9,7 +9,7 @@
 use super::Game;
 use super::state::{Piece, footprint};
 use super::view::Goal;
-use crate::board::moves::UNREACHABLE;
+use crate::board::moves::{Ties, UNREACHABLE};
 use crate::board::{DIRECTIONS, Square, los};
 use crate::dice::Rng;
 
@@ -186,7 +186,7 @@ impl Game {
                 })
                 .collect();
             keyed.sort_unstable();
-            shuffle_ties(&mut keyed, rng);
+            shuffle_ties(&mut keyed, |a, b| a.0 == b.0, rng);
             out = keyed.into_iter().map(|(_, i)| i).collect();
         }
         out
@@ -364,26 +364,19 @@ impl Game {
         mut key: impl FnMut(Square, u16) -> Option<K>,
     ) -> Option<Option<(Square, K)>> {
         let pieces = &self.state.pieces;
+        let grid = &self.view.grid;
         let here = pieces[a].at?;
-        let mut best: Option<K> = None;
-        let mut ties: Vec<Square> = Vec::new();
+        let mut best = Ties::default();
         for (at, steps) in self.view.reachable(pieces, a, max) {
-            let Some(k) = key(at, steps) else { continue };
-            match best {
-                Some(b) if k > b => {}
-                Some(b) if k == b => ties.push(at),
-                _ => {
-                    best = Some(k);
-                    ties = vec![at];
-                }
+            if let Some(k) = key(at, steps) {
+                best.offer(k, grid.index(at));
             }
         }
-        let k = best?;
-        if ties.contains(&here) {
+        best.key()?;
+        if best.contains(grid.index(here)) {
             return Some(None);
         }
-        ties.sort_unstable_by_key(|s| (s.y, s.x));
-        Some(Some((ties[rng.below(ties.len() as u64) as usize], k)))
+        best.pick(rng).map(|(k, i)| Some((grid.square(i), k)))
     }
 
     /// The walk to a square found by `best_reachable` (the square itself is the goal).
@@ -583,17 +576,19 @@ fn moved(p: &Piece, path: &[Square]) -> Piece {
     q
 }
 
-/// Within each run of equal keys, an order the dice decide (Fisher–Yates on the run's RNG).
-fn shuffle_ties(keyed: &mut [(u16, usize)], rng: &mut Rng) {
+/// Within each run of a sorted list whose items are `tied` to the run's first, an order the
+/// dice decide (Fisher–Yates on the run's RNG): the one way a list ranked by a key puts its
+/// equal ones in a random order (steps on the grid, inches on a battlefield).
+pub(crate) fn shuffle_ties<T>(list: &mut [T], tied: impl Fn(&T, &T) -> bool, rng: &mut Rng) {
     let mut start = 0;
-    while start < keyed.len() {
+    while start < list.len() {
         let mut end = start + 1;
-        while end < keyed.len() && keyed[end].0 == keyed[start].0 {
+        while end < list.len() && tied(&list[start], &list[end]) {
             end += 1;
         }
         for i in (start + 1..end).rev() {
             let j = start + rng.below((i - start + 1) as u64) as usize;
-            keyed.swap(i, j);
+            list.swap(i, j);
         }
         start = end;
     }

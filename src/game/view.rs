@@ -465,18 +465,28 @@ impl View {
     /// a step opens the doors it meets, closed doors count as open; where doors open by an
     /// action, a closed one stops the step.
     fn may_step(&self, pieces: &[Piece], a: usize, at: Square, dx: i32, dy: i32) -> bool {
-        let p = &pieces[a];
-        let grid = if self.doors.open_on_step {
+        let grid = self.step_grid();
+        footprint(Some(at), pieces[a].size)
+            .iter()
+            .all(|&s| grid.can_step(s, dx, dy) && self.may_pass(pieces, a, s.offset(dx, dy)))
+    }
+
+    /// The grid whose walls and doors a step meets: every door open where a step opens the
+    /// doors it meets, the doors as they are where they open by an action.
+    pub fn step_grid(&self) -> &Grid {
+        if self.doors.open_on_step {
             &self.open.grid
         } else {
             &self.grid
-        };
-        footprint(Some(at), p.size).iter().all(|&s| {
-            grid.can_step(s, dx, dy)
-                && self
-                    .occupant(s.offset(dx, dy))
-                    .is_none_or(|o| o == a || (!self.friends_block && pieces[o].side == p.side))
-        })
+        }
+    }
+
+    /// Whether piece `a` may pass over square `s` as far as pieces go: nobody there, itself,
+    /// or its own side (unless `friends block`).
+    #[inline]
+    pub fn may_pass(&self, pieces: &[Piece], a: usize, s: Square) -> bool {
+        self.occupant(s)
+            .is_none_or(|o| o == a || (!self.friends_block && pieces[o].side == pieces[a].side))
     }
 
     /// Whether piece `a` may end its move with its top-left square on `at`.
@@ -503,53 +513,36 @@ impl View {
             })
     }
 
-    /// Breadth-first over where piece `a` can stand within `max` steps: (steps, parent, order).
-    fn reach(&self, pieces: &[Piece], a: usize, max: u16) -> (Vec<u16>, Vec<u32>, Vec<usize>) {
+    /// Where piece `a` can get within `max` steps: the one breadth-first walk of
+    /// [`moves::Reach`], through the walls of the grid its steps see, each step one
+    /// [`View::may_step`] lets (its footprint, the pieces in its way).
+    fn reach(&self, pieces: &[Piece], a: usize, max: u16) -> moves::Reach {
         let start = pieces[a].at.expect("moving pieces are on the board");
-        let n = self.grid.len();
-        let (mut dist, mut parent) = (vec![UNREACHABLE; n], vec![u32::MAX; n]);
-        let mut order = vec![self.grid.index(start)];
-        dist[order[0]] = 0;
-        let dirs = if pieces[a].diagonal {
-            &DIRECTIONS[..]
-        } else {
-            &DIRECTIONS[..4]
-        };
-        let mut head = 0;
-        while head < order.len() {
-            let i = order[head];
-            head += 1;
-            if dist[i] >= max {
-                continue;
-            }
+        let steps = if pieces[a].diagonal { Steps::Eight } else { Steps::Four };
+        let single = pieces[a].size == 1;
+        moves::Reach::new(self.step_grid(), start, steps, max, |i, d| {
+            let (dx, dy) = DIRECTIONS[d];
             let at = self.grid.square(i);
-            for &(dx, dy) in dirs {
-                let next = at.offset(dx, dy);
-                if !self.grid.contains(next) || dist[self.grid.index(next)] != UNREACHABLE {
-                    continue;
-                }
-                if self.may_step(pieces, a, at, dx, dy) {
-                    let j = self.grid.index(next);
-                    dist[j] = dist[i] + 1;
-                    parent[j] = i as u32;
-                    order.push(j);
-                }
+            // One square: the walk asked the walls already, only who stands there is left.
+            if single {
+                self.may_pass(pieces, a, at.offset(dx, dy))
+            } else {
+                self.may_step(pieces, a, at, dx, dy)
             }
-        }
-        (dist, parent, order)
+        })
     }
 
     /// Where piece `a` may end a move of up to `max` steps, with the steps each takes, in the
     /// order a breadth-first walk finds them (its own square first).
     pub fn reachable(&self, pieces: &[Piece], a: usize, max: u16) -> Vec<(Square, u16)> {
-        let (dist, _, order) = self.reach(pieces, a, max);
-        order
-            .into_iter()
-            .filter(|&i| {
-                i == self.grid.index(pieces[a].at.expect("on the board"))
-                    || self.may_end(pieces, a, self.grid.square(i))
-            })
-            .map(|i| (self.grid.square(i), dist[i]))
+        let reach = self.reach(pieces, a, max);
+        let start = reach.start();
+        reach
+            .order
+            .iter()
+            .map(|&i| i as usize)
+            .filter(|&i| i == start || self.may_end(pieces, a, self.grid.square(i)))
+            .map(|i| (self.grid.square(i), reach.dist[i]))
             .collect()
     }
 
@@ -600,10 +593,10 @@ impl View {
     /// then the RNG picks in reading order. `None` when it cannot do better than stay.
     pub fn plan(&self, pieces: &[Piece], a: usize, goal: Goal, max: u16, rng: &mut Rng) -> Option<Vec<Square>> {
         let size = pieces[a].size;
-        let (dist, parent, order) = self.reach(pieces, a, max);
         let field = match goal {
             Goal::Towards(f) | Goal::Away(f) => f,
         };
+        // A footprint is as near as its nearest square.
         let score = |i: usize| -> Option<i32> {
             let d = footprint(Some(self.grid.square(i)), size)
                 .iter()
@@ -616,39 +609,16 @@ impl View {
                 Goal::Away(_) => -(d as i32),
             })
         };
-        let start = order[0];
-        let here = score(start);
-        let mut best: Option<(i32, u16)> = None;
-        let mut ties: Vec<usize> = Vec::new();
-        for &i in &order[1..] {
-            if !self.may_end(pieces, a, self.grid.square(i)) {
-                continue;
-            }
-            let Some(sc) = score(i) else { continue };
-            let key = (sc, dist[i]);
-            match best {
-                Some(b) if key > b => {}
-                Some(b) if key == b => ties.push(i),
-                _ => {
-                    best = Some(key);
-                    ties = vec![i];
-                }
-            }
-        }
-        let (best_score, _) = best?;
-        if here.is_some_and(|h| best_score >= h) {
-            return None;
-        }
-        ties.sort_unstable();
-        let end = ties[rng.below(ties.len() as u64) as usize];
-        let mut path = vec![self.grid.square(end)];
-        let mut at = end;
-        while parent[at] != u32::MAX && parent[at] as usize != start {
-            at = parent[at] as usize;
-            path.push(self.grid.square(at));
-        }
-        path.reverse();
-        Some(path)
+        let reach = self.reach(pieces, a, max);
+        // From where no way leads to the goal, any square that has one is better.
+        let here = score(reach.start());
+        reach.choose(
+            &self.grid,
+            here,
+            score,
+            |i| self.may_end(pieces, a, self.grid.square(i)),
+            rng,
+        )
     }
 
     /// Whether `a` may take the step from `from` to `to` (one square, 8 or 4 ways as it
