@@ -2,6 +2,7 @@
 //! checked, work charged, priced moves walked step by step with the watches' reactions
 //! between steps. grammar/README.md, "Action points, facing and watches", is the reference.
 
+use super::moves::{AfterStep, after_step};
 use super::{Api, GameRef, Res, area, piece_count, side_len, square, squares};
 use crate::board::Square;
 use crate::board::facing::{self, FACING_NAMES, TurnMade, facing_from_name};
@@ -328,26 +329,9 @@ fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &
                 behind.push(from);
                 spent += paid;
                 steps += 1;
-                let may_stop_here = interrupted
-                    && a.with(|g, _| {
-                        let i = g.on_board(id)?;
-                        Ok(!g.state.shares_a_square(i))
-                    })?;
-                if may_stop_here {
-                    let was_hidden = a.with(|g, _| Ok(g.state.piece(id).is_some_and(|p| p.hidden.is_some())))?;
-                    a.triggers(ctx)?;
-                    let (now_hidden, on_board) = a.with(|g, _| {
-                        let p = g.state.piece(id).expect("pieces are never deleted");
-                        Ok((p.hidden.is_some(), p.on_board()))
-                    })?;
-                    if !on_board {
-                        stopped = "removed";
-                        break;
-                    }
-                    if was_hidden && !now_hidden {
-                        stopped = "revealed";
-                        break;
-                    }
+                if let AfterStep::Stop(why) = after_step(a, ctx, id, interrupted)? {
+                    stopped = why;
+                    break;
                 }
             }
         }

@@ -34,25 +34,11 @@ pub(super) fn walk(api: &Api, ctx: &NativeCallContext, id: &str, path: Vec<Squar
         };
         behind.push(from);
         steps += 1;
-        // A piece passing over one of its own side's models is seen (or sets off anything
-        // else) where it can stand: the triggers wait for the next square it may end on.
-        let may_stop_here = interrupted
-            && api.with(|g, _| {
-                let i = g.on_grid(id)?;
-                Ok(!g.state.shares_a_square(i))
-            })?;
-        if interrupted && may_stop_here {
-            triggered = true;
-            // The walk's line is written when a trigger logs something (or the move ends).
-            let (was_hidden, _) = api.with(|g, _| Ok(g.hidden_and_on_board(id)))?;
-            api.triggers(ctx)?;
-            let (now_hidden, on_board) = api.with(|g, _| Ok(g.hidden_and_on_board(id)))?;
-            if !on_board {
-                stopped = "removed";
-                break;
-            }
-            if was_hidden && !now_hidden {
-                stopped = "revealed";
+        match after_step(api, ctx, id, interrupted)? {
+            AfterStep::Quiet => {}
+            AfterStep::Ran => triggered = true,
+            AfterStep::Stop(why) => {
+                stopped = why;
                 break;
             }
         }
@@ -71,24 +57,70 @@ pub(super) fn walk(api: &Api, ctx: &NativeCallContext, id: &str, path: Vec<Squar
     Ok(m)
 }
 
+/// What the triggers a step queued came to.
+pub(super) enum AfterStep {
+    /// None ran: the step queued none, or the piece may not stop where it stands.
+    Quiet,
+    /// They ran, and the walk goes on.
+    Ran,
+    /// They ran and ended the walk: the piece was `"removed"` or `"revealed"`.
+    Stop(&'static str),
+}
+
+/// After a step of piece `id` that queued triggers (`interrupted`): they run where the piece
+/// may stand. A piece passing over one of its own side's models is seen (or sets off anything
+/// else) where it can stand: the triggers wait for the next square it may end on. The walk's
+/// line is written when a trigger logs something (or the move ends). Both walks (`walk`,
+/// `move_priced`) go through here.
+pub(super) fn after_step(api: &Api, ctx: &NativeCallContext, id: &str, interrupted: bool) -> Res<AfterStep> {
+    let may_stop_here = interrupted
+        && api.with(|g, _| {
+            let i = g.on_grid(id)?;
+            Ok(!g.state.shares_a_square(i))
+        })?;
+    if !may_stop_here {
+        return Ok(AfterStep::Quiet);
+    }
+    let (was_hidden, _) = api.with(|g, _| Ok(g.hidden_and_on_board(id)))?;
+    api.triggers(ctx)?;
+    let (now_hidden, on_board) = api.with(|g, _| Ok(g.hidden_and_on_board(id)))?;
+    Ok(if !on_board {
+        AfterStep::Stop("removed")
+    } else if was_hidden && !now_hidden {
+        AfterStep::Stop("revealed")
+    } else {
+        AfterStep::Ran
+    })
+}
+
+/// A planned move: the piece acts (its activation's waiting triggers first), `plan` finds
+/// the way, and the piece walks it, or stays when there is none.
+fn plan_then_walk(
+    a: &Api,
+    ctx: &NativeCallContext,
+    id: &str,
+    plan: impl FnOnce(&mut crate::game::Game, &mut crate::script::RunState) -> Result<Option<Vec<Square>>, String>,
+) -> Res<Map> {
+    a.activate(ctx, id)?;
+    match a.with(plan)? {
+        Some(path) => walk(a, ctx, id, path),
+        None => Ok(stuck()),
+    }
+}
+
 pub(super) fn register(engine: &mut Engine, api: &Api) {
     for (name, towards) in [("move_towards", true), ("move_away", false)] {
         let a = api.clone();
         engine.register_fn(
             name,
             move |ctx: NativeCallContext, _: GameRef, id: &str, other: &str, n: INT| -> Res<Map> {
-                a.activate(&ctx, id)?;
-                let path = a.with(|g, run| {
+                plan_then_walk(&a, &ctx, id, |g, run| {
                     let i = g.on_grid(id)?;
                     let j = g.on_grid(other)?;
                     let max = max_steps(n)?;
                     a.cost(area(g).saturating_mul(9))?;
                     Ok(g.plan_move(i, &g.state.pieces[j].squares(), towards, max, &mut run.rng))
-                })?;
-                match path {
-                    Some(path) => walk(&a, &ctx, id, path),
-                    None => Ok(stuck()),
-                }
+                })
             },
         );
     }
@@ -96,18 +128,13 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
     engine.register_fn(
         "move_to",
         move |ctx: NativeCallContext, _: GameRef, id: &str, to: Dynamic, n: INT| -> Res<Map> {
-            a.activate(&ctx, id)?;
-            let path = a.with(|g, run| {
+            plan_then_walk(&a, &ctx, id, |g, run| {
                 let i = g.on_grid(id)?;
                 let targets = squares(g, &to)?;
                 let max = max_steps(n)?;
                 a.cost(area(g).saturating_mul(9))?;
                 Ok(g.plan_move(i, &targets, true, max, &mut run.rng))
-            })?;
-            match path {
-                Some(path) => walk(&a, &ctx, id, path),
-                None => Ok(stuck()),
-            }
+            })
         },
     );
     let a = api.clone();
