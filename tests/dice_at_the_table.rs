@@ -156,34 +156,36 @@ fn a_resumed_game_knows_its_package_and_switches_to_manual_dice_or_says_why_not(
     let (_, stderr, code) = play_in(dir.path(), &["play", "--resume", dice], "quit\n");
     assert_eq!(code, 0, "{stderr}");
 
-    // Once a command is played, the way of rolling stays: asking for the other is refused
-    // (exit 2), with why, and the save is untouched.
-    let (stdout, stderr, code) = play_in(dir.path(), &["play", "--resume", dice, "--dice", "auto"], "quit\n");
-    assert_eq!(code, 2, "{stdout}{stderr}");
-    assert!(stderr.contains("go on with --dice manual (the save's)"), "{stderr}");
-    assert_eq!(std::fs::read_to_string(dice).unwrap(), before);
-    let auto_game = dir.path().join("auto.json");
-    let auto_game = auto_game.to_str().unwrap();
-    let start = [
-        "play",
-        "tests/games/skirmish-dice",
-        "--mission",
-        "hall-fight",
-        "--seed",
-        "2",
-        "--save",
-        auto_game,
-    ];
-    assert_eq!(play_in(checkout, &start, "scan\nquit\n").2, 0);
-    let auto_before = std::fs::read_to_string(auto_game).unwrap();
+    // Once commands are played, `--dice` switches from the next command on, as the `dice`
+    // command does: the save keeps the switch as a command, and the game up to it is the same.
     let (stdout, stderr, code) = play_in(
         dir.path(),
-        &["play", "--resume", auto_game, "--dice", "manual"],
-        "quit\n",
+        &["play", "--resume", dice, "--dice", "auto"],
+        "status\nquit\n",
     );
-    assert_eq!(code, 2, "{stdout}{stderr}");
-    assert!(stderr.contains("had their dice rolled by servitor"), "{stderr}");
-    assert_eq!(std::fs::read_to_string(auto_game).unwrap(), auto_before);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("dice: auto from now on"), "{stdout}");
+    let after: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dice).unwrap()).unwrap();
+    let lines: Vec<&str> = after["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["line"].as_str().unwrap())
+        .collect();
+    assert_eq!(lines.last(), Some(&"dice auto"), "{after}");
+    assert_eq!(
+        after["entries"][0], saved["entries"][0],
+        "the commands before it are kept as played"
+    );
+    // And back: `dice manual` typed at the table.
+    let (stdout, stderr, code) = play_in(
+        dir.path(),
+        &["play", "--resume", dice],
+        "dice manual\ndice manual\nquit\n",
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("dice: manual from the next command on"), "{stdout}");
+    assert!(stdout.contains("refused: the dice are manual already"), "{stdout}");
 }
 
 /// The session's title comes first, before any die the set-up asks for: Space Hulk's set-up

@@ -253,42 +253,30 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
             session
                 .check(ruleset.name())
                 .map_err(|e| format!("error: {}: {e}", path.display()))?;
-            // A save keeps one way of rolling for its whole game (its commands' dice are saved
-            // with manual dice, given again by the seed with servitor's): switching is for a
-            // game no command has been played in yet.
-            let played = session.entries.len() + session.redo.len();
-            match (args.dice, session.manual_dice) {
-                (Some(DiceMode::Manual), false) if played == 0 => {
-                    session.manual_dice = true;
-                    if !args.json {
-                        super::emit("dice: manual from now on (the save had servitor's dice)\n");
-                    }
-                }
-                (Some(DiceMode::Auto), true) if played == 0 && session.start_dice.is_empty() => {
-                    session.manual_dice = false;
-                    if !args.json {
-                        super::emit("dice: servitor's from now on (the save had manual dice)\n");
-                    }
-                }
-                (Some(asked), manual) if (asked == DiceMode::Manual) != manual => {
-                    let (had, other) = if manual {
-                        ("typed at the table", "manual")
+            // `--dice` on a resume switches who rolls from the next command on, as the `dice`
+            // command does (a game with nothing played yet simply starts that way).
+            if let Some(asked) = args.dice {
+                let manual = asked == DiceMode::Manual;
+                if manual != session.manual_now() {
+                    if session.entries.is_empty() && session.redo.is_empty() && session.start_dice.is_empty() {
+                        session.manual_dice = manual;
                     } else {
-                        ("rolled by servitor", "auto")
-                    };
-                    return Err(super::usage(format!(
-                        "error: the {played} command{} of this game had their dice {had}, and a save keeps one way of \
-                         rolling for its whole game: go on with --dice {other} (the save's), or start a new game{}",
-                        if played == 1 { "" } else { "s" },
-                        if manual {
-                            "; at a dice prompt, `auto all` lets servitor roll a command's dice"
+                        session.entries.push(Entry {
+                            line: format!("{} {}", session::DICE_COMMAND, if manual { "manual" } else { "auto" }),
+                            ..Entry::default()
+                        });
+                        session.redo.clear();
+                    }
+                    if !args.json {
+                        super::emit(if manual {
+                            "dice: manual from now on (the save had servitor's)\n"
                         } else {
-                            " with --dice manual"
-                        }
-                    )));
+                            "dice: auto from now on (the save had yours)\n"
+                        });
+                    }
                 }
-                _ => {}
             }
+            session.version = SESSION_VERSION;
             if session.found_at.is_none() {
                 session.found_at = found_again(&ruleset);
             }
@@ -403,8 +391,18 @@ fn run_campaign(args: PlayArgs, path: &std::path::Path) -> Result<(), super::Fai
             c.check(&ruleset)
                 .map_err(|e| format!("error: {}: {e}", path.display()))?;
             if let Some(dice) = args.dice {
-                // From the next mission on: the one at the table keeps its own.
-                c.manual_dice = dice == DiceMode::Manual;
+                // From the next mission on, and in the one at the table from its next command.
+                let manual = dice == DiceMode::Manual;
+                c.manual_dice = manual;
+                if let Some(session) = c.session.as_mut()
+                    && session.manual_now() != manual
+                {
+                    session.entries.push(Entry {
+                        line: format!("{} {}", session::DICE_COMMAND, if manual { "manual" } else { "auto" }),
+                        ..Entry::default()
+                    });
+                    session.redo.clear();
+                }
             }
             if c.found_at.is_none() {
                 c.found_at = found_again(&ruleset);
@@ -517,7 +515,7 @@ fn title_line(session: &Session, mission: &str) -> String {
         session.package,
         session.seed,
         session.side,
-        if session.manual_dice { "manual" } else { "auto" }
+        if session.manual_now() { "manual" } else { "auto" }
     )
 }
 
@@ -761,7 +759,7 @@ impl Table {
             _ => {
                 // A new command after an undo: what was taken back cannot come back any more.
                 let redo = std::mem::take(&mut self.session.redo);
-                if !self.command(line, None, None)? {
+                if !self.command(line, None)? {
                     self.session.redo = redo;
                 }
             }
@@ -786,55 +784,40 @@ impl Table {
         }
     }
 
-    /// Runs a command; `dice` and `choices` replay a redone command's dice and answers.
+    /// Runs a command; `saved` is a redone command, replayed with its dice and answers.
     /// Whether it was accepted: a command is accepted once the save that keeps it is written
     /// (one write), and a command whose save cannot be written is refused, the game and the
     /// save as they were.
-    fn command(&mut self, line: &str, dice: Option<Vec<u64>>, choices: Option<Vec<u64>>) -> Result<bool, String> {
+    fn command(&mut self, line: &str, saved: Option<&Entry>) -> Result<bool, String> {
         let before = self.game.events.len();
-        let forced = match (&dice, self.session.manual_dice) {
-            (Some(values), manual) => Arc::new(Mutex::new(Forced {
-                values: values.iter().copied().collect(),
-                record: manual.then(Vec::new),
-                choices: choices.clone().unwrap_or_default().into(),
-                choice_record: Some(Vec::new()),
-                ..Forced::default()
-            })),
-            (None, manual) => at_the_table(manual, self.dice_ran_out.clone()),
+        let forced = match saved {
+            Some(_) => Arc::new(Mutex::new(Forced::default())),
+            None => at_the_table(self.session.manual_now(), self.dice_ran_out.clone()),
         };
         *lock(&self.dice_ran_out) = false;
         let placeholder = self.placeholder()?;
-        let mut game = std::mem::replace(&mut self.game, placeholder);
-        game.forced = Some(forced.clone());
-        let played = session::run_line(&mut self.host, game, line, &self.session.side).and_then(|game| match &dice {
-            // A redone command's saved dice must fit the dice it rolls, as on a resume.
-            Some(values) if self.session.manual_dice => session::check_dice(&forced, values, &format!("`{line}`"))
-                .map(|()| game)
-                .map_err(GameError::Refused),
-            _ => Ok(game),
-        });
+        let game = std::mem::replace(&mut self.game, placeholder);
+        let played = session::play_line(&mut self.host, game, &self.session, line, &forced, saved);
         match played {
-            Ok(game) if !*lock(&self.dice_ran_out) => {
+            Ok((game, entry)) if !*lock(&self.dice_ran_out) => {
                 self.game = game;
-                let used = lock(&forced).record.take().unwrap_or_default();
-                let dice = if self.session.manual_dice {
-                    dice.unwrap_or(used)
-                } else {
-                    Vec::new()
-                };
-                let answers = lock(&forced).choice_record.take().unwrap_or_default();
-                self.session.entries.push(Entry {
-                    line: line.to_string(),
-                    dice,
-                    choices: choices.unwrap_or(answers),
-                });
+                let switched = session::dice_switch(&entry.line);
+                self.session.entries.push(entry);
                 if let Err(why) = self.save_now() {
                     self.session.entries.pop();
                     self.restore()?;
                     self.respond(line, false, before, Some(format!("{why} — nothing changed")));
                     return Ok(false);
                 }
-                self.respond(line, true, before, None);
+                let note = switched.map(|manual| {
+                    if manual {
+                        "dice: manual from the next command on (servitor asks for every die; `auto` at a prompt lets it roll one)"
+                            .to_string()
+                    } else {
+                        "dice: auto from the next command on (`dice manual` gives them back to you)".to_string()
+                    }
+                });
+                self.respond(line, true, before, note);
                 Ok(true)
             }
             Ok(_) => {
@@ -898,12 +881,7 @@ impl Table {
             self.respond("redo", false, self.game.events.len(), Some("nothing to redo".into()));
             return Ok(());
         };
-        let dice = self
-            .session
-            .manual_dice
-            .then(|| entry.dice.clone())
-            .or(Some(Vec::new()));
-        if !self.command(&entry.line, dice, Some(entry.choices.clone()))? {
+        if !self.command(&entry.line, Some(&entry))? {
             // Refused: it stays to redo, as nothing changed.
             self.session.redo.push(entry);
         }

@@ -30,6 +30,8 @@ pub struct Forced {
     /// Asks for a die: its name and faces; the face position, or `None` to roll it here.
     pub ask: Option<AskDie>,
     pub record: Option<Vec<u64>>,
+    /// Which dice of `record` servitor rolled (positions from 0), the rest being given.
+    pub servitor_rolled: Vec<usize>,
     /// What is being rolled now, for the player asked for a die.
     pub context: RollContext,
     /// Answers to a game's questions to the player (`game.ask`), as positions from 1 among the
@@ -39,6 +41,10 @@ pub struct Forced {
     pub choices: VecDeque<u64>,
     pub choose: Option<AskChoice>,
     pub choice_record: Option<Vec<u64>>,
+    /// A replay: every question must find its answer in `choices`; one past them sets
+    /// `choices_short` (the save has too few answers) and takes the default.
+    pub strict_choices: bool,
+    pub choices_short: bool,
 }
 
 /// Asks the player to choose: the position from 1 of the choice, or `None` for the default.
@@ -72,10 +78,13 @@ impl std::fmt::Debug for Forced {
             .field("misfits", &self.misfits)
             .field("ask", &self.ask.is_some())
             .field("record", &self.record)
+            .field("servitor_rolled", &self.servitor_rolled)
             .field("context", &self.context)
             .field("choices", &self.choices)
             .field("choose", &self.choose.is_some())
             .field("choice_record", &self.choice_record)
+            .field("strict_choices", &self.strict_choices)
+            .field("choices_short", &self.choices_short)
             .finish()
     }
 }
@@ -175,9 +184,15 @@ impl Rng {
     }
 
     /// [`Rng::die`] for a die that can describe itself to a player.
+    ///
+    /// The stream is drawn from for every die, whoever gives its face: a die typed at the
+    /// table or forced by a scenario moves the stream exactly as one servitor rolls, so the
+    /// shuffles, picks and tie-breaks after it are the same whichever way each die came, and a
+    /// replay that gives every die's saved face plays the game that was played.
     pub fn die_asking(&mut self, n: u64, describe: &dyn Fn() -> DieAsk) -> u64 {
+        let rolled = self.below(n);
         let Some(forced) = self.forced.clone() else {
-            return self.below(n);
+            return rolled;
         };
         let mut forced = forced.lock().unwrap_or_else(|p| p.into_inner());
         let mut result = None;
@@ -203,7 +218,13 @@ impl Rng {
                 result = ask(&asking).filter(|v| (1..=n).contains(v)).map(|v| v - 1);
             }
         }
-        let value = result.unwrap_or_else(|| self.below(n));
+        if result.is_none()
+            && let Some(record) = &forced.record
+        {
+            let at = record.len();
+            forced.servitor_rolled.push(at);
+        }
+        let value = result.unwrap_or(rolled);
         if let Some(record) = forced.record.as_mut() {
             record.push(value + 1);
         }

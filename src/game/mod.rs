@@ -285,6 +285,8 @@ impl Game {
                 }
                 // 0: the player left it to servitor.
                 answered = (v > 0).then(|| v as usize - 1);
+            } else if f.strict_choices {
+                f.choices_short = true;
             } else if let Some(choose) = f.choose.as_mut() {
                 let asking = crate::dice::rng::ChoiceAsk {
                     question: question.to_string(),

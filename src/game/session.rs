@@ -10,9 +10,15 @@ use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
 
 pub const SESSION_FORMAT: &str = "servitor-play";
-pub const SESSION_VERSION: u32 = 1;
+/// 2: every die moves the game's stream whoever gives its face (see `Rng::die_asking`), and
+/// `dice manual` / `dice auto` entries switch who rolls. A version 1 save with servitor's dice
+/// plays the same under version 2 and is read; one with typed dice may not, and is refused.
+pub const SESSION_VERSION: u32 = 2;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The command that switches who rolls the dice from the next command on.
+pub const DICE_COMMAND: &str = "dice";
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
     /// What the player typed.
     pub line: String,
@@ -20,6 +26,10 @@ pub struct Entry {
     /// automatic dice the seed gives them again).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dice: Vec<u64>,
+    /// Which of `dice` servitor rolled at the player's word (`auto` at a die's prompt), as
+    /// positions from 1; the others the player typed. A replay gives them all alike.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub servitor_rolled: Vec<u64>,
     /// The player's answer to every question the command asked (`game.ask`), as positions
     /// from 1 among the choices (0: left to servitor), with manual and automatic dice alike.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -43,6 +53,8 @@ pub struct Session {
     pub options: Vec<(String, String)>,
     /// The side the player plays; the engine plays the others.
     pub side: String,
+    /// Who rolls the dice at the start: the player (true) or servitor. A `dice manual` or
+    /// `dice auto` entry switches it from the next command on ([`Session::manual_now`]).
     pub manual_dice: bool,
     /// The dice of the setup and of the phases before the player's first turn (manual dice).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -75,11 +87,21 @@ impl Session {
     ///
     /// [`MAX_COMMAND_BYTES`]: crate::limits::MAX_COMMAND_BYTES
     pub fn check(&self, package: &str) -> Result<(), String> {
-        if self.format != SESSION_FORMAT || self.version != SESSION_VERSION {
+        if self.format != SESSION_FORMAT || !(1..=SESSION_VERSION).contains(&self.version) {
             return Err(format!(
-                "this is a `{}` file, version {}; servitor play reads `{SESSION_FORMAT}` version {SESSION_VERSION}",
+                "this is a `{}` file, version {}; servitor play reads `{SESSION_FORMAT}` versions 1 to {SESSION_VERSION}",
                 self.format, self.version
             ));
+        }
+        if self.version == 1 && self.manual_dice {
+            // Version 1 replayed a typed die without moving the game's stream, so what came
+            // after a die servitor rolled in the same game may come out otherwise now.
+            return Err(
+                "this save was written by an older servitor (save version 1) for a game with dice typed at \
+                 the table, and this servitor cannot promise to replay it as it was played: start a new game \
+                 (the commands played are listed in the file under `entries`)"
+                    .into(),
+            );
         }
         if self.package != package {
             return Err(format!(
@@ -98,6 +120,14 @@ impl Session {
     /// against the game's sides, and every saved die against the die the replay rolls with
     /// it (a face it has, and as many dice as it rolls: with manual dice each command keeps
     /// its own, with automatic dice the seed gives them and none are saved).
+    /// Whether the player rolls the dice of the next command: the start's way, switched by
+    /// each `dice` entry.
+    pub fn manual_now(&self) -> bool {
+        self.entries
+            .iter()
+            .fold(self.manual_dice, |manual, e| dice_switch(&e.line).unwrap_or(manual))
+    }
+
     pub fn replay(&self, host: &mut Host) -> Result<Game, GameError> {
         let sides = &host.game_def(self.game.as_deref())?.sides;
         if !sides.contains(&self.side) {
@@ -107,23 +137,38 @@ impl Session {
                 sides.join(", ")
             )));
         }
-        let saved_dice = self.entries.iter().chain(&self.redo).any(|e| !e.dice.is_empty());
-        if !self.manual_dice && (saved_dice || !self.start_dice.is_empty()) {
+        if !self.manual_dice && !self.start_dice.is_empty() {
             return Err(GameError::Save(
-                "the save has dice for its commands, but its dice are rolled by servitor (`manual_dice` is false)"
-                    .into(),
+                "the save has dice for its setup, but its dice are rolled by servitor (`manual_dice` is false)".into(),
             ));
         }
         let mut game = host.start(&self.setup(), Some(0))?;
         let dice: Dice = Arc::new(Mutex::new(Forced::default()));
-        self.force(&dice, &self.start_dice, &self.start_choices);
+        force(&dice, self.manual_dice, &self.start_dice, &self.start_choices);
         game.forced = Some(dice.clone());
         game = host.advance_to(game, &self.side)?;
         check_dice(&dice, &self.start_dice, "the setup").map_err(GameError::Save)?;
         check_choices(&dice, "the setup").map_err(GameError::Save)?;
+        let mut manual = self.manual_dice;
         for (n, entry) in self.entries.iter().enumerate() {
-            self.force(&dice, &entry.dice, &entry.choices);
             let what = || format!("command {} (`{}`)", n + 1, entry.line);
+            if let Some(switch) = dice_switch(&entry.line) {
+                if !entry.dice.is_empty() || !entry.choices.is_empty() {
+                    return Err(GameError::Save(format!(
+                        "{}: it rolls no dice and asks nothing",
+                        what()
+                    )));
+                }
+                manual = switch;
+                continue;
+            }
+            if !manual && !entry.dice.is_empty() {
+                return Err(GameError::Save(format!(
+                    "{}: the save has dice for it, but servitor rolled its dice (no `dice manual` before it)",
+                    what()
+                )));
+            }
+            force(&dice, manual, &entry.dice, &entry.choices);
             game = run_line(host, game, &entry.line, &self.side).map_err(|e| match e {
                 GameError::Refused(m) => GameError::Save(format!("{} no longer plays: {m}", what())),
                 other => other,
@@ -134,19 +179,124 @@ impl Session {
         Ok(game)
     }
 
-    /// Sets `dice` to give `values` next, recording what is rolled (manual dice), and the
-    /// answers `choices` to the questions asked.
-    fn force(&self, dice: &Dice, values: &[u64], choices: &[u64]) {
-        let mut d = lock(dice);
-        d.values = values.iter().copied().collect();
-        d.misfits.clear();
-        d.record = self.manual_dice.then(Vec::new);
-        d.choices = choices.iter().copied().collect();
+    /// Checks what `redo` would put back: the commands taken back play, in turn, on the game
+    /// the session's commands leave (a resume reads them from an untrusted file).
+    pub fn check_redo(&self, host: &mut Host) -> Result<(), GameError> {
+        if self.redo.is_empty() {
+            return Ok(());
+        }
+        let mut whole = self.clone();
+        whole.entries.extend(self.redo.iter().rev().cloned());
+        whole.redo.clear();
+        whole.replay(host).map(|_| ()).map_err(|e| match e {
+            GameError::Save(m) => GameError::Save(format!("what `redo` would put back: {m}")),
+            other => other,
+        })
     }
+}
+
+/// Plays one command of a session on `game`: a line the player typed, its dice and answers
+/// coming from `dice` as the front end set it up (asked at the table, or servitor's), or a
+/// redone command (`saved`), given its saved dice and answers again. Returns the game and the
+/// entry that replays the command: with manual dice every die as the face it showed, whoever
+/// rolled it, and every answer. `dice manual` and `dice auto` switch who rolls from the next
+/// command on. Every front end goes through here, so a command is kept the same way in all.
+pub fn play_line(
+    host: &mut Host,
+    game: Game,
+    session: &Session,
+    line: &str,
+    dice: &Dice,
+    saved: Option<&Entry>,
+) -> Result<(Game, Entry), GameError> {
+    let manual = session.manual_now();
+    if line.split_whitespace().next() == Some(DICE_COMMAND) {
+        let Some(switch) = dice_switch(line) else {
+            return Err(GameError::Refused(
+                "`dice manual` lets you roll every die from the next command on, `dice auto` lets servitor roll them"
+                    .into(),
+            ));
+        };
+        if switch == manual {
+            return Err(GameError::Refused(format!(
+                "the dice are {} already",
+                if manual { "manual" } else { "auto" }
+            )));
+        }
+        let entry = Entry {
+            line: line.split_whitespace().collect::<Vec<_>>().join(" "),
+            ..Entry::default()
+        };
+        return Ok((game, entry));
+    }
+    {
+        let mut d = lock(dice);
+        if let Some(entry) = saved {
+            d.values = entry.dice.iter().copied().collect();
+            d.choices = entry.choices.iter().copied().collect();
+        }
+        d.misfits.clear();
+        d.record = manual.then(Vec::new);
+        d.servitor_rolled.clear();
+        d.choice_record = Some(Vec::new());
+    }
+    let mut game = game;
+    game.forced = Some(dice.clone());
+    let game = run_line(host, game, line, &session.side)?;
+    if let Some(entry) = saved {
+        // A redone command's saved dice must fit the dice it rolls, as on a resume.
+        if manual {
+            check_dice(dice, &entry.dice, &format!("`{line}`")).map_err(GameError::Refused)?;
+        }
+        return Ok((game, entry.clone()));
+    }
+    let mut d = lock(dice);
+    let entry = Entry {
+        line: line.to_string(),
+        dice: d.record.take().unwrap_or_default(),
+        servitor_rolled: if manual {
+            d.servitor_rolled.iter().map(|&k| k as u64 + 1).collect()
+        } else {
+            Vec::new()
+        },
+        choices: d.choice_record.take().unwrap_or_default(),
+    };
+    Ok((game, entry))
+}
+
+/// `dice manual` or `dice auto`: whether it switches to the player's dice; `None` for any
+/// other line.
+pub fn dice_switch(line: &str) -> Option<bool> {
+    let mut words = line.split_whitespace();
+    if words.next() != Some(DICE_COMMAND) {
+        return None;
+    }
+    let switch = match words.next() {
+        Some("manual") => true,
+        Some("auto") => false,
+        _ => return None,
+    };
+    words.next().is_none().then_some(switch)
+}
+
+/// Sets `dice` to give `values` next, recording what is rolled (manual dice), and the
+/// answers `choices` to the questions asked; a question past them is an error of the save.
+fn force(dice: &Dice, manual: bool, values: &[u64], choices: &[u64]) {
+    let mut d = lock(dice);
+    d.values = values.iter().copied().collect();
+    d.misfits.clear();
+    d.record = manual.then(Vec::new);
+    d.servitor_rolled.clear();
+    d.choices = choices.iter().copied().collect();
+    d.strict_choices = true;
+    d.choices_short = false;
 }
 
 /// After a command was replayed with its saved answers: every one was asked for.
 pub fn check_choices(dice: &Dice, what: &str) -> Result<(), String> {
+    if lock(dice).choices_short {
+        return Err(format!("{what}: the save has fewer answers than it asks questions"));
+    }
     let left = lock(dice).choices.len();
     if left > 0 {
         return Err(format!(

@@ -441,41 +441,23 @@ impl Companion {
 
     /// Runs a command; `replay` gives a redone command's dice and answers. Accepted: its entry
     /// is added.
-    fn command(
-        &mut self,
-        line: &str,
-        replay: Option<(&[u64], &[u64])>,
-        answers: Vec<Option<u64>>,
-        choices: Vec<u64>,
-    ) -> Json {
-        let (Some(mut game), Some(session)) = (self.game.take(), self.session.as_ref()) else {
+    fn command(&mut self, line: &str, replay: Option<&Entry>, answers: Vec<Option<u64>>, choices: Vec<u64>) -> Json {
+        let (Some(game), Some(session)) = (self.game.take(), self.session.as_ref()) else {
             return refusal(line, "no game".into());
         };
-        let manual = session.manual_dice;
+        let manual = session.manual_now();
         let side = session.side.clone();
         let before = game.events.len();
-        let (forced, asked) = forced_for(manual, replay, answers, choices);
-        game.forced = Some(forced.clone());
-        match session::run_line(&mut self.host, game, line, &side) {
-            Ok(game) => {
+        let (forced, asked) = forced_for(manual, replay.map(|e| (&e.dice[..], &e.choices[..])), answers, choices);
+        match session::play_line(&mut self.host, game, session, line, &forced, replay) {
+            Ok((game, entry)) => {
                 if let Some(need) = need_json(line, &lock(&asked)) {
                     return self.restored(need);
                 }
-                let used = lock(&forced).record.take().unwrap_or_default();
-                let dice = match (manual, replay) {
-                    (false, _) => Vec::new(),
-                    (true, Some((values, _))) => values.to_vec(),
-                    (true, None) => used,
-                };
-                let choices = lock(&forced).choice_record.take().unwrap_or_default();
                 let lines = table::lines(&player_log(&game.events)[before.min(game.events.len())..], &side, false);
                 self.game = Some(game);
                 if let Some(session) = self.session.as_mut() {
-                    session.entries.push(Entry {
-                        line: line.to_string(),
-                        dice,
-                        choices,
-                    });
+                    session.entries.push(entry);
                 }
                 self.answer(line, true, None, lines)
             }
@@ -527,7 +509,7 @@ impl Companion {
             .as_mut()
             .map(|s| std::mem::take(&mut s.redo))
             .unwrap_or_default();
-        let answer = self.command(&entry.line, Some((&entry.dice, &entry.choices)), Vec::new(), Vec::new());
+        let answer = self.command(&entry.line, Some(&entry), Vec::new(), Vec::new());
         if let Some(s) = self.session.as_mut() {
             s.redo = redo;
         }
