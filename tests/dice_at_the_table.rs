@@ -212,11 +212,81 @@ fn the_title_comes_before_the_set_ups_first_die() {
         Some("servitor play · space-hulk-solo · mission breach-run · seed 11 · you play marine · dice manual"),
         "{both}"
     );
+    // The set-up's events before the die are shown before it is asked.
+    let die = both.find("rolled for setup").expect("the set-up's die");
+    assert!(both.find("blip-2 comes on").is_some_and(|k| k < die), "{both}");
+    assert!(lines.next() == Some("Setup"), "{both}");
+    assert!(both.contains("d6: 4 (the squad's command points)"), "{both}");
+}
+
+/// `play` read through one pipe, both streams in it as a terminal shows them.
+fn play_through_a_pipe(args: &str, input: &str) -> String {
+    let servitor = env!("CARGO_BIN_EXE_servitor");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("printf '{input}' | '{servitor}' play {args} 2>&1"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .env_remove("SERVITOR_RULESETS")
+        .output()
+        .expect("sh runs");
+    let both = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{both}");
+    both
+}
+
+/// With real dice, a die the enemy's turn rolls is asked where the rules roll it: after the
+/// events before it have been shown, never before, and its prompt says whose roll it is and
+/// what it decides; a tie the rules leave to a die is a die the player rolls too.
+#[test]
+fn a_die_is_asked_after_the_events_before_it_and_says_what_it_is_for() {
+    let both = play_through_a_pipe(
+        "space-hulk-solo --mission breach-run --seed 11 --dice manual",
+        &format!("4\\nend\\n{}quit\\n", "3\\n".repeat(12)),
+    );
+    let at = |text: &str| {
+        both.find(text)
+            .unwrap_or_else(|| panic!("`{text}` is not in the output:\n{both}"))
+    };
+    // The blip's move is shown before the brood test it leads to is asked for …
     assert!(
-        lines
-            .next()
-            .is_some_and(|l| l.contains("d6") && l.contains("rolled for setup")),
+        at("1. blip-2 moves 3 squares") < at("d6 for the brood test in junction"),
         "{both}"
     );
-    assert!(both.contains("d6: 4 (the squad's command points)"), "{both}");
+    // … and the die's result after its prompt.
+    assert!(
+        at("d6 for the brood test in junction") < at("⚄ d6: 3 (the brood test in junction)"),
+        "{both}"
+    );
+    // A tie among equals, rolled by the player: the die's faces and what each one picks.
+    assert!(both.contains("for blip-2's pick among equals: 1 marine-"), "{both}");
+    assert!(both.contains("roll a d5 (a d6, again on 6 or more)"), "{both}");
+}
+
+/// `--pace activation` shows the enemy's turn one piece at a time: Enter shows the next.
+#[test]
+fn pace_activation_waits_for_enter_between_two_pieces() {
+    let both = play_through_a_pipe(
+        "space-hulk-solo --mission breach-run --seed 11 --pace activation",
+        "end\\n\\nauto\\n\\n\\n\\n\\n\\nquit\\n",
+    );
+    let pause = "(Enter: the next activation · all: the rest of the turn)";
+    let first = both.find(pause).unwrap_or_else(|| panic!("no pause:\n{both}"));
+    let turn = both.find("Turn 1 · alien").expect("the alien turn");
+    assert!(turn < first, "{both}");
+    // One piece's steps before the pause, another's after it.
+    let before = &both[turn..first];
+    let after = &both[first..];
+    let piece_of = |text: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()) && l.contains(". blip-"))
+            .and_then(|l| l.split(". ").nth(1))
+            .and_then(|l| l.split_whitespace().next())
+            .map(str::to_string)
+    };
+    let (a, b) = (piece_of(before), piece_of(after));
+    assert!(a.is_some() && b.is_some() && a != b, "{a:?} then {b:?}:\n{both}");
+    // The same turn with `pace turn` has no pause.
+    let all = play_through_a_pipe("space-hulk-solo --mission breach-run --seed 11", "end\\nquit\\n");
+    assert!(!all.contains(pause), "{all}");
 }

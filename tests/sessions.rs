@@ -49,6 +49,7 @@ fn player(manual: bool, rng: Arc<Mutex<Rng>>) -> session::Dice {
     let mut forced = Forced {
         record: manual.then(Vec::new),
         choice_record: Some(Vec::new()),
+        asks_picks: true,
         ..Forced::default()
     };
     if manual {

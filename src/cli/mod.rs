@@ -15,6 +15,7 @@ mod roll;
 mod run;
 mod savefile;
 mod scenario;
+mod screen;
 mod show;
 mod sim;
 mod tables;

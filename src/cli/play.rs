@@ -4,11 +4,11 @@
 //! rename), `undo`/`redo` replay the command list, and `--resume` goes on from a save.
 //! Commands come from the terminal (history, tab completion) or from a pipe, one per line.
 
+use super::screen::{Pace, Screen};
 use clap::{Args, ValueEnum};
 use servitor::board::render::{self, Overlay};
 use servitor::campaign::Campaign;
 use servitor::dice::rng::{DieAsk, Forced};
-use servitor::game::event::player_log;
 use servitor::game::session::{self, Entry, SESSION_FORMAT, SESSION_VERSION, Session};
 use servitor::game::table;
 use servitor::game::{Game, GameError, Host};
@@ -65,6 +65,10 @@ pub struct PlayArgs {
     /// Answer each command with one JSON line (for other front ends)
     #[arg(long)]
     json: bool,
+    /// How the enemy's turn is shown: all at once, or one activation at a time, Enter showing
+    /// the next (for moving the minis as you read); the `pace` command switches it
+    #[arg(long, value_enum, default_value = "turn")]
+    pace: Pace,
     /// Also show the engine's bookkeeping (variables, piece fields, pool counters); --json
     /// always has everything the player may know
     #[arg(long)]
@@ -96,7 +100,7 @@ impl Input {
 
 /// One line of standard input, without its line end: at most `MAX_COMMAND_BYTES` of it are
 /// held (the rest of a longer line is read and dropped, and the line refused).
-fn read_stdin_line() -> Option<Result<String, String>> {
+pub(super) fn read_stdin_line() -> Option<Result<String, String>> {
     use servitor::limits::MAX_COMMAND_BYTES;
     let mut stdin = std::io::stdin().lock();
     let mut line = Vec::new();
@@ -156,7 +160,6 @@ struct Table {
     game: Game,
     save: Option<PathBuf>,
     json: bool,
-    verbose: bool,
     /// Set when input ended while a die was asked for.
     dice_ran_out: Arc<Mutex<bool>>,
     /// Saves written so far: one per command that changes the game, one at the start.
@@ -167,6 +170,8 @@ struct Table {
     /// The title line was printed before the set-up ran, so that a die or a question the
     /// set-up asks comes after it: `header` does not print it again.
     titled: bool,
+    /// What the player has been shown of the game.
+    screen: Arc<Screen>,
 }
 
 /// Where a package can be found again from any folder: a folder on disk as an absolute path,
@@ -316,9 +321,10 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
     let dice_ran_out = Arc::new(Mutex::new(false));
     let fresh = session.entries.is_empty() && !resumed;
     let titled = fresh && !args.json;
+    let screen = Screen::new(&session.side, args.verbose, args.json, args.pace);
     let (session, game) = if fresh {
         let mut session = session.clone();
-        let game = start_game(&mut host, &mut session, &dice_ran_out, titled).map_err(refused)?;
+        let game = start_game(&mut host, &mut session, &dice_ran_out, titled, &screen).map_err(refused)?;
         if *lock(&dice_ran_out) {
             return Err(super::Failure::Failed(
                 "input ended while a die or an answer was asked for: no game was started".into(),
@@ -327,6 +333,7 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
         (session, game)
     } else {
         let game = session.replay(&mut host).map_err(refused)?;
+        session.check_redo(&mut host).map_err(refused)?;
         (session, game)
     };
     play_loop(
@@ -336,11 +343,11 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
             game,
             save,
             json: args.json,
-            verbose: args.verbose,
             dice_ran_out,
             writes: 0,
             campaign: None,
             titled,
+            screen,
         },
         &mut input,
         &words,
@@ -447,6 +454,7 @@ fn run_campaign(args: PlayArgs, path: &std::path::Path) -> Result<(), super::Fai
     let total = campaign.def(&ruleset).map_or(0, |d| d.missions.len());
     let number = campaign.played.len() + 1;
     let side = campaign.side.clone().unwrap_or_default();
+    let screen = Screen::new(&side, args.verbose, args.json, args.pace);
     let (session, game, fresh, notes) = match campaign.session.clone() {
         Some(session) => {
             let game = session
@@ -460,7 +468,7 @@ fn run_campaign(args: PlayArgs, path: &std::path::Path) -> Result<(), super::Fai
                 .map_err(|e| super::Failure::Failed(super::campaign::error_report(&ruleset, e)))?;
             campaign.before_notes = notes.clone();
             let mut session = campaign_session(&campaign, &setup, side);
-            let game = start_game(&mut host, &mut session, &dice_ran_out, false).map_err(|e| match e {
+            let game = start_game(&mut host, &mut session, &dice_ran_out, false, &screen).map_err(|e| match e {
                 GameError::Usage(m) if fresh_campaign => super::usage(format!("error: {m}")),
                 other => super::Failure::Failed(failure(&ruleset, other)),
             })?;
@@ -477,11 +485,11 @@ fn run_campaign(args: PlayArgs, path: &std::path::Path) -> Result<(), super::Fai
         game,
         save: None,
         json: args.json,
-        verbose: args.verbose,
         dice_ran_out,
         writes: 0,
         campaign: Some((path.to_path_buf(), campaign)),
         titled: false,
+        screen,
     };
     let heading = format!("{} · seed {} · mission {number} of {total}", campaign_id, campaign_seed);
     table.say_notes(&heading, &notes, None);
@@ -528,15 +536,18 @@ fn start_game(
     session: &mut Session,
     dice_ran_out: &Arc<Mutex<bool>>,
     title: bool,
+    screen: &Arc<Screen>,
 ) -> Result<Game, GameError> {
     let game = host.new_game(&session.setup())?;
     if title {
         super::emitln(&title_line(session, &game.mission));
     }
     let mut game = host.advance(game, Some(0))?;
-    let dice = at_the_table(session.manual_dice, dice_ran_out.clone());
+    let dice = at_the_table(session.manual_dice, dice_ran_out.clone(), screen.clone());
     game.forced = Some(dice.clone());
-    let game = host.advance_to(game, &session.side)?;
+    screen.begin("start", &mut game, true);
+    let mut game = host.advance_to(game, &session.side)?;
+    screen.end(&mut game);
     session.start_dice = lock(&dice).record.take().unwrap_or_default();
     session.start_choices = lock(&dice).choice_record.take().unwrap_or_default();
     Ok(game)
@@ -634,13 +645,11 @@ impl Table {
                 super::emitln(&title_line(&t.session, &t.game.mission));
             }
             super::emitln("Type `help` for the commands.");
-            let shown = if fresh {
-                0
-            } else {
-                t.game.events.len().saturating_sub(30)
-            };
-            let seen = player_log(&t.game.events);
-            super::emit(&table::instructions(&seen[shown..], &t.session.side, t.verbose));
+            if !fresh {
+                // A resume: the last turns again.
+                t.screen.caught_up(&t.game, 30);
+            }
+            t.screen.show(&t.game);
         } else {
             t.respond("start", true, 0, None);
         }
@@ -691,8 +700,8 @@ impl Table {
             .map_err(|e| super::campaign::error_report(&ruleset, e))?;
         next.before_notes = notes.clone();
         let mut session = campaign_session(&next, &setup, self.session.side.clone());
-        let game =
-            start_game(&mut self.host, &mut session, &self.dice_ran_out, false).map_err(|e| failure(&ruleset, e))?;
+        let game = start_game(&mut self.host, &mut session, &self.dice_ran_out, false, &self.screen)
+            .map_err(|e| failure(&ruleset, e))?;
         self.say_notes(&format!("· mission {} played", next.played.len()), &after, None);
         let number = next.played.len() + 1;
         let total = next.def(&ruleset).map_or(0, |d| d.missions.len());
@@ -754,6 +763,28 @@ impl Table {
             "why" => self.say(&table::why(&self.game, rest.first().copied())),
             "sees" => self.say(&table::sees(&self.game, rest.first().copied())),
             "odds" => self.say(&odds(&self.game, rest.first().copied())),
+            "pace" => match rest.as_slice() {
+                ["activation"] => {
+                    self.screen.set_pace(Pace::Activation);
+                    self.say("pace: the enemy's turn one activation at a time (Enter shows the next, `all` the rest)\n");
+                }
+                ["turn"] => {
+                    self.screen.set_pace(Pace::Turn);
+                    self.say("pace: the enemy's turn all at once\n");
+                }
+                _ => self.respond(
+                    line,
+                    false,
+                    self.game.events.len(),
+                    Some(format!(
+                        "`pace activation` shows the enemy's turn one activation at a time, `pace turn` all at once (now: {})",
+                        match self.screen.pace() {
+                            Pace::Activation => "activation",
+                            Pace::Turn => "turn",
+                        }
+                    )),
+                ),
+            },
             "undo" => self.undo()?,
             "redo" => self.redo()?,
             _ => {
@@ -792,14 +823,20 @@ impl Table {
         let before = self.game.events.len();
         let forced = match saved {
             Some(_) => Arc::new(Mutex::new(Forced::default())),
-            None => at_the_table(self.session.manual_now(), self.dice_ran_out.clone()),
+            None => at_the_table(
+                self.session.manual_now(),
+                self.dice_ran_out.clone(),
+                self.screen.clone(),
+            ),
         };
         *lock(&self.dice_ran_out) = false;
         let placeholder = self.placeholder()?;
-        let game = std::mem::replace(&mut self.game, placeholder);
+        let mut game = std::mem::replace(&mut self.game, placeholder);
+        self.screen.begin(line, &mut game, false);
         let played = session::play_line(&mut self.host, game, &self.session, line, &forced, saved);
         match played {
-            Ok((game, entry)) if !*lock(&self.dice_ran_out) => {
+            Ok((mut game, entry)) if !*lock(&self.dice_ran_out) => {
+                self.screen.end(&mut game);
                 self.game = game;
                 let switched = session::dice_switch(&entry.line);
                 self.session.entries.push(entry);
@@ -888,12 +925,13 @@ impl Table {
         Ok(())
     }
 
-    /// The game as the accepted commands leave it.
+    /// The game as the accepted commands leave it, shown as it stands.
     fn restore(&mut self) -> Result<(), String> {
         self.game = self
             .session
             .replay(&mut self.host)
             .map_err(|e| failure(self.host.ruleset(), e))?;
+        self.screen.caught_up(&self.game, 0);
         Ok(())
     }
 
@@ -927,8 +965,7 @@ impl Table {
     fn respond(&self, line: &str, ok: bool, from: usize, note: Option<String>) {
         // The player's view: never what the player may not know (face-down identities,
         // secret pools, the order of decks).
-        let seen = player_log(&self.game.events);
-        let events = &seen[from.min(seen.len())..];
+        let events = self.screen.seen_from(&self.game, from);
         if self.json {
             let json = serde_json::json!({
                 "command": line,
@@ -946,7 +983,7 @@ impl Table {
             super::emitln(&if ok { note } else { format!("refused: {note}") });
         }
         if ok {
-            super::emit(&table::instructions(events, &self.session.side, self.verbose));
+            self.screen.show(&self.game);
         }
     }
 }
@@ -993,8 +1030,14 @@ enum Auto {
 /// The line that says what a die is for: the roll it belongs to, its place in it, the table
 /// rolled on and the purpose of the game's stream (the phase or trigger rolling it).
 fn die_for(die: &DieAsk) -> Option<String> {
-    let roll = die.roll.as_ref()?;
-    let mut line = roll.clone();
+    let Some(roll) = die.roll.as_ref() else {
+        // A die with no dice expression: a random pick the rules leave to a die.
+        return die.about.as_ref().map(|about| format!("{} for {about}", die.die));
+    };
+    let mut line = match &die.about {
+        Some(about) => format!("{roll} for {about}"),
+        None => roll.clone(),
+    };
     if let Some(t) = &die.table {
         line.push_str(&format!(" on table {t}"));
     }
@@ -1013,15 +1056,16 @@ fn die_for(die: &DieAsk) -> Option<String> {
 
 /// What a command asks of the player at the table: the dice, with manual dice; the answers to
 /// the game's questions (`game.ask`) always, each recorded for the save.
-fn at_the_table(manual: bool, ran_out: Arc<Mutex<bool>>) -> Arc<Mutex<Forced>> {
+fn at_the_table(manual: bool, ran_out: Arc<Mutex<bool>>, screen: Arc<Screen>) -> Arc<Mutex<Forced>> {
     let forced = if manual {
-        manual_dice(ran_out.clone())
+        manual_dice(ran_out.clone(), screen.clone())
     } else {
         Arc::new(Mutex::new(Forced::default()))
     };
     {
         let mut f = lock(&forced);
-        f.choose = Some(ask_choice(ran_out));
+        f.asks_picks = true;
+        f.choose = Some(ask_choice(ran_out, screen));
         f.choice_record = Some(Vec::new());
     }
     forced
@@ -1030,8 +1074,10 @@ fn at_the_table(manual: bool, ran_out: Arc<Mutex<bool>>) -> Arc<Mutex<Forced>> {
 /// A question of the game put to the player: the question and its choices numbered, then
 /// "choose 1-3, or auto:"; a number, a choice as written, or `auto` (servitor's answer: the
 /// stand-in player's).
-fn ask_choice(ran_out: Arc<Mutex<bool>>) -> servitor::dice::rng::AskChoice {
+fn ask_choice(ran_out: Arc<Mutex<bool>>, screen: Arc<Screen>) -> servitor::dice::rng::AskChoice {
     Box::new(move |q: &servitor::dice::rng::ChoiceAsk| -> Option<u64> {
+        // What happened before the question, first.
+        screen.flush();
         let mut text = format!("  {}\n", q.question);
         for (k, c) in q.choices.iter().enumerate() {
             let mark = if k == q.default {
@@ -1081,7 +1127,7 @@ fn ask_choice(ran_out: Arc<Mutex<bool>>) -> servitor::dice::rng::AskChoice {
 /// Dice asked of the player: a line saying what the die is for, then "roll 1 red die (faces
 /// 0 0 0 1 2 3), or auto:"; a face the die has (several, for the next dice too), `auto`
 /// (this die), `auto roll`, `auto all`, or `help`.
-fn manual_dice(ran_out: Arc<Mutex<bool>>) -> Arc<Mutex<Forced>> {
+fn manual_dice(ran_out: Arc<Mutex<bool>>, screen: Arc<Screen>) -> Arc<Mutex<Forced>> {
     let mut pending: std::collections::VecDeque<String> = std::collections::VecDeque::new();
     let mut auto = Auto::Ask;
     let ask = move |die: &DieAsk| -> Option<u64> {
@@ -1091,12 +1137,19 @@ fn manual_dice(ran_out: Arc<Mutex<bool>>) -> Arc<Mutex<Forced>> {
             Auto::Roll(..) => auto = Auto::Ask,
             Auto::Ask => {}
         }
+        // What happened before the die, first: a die is asked where the rules roll it.
+        screen.flush();
         let plain = die
             .die
             .strip_prefix('d')
             .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()));
         let what = if plain {
-            format!("a {}", die.die)
+            let n: u64 = die.die[1..].parse().unwrap_or(6);
+            match [2, 3, 4, 6, 8, 10, 12, 20, 100].iter().find(|&&d| d >= n) {
+                // A die no table has: the next one up, rolled again past its last face.
+                Some(&bigger) if bigger != n => format!("a {} (a d{bigger}, again on {} or more)", die.die, n + 1),
+                _ => format!("a {}", die.die),
+            }
         } else {
             format!("1 {} die", die.die)
         };
@@ -1320,11 +1373,11 @@ mod tests {
             game,
             save: Some(dir.path().join("s.json")),
             json: true,
-            verbose: false,
             dice_ran_out: Arc::new(Mutex::new(false)),
             writes: 0,
             campaign: None,
             titled: false,
+            screen: Screen::new("hunters", false, true, Pace::Turn),
         };
         for line in ["move hunter-1 2,1 3,1", "end", "undo", "undo"] {
             t.handle(line).unwrap();

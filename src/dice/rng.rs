@@ -45,6 +45,10 @@ pub struct Forced {
     /// `choices_short` (the save has too few answers) and takes the default.
     pub strict_choices: bool,
     pub choices_short: bool,
+    /// The random choices the rules leave to a die (ties, random picks: [`Rng::pick`]) are
+    /// dice too, given, asked and recorded as dice are (a session at the table); otherwise
+    /// they are drawn from the stream (a scenario's forced dice are only its dice).
+    pub asks_picks: bool,
 }
 
 /// Asks the player to choose: the position from 1 of the choice, or `None` for the default.
@@ -69,6 +73,8 @@ pub struct RollContext {
     pub asked: usize,
     /// The table being rolled on, if any.
     pub table: Option<String>,
+    /// Whose roll it is and what for, as the script said (`roll_dice(text, #{piece, why})`).
+    pub about: Option<String>,
 }
 
 impl std::fmt::Debug for Forced {
@@ -85,6 +91,7 @@ impl std::fmt::Debug for Forced {
             .field("choice_record", &self.choice_record)
             .field("strict_choices", &self.strict_choices)
             .field("choices_short", &self.choices_short)
+            .field("asks_picks", &self.asks_picks)
             .finish()
     }
 }
@@ -105,6 +112,8 @@ pub struct DieAsk {
     pub roll: Option<String>,
     pub index: usize,
     pub count: usize,
+    /// Whose roll it is and what it decides (a piece and a reason, a tie's candidates).
+    pub about: Option<String>,
 }
 
 impl Rng {
@@ -152,6 +161,39 @@ impl Rng {
         let forced = self.forced.as_ref()?;
         let mut f = forced.lock().unwrap_or_else(|p| p.into_inner());
         std::mem::replace(&mut f.context.table, table.map(str::to_string))
+    }
+
+    /// Whose roll it is and what for (`None`: done); returns the one before, to put back.
+    pub fn rolling_about(&mut self, about: Option<String>) -> Option<String> {
+        let forced = self.forced.as_ref()?;
+        let mut f = forced.lock().unwrap_or_else(|p| p.into_inner());
+        std::mem::replace(&mut f.context.about, about)
+    }
+
+    /// A random choice among `n` the rules leave to a die (a tie among equals, a random
+    /// pick): the position from 0. At the table ([`Forced::asks_picks`]) it is a die of `n`
+    /// faces like any other — given, asked with `describe`'s faces and what it decides, and
+    /// recorded —; elsewhere it is drawn as [`Rng::below`] draws it. The stream moves the
+    /// same either way.
+    pub fn pick(&mut self, n: u64, describe: &dyn Fn() -> (Vec<String>, String)) -> u64 {
+        let asks = n > 1
+            && n <= MAX_ASKED_PICK
+            && self
+                .forced
+                .as_ref()
+                .is_some_and(|f| f.lock().unwrap_or_else(|p| p.into_inner()).asks_picks);
+        if !asks {
+            return self.below(n);
+        }
+        self.die_asking(n, &|| {
+            let (faces, about) = describe();
+            DieAsk {
+                die: format!("d{n}"),
+                faces,
+                about: Some(about),
+                ..DieAsk::default()
+            }
+        })
     }
 
     /// [`Rng::rolling_table`] putting back what it returned.
@@ -206,13 +248,15 @@ impl Rng {
         forced.context.asked += 1;
         if result.is_none() && forced.ask.is_some() {
             let context = forced.context.clone();
+            let described = describe();
             let asking = DieAsk {
                 purpose: self.purpose.as_deref().map(str::to_string),
                 table: context.table,
                 roll: context.roll,
                 index: context.asked,
                 count: context.count,
-                ..describe()
+                about: described.about.clone().or(context.about),
+                ..described
             };
             if let Some(ask) = forced.ask.as_mut() {
                 result = ask(&asking).filter(|v| (1..=n).contains(v)).map(|v| v - 1);
@@ -294,6 +338,10 @@ impl Rng {
         }
     }
 }
+
+/// The most faces a random pick is asked of a player with (a tie among more is drawn by
+/// servitor): a d36 is already more than a table has.
+pub const MAX_ASKED_PICK: u64 = 36;
 
 /// FNV-1a over the purpose, then splitmix64 with the seed: fixed, portable, documented here.
 pub fn mix(seed: u64, purpose: &str) -> u64 {

@@ -206,47 +206,81 @@ impl Event {
 /// start. Fields the event already has are kept.
 pub fn annotate(events: &[Event]) -> Vec<Event> {
     let mut state = GameState::default();
-    events
-        .iter()
-        .map(|e| {
-            let mut e = e.clone();
-            let Some(action) = e.action.clone() else {
-                return e;
-            };
-            let at = |state: &GameState, id: &str| state.piece(id).and_then(|p| p.at);
-            match &action {
-                Action::Move { id, path } => {
-                    e.from = e.from.or(at(&state, id));
-                    e.to = e.to.or(path.last().copied());
-                    if e.path.is_empty() {
-                        e.path.clone_from(path);
-                    }
-                }
-                Action::Door { .. } => {
-                    if let Some(id) = e.piece.as_deref() {
-                        e.at = e.at.or(at(&state, id));
-                    }
-                }
-                Action::Leave { id, .. } | Action::Remove { id } => e.at = e.at.or(at(&state, id)),
-                Action::Damage { id, amount } => {
-                    e.target = e.target.or_else(|| Some(id.clone()));
-                    e.damage = e.damage.or(Some(*amount));
-                }
-                _ => {}
+    events.iter().map(|e| annotate_next(&mut state, e)).collect()
+}
+
+/// [`annotate`] of the next event of a log, `state` being what the events before it left.
+fn annotate_next(state: &mut GameState, e: &Event) -> Event {
+    let mut e = e.clone();
+    let Some(action) = e.action.clone() else {
+        return e;
+    };
+    let at = |state: &GameState, id: &str| state.piece(id).and_then(|p| p.at);
+    match &action {
+        Action::Move { id, path } => {
+            e.from = e.from.or(at(state, id));
+            e.to = e.to.or(path.last().copied());
+            if e.path.is_empty() {
+                e.path.clone_from(path);
             }
-            apply(&mut state, &action);
-            match &action {
-                Action::Add { piece } => e.at = e.at.or(piece.at),
-                Action::Enter { id, .. } => e.at = e.at.or(at(&state, id)),
-                Action::Reveal { id, .. } => {
-                    e.at = e.at.or(at(&state, id));
-                    e.revealed = e.revealed.or_else(|| state.piece(id).map(|p| p.kind.clone()));
-                }
-                _ => {}
+        }
+        Action::Door { .. } => {
+            if let Some(id) = e.piece.as_deref() {
+                e.at = e.at.or(at(state, id));
             }
-            e
-        })
-        .collect()
+        }
+        Action::Leave { id, .. } | Action::Remove { id } => e.at = e.at.or(at(state, id)),
+        Action::Damage { id, amount } => {
+            e.target = e.target.or_else(|| Some(id.clone()));
+            e.damage = e.damage.or(Some(*amount));
+        }
+        _ => {}
+    }
+    apply(state, &action);
+    match &action {
+        Action::Add { piece } => e.at = e.at.or(piece.at),
+        Action::Enter { id, .. } => e.at = e.at.or(at(state, id)),
+        Action::Reveal { id, .. } => {
+            e.at = e.at.or(at(state, id));
+            e.revealed = e.revealed.or_else(|| state.piece(id).map(|p| p.kind.clone()));
+        }
+        _ => {}
+    }
+    e
+}
+
+/// The player's view of a log kept up as the log grows: each new event seen once, so a long
+/// session costs the same per command at turn 20 as at turn 1 ([`player_log`] of the whole
+/// log, one event at a time).
+#[derive(Debug, Default)]
+pub struct PlayerLog {
+    referee: GameState,
+    view: PlayerView,
+    /// The player's view of the events seen so far.
+    pub seen: Vec<Event>,
+}
+
+impl PlayerLog {
+    /// Sees the events of `log` not seen yet (a log only grows; one that shrank, as after an
+    /// undo, is seen again from its start).
+    pub fn catch_up(&mut self, log: &[Event]) -> &[Event] {
+        let from = self.seen.len();
+        if log.len() < from {
+            *self = PlayerLog::default();
+            return self.catch_up(log);
+        }
+        for e in &log[from..] {
+            self.see_next(e);
+        }
+        &self.seen[from..]
+    }
+
+    /// Sees the next event of the log.
+    pub fn see_next(&mut self, e: &Event) {
+        let annotated = annotate_next(&mut self.referee, e);
+        let seen = self.view.see(&annotated);
+        self.seen.push(seen);
+    }
 }
 
 /// The player's view of a log, event by event: what a player at the table may know. It

@@ -97,6 +97,9 @@ pub struct Game {
     pub pending: VecDeque<Pending>,
     /// Dice given from outside, shared by every stream (scenarios; companion play).
     pub forced: Option<Arc<std::sync::Mutex<crate::dice::rng::Forced>>>,
+    /// While a front end shows a command's events as they come (a die asked mid-turn comes
+    /// after the events before it): a copy of every event as it is logged.
+    pub tee: Option<Arc<std::sync::Mutex<Vec<Event>>>>,
     /// `entered-section` triggers wait until the move that caused them ends.
     after_move: Vec<Pending>,
     /// … or, declared `after-activation`, until the piece that caused them has finished
@@ -145,6 +148,7 @@ impl Game {
             current: IDLE_STREAM.into(),
             pending: VecDeque::new(),
             forced: None,
+            tee: None,
             after_move: Vec::new(),
             after_activation: Vec::new(),
             acting: None,
@@ -218,13 +222,41 @@ impl Game {
         }
     }
 
+    /// Adds an event to the log (and to the tee, while one watches the log grow).
+    pub(crate) fn push_event(&mut self, e: Event) {
+        if let Some(tee) = &self.tee {
+            tee.lock().unwrap_or_else(|p| p.into_inner()).push(e.clone());
+        }
+        self.events.push(e);
+    }
+
     /// Logs an action with its text and carries it out.
     pub fn act(&mut self, kind: &str, text: String, piece: Option<&str>, action: Action) {
         self.flush_segment();
-        self.commit(kind, text, piece, action);
+        let e = self.commit(kind, text, piece, action);
+        self.push_event(e);
     }
 
-    fn commit(&mut self, kind: &str, text: String, piece: Option<&str>, action: Action) {
+    /// [`Game::act`] with the event finished by `finish` before it is logged (fields only
+    /// the caller knows); what `finish` returns is returned, the action carried out and
+    /// logged either way.
+    pub fn act_finished<T>(
+        &mut self,
+        kind: &str,
+        text: String,
+        piece: Option<&str>,
+        action: Action,
+        finish: impl FnOnce(&mut Event) -> T,
+    ) -> T {
+        self.flush_segment();
+        let mut e = self.commit(kind, text, piece, action);
+        let out = finish(&mut e);
+        self.push_event(e);
+        out
+    }
+
+    /// Carries out an action: the event that logs it, to be pushed.
+    fn commit(&mut self, kind: &str, text: String, piece: Option<&str>, action: Action) -> Event {
         if let Some(i) = action.piece_id().and_then(|id| self.state.index_of(id)) {
             self.forget_piece_view(i);
         }
@@ -245,7 +277,7 @@ impl Game {
         let mut e = self.event(kind, text);
         e.piece = piece.map(str::to_string);
         e.action = Some(action);
-        self.events.push(e);
+        e
     }
 
     /// A decision or remark, with its citation.
@@ -253,7 +285,7 @@ impl Game {
         self.flush_segment();
         let mut e = self.event("decision", text);
         e.source = source;
-        self.events.push(e);
+        self.push_event(e);
     }
 
     /// A question put to the player (`game.ask`): `choices` to pick one of, `default` the
@@ -324,7 +356,7 @@ impl Game {
         self.flush_segment();
         let mut e = self.event("choice", text);
         e.candidates = candidates;
-        self.events.push(e);
+        self.push_event(e);
     }
 
     /// [`Game::say`] with structured fields (`game.say(text, source, #{ … })`, see
@@ -339,7 +371,7 @@ impl Game {
         e.source = source;
         e.attach(fields)?;
         self.flush_segment();
-        self.events.push(e);
+        self.push_event(e);
         Ok(())
     }
 
@@ -397,7 +429,7 @@ impl Game {
                     e
                 }
             };
-            self.events.push(e);
+            self.push_event(e);
         }
     }
 
@@ -782,7 +814,7 @@ impl Game {
             // Keep the walk's line before this one: it happened first.
             self.flush_segment();
         }
-        self.events.push(e);
+        self.push_event(e);
     }
 
     pub fn mark_entered(&mut self, section: &str) {
@@ -819,7 +851,7 @@ impl Game {
         );
         e.piece = Some(id.clone());
         e.action = Some(Action::Move { id, path });
-        self.events.push(e);
+        self.push_event(e);
     }
 
     /// The move is over: its `entered-section` triggers may run now.

@@ -272,7 +272,7 @@ impl Game {
             return Ok(self.state.pieces[i].life);
         }
         let left = self.state.pieces[i].life.saturating_sub(n);
-        self.act(
+        self.act_finished(
             "damage",
             format!("{id} loses {n} life ({} left): {reason}", left.max(0)),
             Some(id),
@@ -280,15 +280,13 @@ impl Game {
                 id: id.into(),
                 amount: n,
             },
-        );
-        if let Some(e) = self.events.last_mut() {
-            if !by.is_empty() {
-                e.attacker = Some(by.to_string());
-            }
-            if let Some(fields) = fields {
-                e.attach(fields)?;
-            }
-        }
+            |e| {
+                if !by.is_empty() {
+                    e.attacker = Some(by.to_string());
+                }
+                fields.map_or(Ok(()), |fields| e.attach(fields))
+            },
+        )?;
         if left <= 0 {
             self.eliminate(i, reason, by);
         }

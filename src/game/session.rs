@@ -239,6 +239,7 @@ pub fn play_line(
         d.record = manual.then(Vec::new);
         d.servitor_rolled.clear();
         d.choice_record = Some(Vec::new());
+        d.asks_picks = true;
     }
     let mut game = game;
     game.forced = Some(dice.clone());
@@ -290,6 +291,7 @@ fn force(dice: &Dice, manual: bool, values: &[u64], choices: &[u64]) {
     d.choices = choices.iter().copied().collect();
     d.strict_choices = true;
     d.choices_short = false;
+    d.asks_picks = true;
 }
 
 /// After a command was replayed with its saved answers: every one was asked for.

@@ -34,15 +34,20 @@ pub enum Line {
 /// The events since the last command as [`Line`]s: `human` plays one side, the engine the
 /// others; the engine's turns are numbered.
 pub fn lines(events: &[Event], human: &str, verbose: bool) -> Vec<Line> {
+    lines_numbered(events, human, verbose, &mut 0)
+}
+
+/// [`lines`] going on from step `n` (a command's events shown a part at a time keep one
+/// numbering); `n` is left at the last number given.
+pub fn lines_numbered(events: &[Event], human: &str, verbose: bool, n: &mut usize) -> Vec<Line> {
     let mut out = Vec::new();
-    let mut n = 0;
     // The engine's bookkeeping (script variables, piece fields, counters that did not move)
     // is nothing to do on the table: kept in the log and the save, shown only when `verbose`.
     for e in events.iter().filter(|e| verbose || !e.is_bookkeeping()) {
         match e.kind.as_str() {
             "phase" if e.turn == 0 => out.push(Line::Setup),
             "phase" => {
-                n = 0;
+                *n = 0;
                 out.push(Line::Turn {
                     turn: e.turn,
                     side: e.side.clone(),
@@ -58,8 +63,8 @@ pub fn lines(events: &[Event], human: &str, verbose: bool) -> Vec<Line> {
                         "roll" | "table" | "decision" | "note" | "pool" | "take" | "give" | "score" | "collect" | "ap"
                     );
                 let number = numbered.then(|| {
-                    n += 1;
-                    n
+                    *n += 1;
+                    *n
                 });
                 out.push(Line::Step {
                     number,
@@ -76,8 +81,13 @@ pub fn lines(events: &[Event], human: &str, verbose: bool) -> Vec<Line> {
 
 /// The events since the last command as instructions in plain text.
 pub fn instructions(events: &[Event], human: &str, verbose: bool) -> String {
+    instructions_numbered(events, human, verbose, &mut 0)
+}
+
+/// [`instructions`] going on from step `n`, as [`lines_numbered`].
+pub fn instructions_numbered(events: &[Event], human: &str, verbose: bool, n: &mut usize) -> String {
     let mut out = String::new();
-    for line in lines(events, human, verbose) {
+    for line in lines_numbered(events, human, verbose, n) {
         match line {
             Line::Setup => out.push_str("Setup\n"),
             Line::Turn { turn, side, phase } => out.push_str(&format!("\nTurn {turn} · {side} · {phase}\n")),
@@ -100,6 +110,107 @@ pub fn instructions(events: &[Event], human: &str, verbose: bool) -> String {
         }
     }
     out
+}
+
+/// The events of a command split into activations, for a player who moves the minis as they
+/// read: a new activation begins at each thing to do on the table (a step servitor numbers)
+/// done by another piece than the one before — the attacker of a hit, else the piece the
+/// event concerns —, with the rolls and decisions since the other piece's last step. `last`
+/// is the piece acting when the events begin, and is left at the last one.
+pub fn activations<'e>(
+    events: &'e [Event],
+    human: &str,
+    last: &mut Option<String>,
+    aliases: &mut Aliases,
+) -> Vec<&'e [Event]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    // Just after the last step of the piece acting now.
+    let mut boundary = 0;
+    for (k, e) in events.iter().enumerate() {
+        aliases.follow(e);
+        let Some(actor) = aliases.actor(e, human) else { continue };
+        let actor = Some(actor);
+        if *last != actor {
+            if last.is_some() && boundary > start {
+                out.push(&events[start..boundary]);
+                start = boundary;
+            }
+            last.clone_from(&actor);
+        }
+        boundary = k + 1;
+    }
+    if start < events.len() {
+        out.push(&events[start..]);
+    }
+    out
+}
+
+/// Who is who in a log, as an activation sees it: the side each piece is on, and the names a
+/// piece went by (a token revealed under a new id — `reveal-ids by-kind` — is the same piece
+/// acting on).
+#[derive(Debug, Default, Clone)]
+pub struct Aliases {
+    first_names: std::collections::HashMap<String, String>,
+    sides: std::collections::HashMap<String, String>,
+}
+
+impl Aliases {
+    /// Takes note of a piece added, and of a reveal that renames one.
+    pub fn follow(&mut self, e: &Event) {
+        use super::state::Action;
+        match &e.action {
+            Some(Action::Add { piece }) => {
+                self.sides.insert(piece.id.clone(), piece.side.clone());
+            }
+            Some(Action::Reveal {
+                id, rename: Some(new), ..
+            }) => {
+                let first = self.first_name(id);
+                if let Some(side) = self.sides.get(id).cloned() {
+                    self.sides.insert(new.clone(), side);
+                }
+                self.first_names.insert(new.clone(), first);
+            }
+            _ => {}
+        }
+    }
+
+    /// The first name the piece went by.
+    pub fn first_name(&self, id: &str) -> String {
+        self.first_names.get(id).cloned().unwrap_or_else(|| id.to_string())
+    }
+
+    /// Who does what an event tells the table to do, by the first name it went by: the
+    /// attacker of a hit, else the piece it concerns — a piece of the engine's side, as the
+    /// player's own pieces' reactions (a shot at a piece moving) belong to the activation
+    /// they react to. `None` for an event that is no numbered step of the engine's side.
+    pub fn actor(&self, e: &Event, human: &str) -> Option<String> {
+        let numbered = e.side != human
+            && !e.is_bookkeeping()
+            && !matches!(
+                e.kind.as_str(),
+                "phase"
+                    | "roll"
+                    | "table"
+                    | "decision"
+                    | "note"
+                    | "pool"
+                    | "take"
+                    | "give"
+                    | "score"
+                    | "collect"
+                    | "ap"
+            );
+        if !numbered {
+            return None;
+        }
+        [&e.attacker, &e.piece]
+            .into_iter()
+            .flatten()
+            .find(|id| self.sides.get(id.as_str()).is_none_or(|side| side != human))
+            .map(|id| self.first_name(id))
+    }
 }
 
 /// How the game ended, and the scores.
@@ -130,6 +241,8 @@ pub fn help(game: &Game) -> String {
          \x20 sees PIECE       what that piece can see of the other side, nearest first, e.g. `sees scout-2`\n\
          \x20 odds TABLE       the exact odds of one of this package's tables (`servitor tables` lists them)\n\
          \x20 undo / redo      take back the last command (an engine turn it started too) / put it back\n\
+         \x20 dice manual|auto from the next command on, you roll every die (servitor asks, saying what it is for) or servitor does\n\
+         \x20 pace activation|turn  the enemy's turn one activation at a time (Enter for the next) or all at once\n\
          \x20 quit             stop; the save keeps the game (`servitor play --resume FILE`)\n",
     );
     out

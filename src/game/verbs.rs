@@ -244,7 +244,19 @@ impl Game {
             .map(|&(_, b)| b)
             .collect();
         let chosen = if rule.random_ties && tied.len() > 1 {
-            tied[rng.below(tied.len() as u64) as usize]
+            let n = tied.len() as u64;
+            let k = rng.pick(n, &|| {
+                let names: Vec<String> = tied
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &b)| format!("{} {}", k + 1, pieces[b].id))
+                    .collect();
+                (
+                    (1..=n).map(|k| k.to_string()).collect(),
+                    format!("{}'s target, among equals: {}", pieces[a].id, names.join(", ")),
+                )
+            });
+            tied[k as usize]
         } else {
             tied[0]
         };
@@ -686,13 +698,26 @@ impl Game {
             .iter()
             .filter(|r| mover.is_some() || !r.test.iter().any(|c| matches!(c, Criterion::Faces(_))))
             .collect();
+        let pieces = &self.state.pieces;
         let pick = |left: &[usize], rng: &mut Rng| -> (usize, Option<(i64, i64)>) {
             if left.len() == 1 {
                 (left[0], None)
             } else {
-                let n = left.len() as i64;
-                let v = rng.range(1, n);
-                (left[(v - 1) as usize], Some((n, v)))
+                // A die among the equals, which the player at the table may roll.
+                let n = left.len() as u64;
+                let v = 1 + rng.pick(n, &|| {
+                    let names: Vec<String> = left
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &c)| format!("{} {}", k + 1, pieces[c].id))
+                        .collect();
+                    let whose = mover.map(|m| format!("{}'s ", pieces[m].id)).unwrap_or_default();
+                    (
+                        (1..=n).map(|k| k.to_string()).collect(),
+                        format!("{whose}pick among equals: {}", names.join(", ")),
+                    )
+                }) as i64;
+                (left[(v - 1) as usize], Some((n as i64, v)))
             }
         };
         let tie = |n: usize| {

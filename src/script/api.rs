@@ -237,7 +237,18 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
             return fail(format!("random({lo}, {hi}): the upper bound is below the lower"));
         }
         let mut st = lock(&s);
-        let value = st.rng.range(lo, hi);
+        // A number the rules leave to a die: at the table, the player may roll it.
+        let value = match u64::try_from(hi as i128 - lo as i128 + 1) {
+            Ok(width) if width > 1 && width <= crate::dice::rng::MAX_ASKED_PICK => {
+                lo + st.rng.pick(width, &|| {
+                    (
+                        (lo..=hi).map(|v| v.to_string()).collect(),
+                        format!("a number from {lo} to {hi} at random"),
+                    )
+                }) as INT
+            }
+            _ => st.rng.range(lo, hi),
+        };
         let roll = DiceRoll::random(lo, hi, value);
         push(
             &mut st,
@@ -258,7 +269,18 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
         if items.is_empty() {
             return fail("pick([]): nothing to pick from".into());
         }
-        let i = lock(&s).rng.below(items.len() as u64) as usize;
+        let n = items.len() as u64;
+        let i = lock(&s).rng.pick(n, &|| {
+            let shown: Vec<String> = items.iter().take(12).map(|v| v.to_string()).collect();
+            (
+                (1..=n).map(|k| k.to_string()).collect(),
+                format!(
+                    "one of {n} at random, in this order: {}{}",
+                    shown.join(", "),
+                    if n > 12 { ", …" } else { "" }
+                ),
+            )
+        }) as usize;
         Ok(items[i].clone())
     });
     let (s, b) = (state.clone(), budget.clone());
@@ -320,7 +342,15 @@ fn roll_about(
             e
         }
     };
+    let about = match (&piece, &why) {
+        (Some(p), Some(w)) => Some(format!("{p}: {w}")),
+        (Some(p), None) => Some(p.clone()),
+        (None, Some(w)) => Some(w.clone()),
+        (None, None) => None,
+    };
+    let before = st.rng.rolling_about(about);
     let roll = expr.roll(&mut st.rng);
+    st.rng.rolling_about(before);
     push(
         &mut st,
         budget,

@@ -297,6 +297,7 @@ fn forced_for(
         }));
     }
     forced.choice_record = Some(Vec::new());
+    forced.asks_picks = true;
     (Arc::new(Mutex::new(forced)), asked)
 }
 
@@ -393,6 +394,9 @@ impl Companion {
         session.check(self.host.ruleset().name())?;
         let game = session
             .replay(&mut self.host)
+            .map_err(|e| game_error_text(e, &self.host))?;
+        session
+            .check_redo(&mut self.host)
             .map_err(|e| game_error_text(e, &self.host))?;
         // The last turns' instructions, as `servitor play --resume` shows them.
         let shown = game.events.len().saturating_sub(30);
