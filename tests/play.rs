@@ -377,3 +377,31 @@ fn a_whole_session_at_the_table_never_shows_the_player_a_secret() {
         "the session meets secrets to keep: {checked} events, {secrets_met} secrets"
     );
 }
+
+/// A session adds up what its commands cost against the game's limits as its replay does:
+/// the command past `MAX_GAME_OPERATIONS` is refused at the table, and the save then always
+/// resumes (it once accepted every command live and refused the save on the resume).
+#[test]
+fn a_session_counts_the_games_limits_as_its_replay_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("s.json");
+    let args = [
+        "tests/games/skirmish-costly",
+        "--mission",
+        "hall-fight",
+        "--seed",
+        "1",
+        "--save",
+        save.to_str().unwrap(),
+    ];
+    let (stdout, stderr, code) = play(&args, &"busy\n".repeat(6));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.matches("counted to").count(), 3, "{stdout}");
+    assert!(
+        stdout.contains("refused:") && stdout.contains("MAX_GAME_OPERATIONS"),
+        "{stdout}"
+    );
+    let (again, stderr, code) = play(&["--resume", save.to_str().unwrap()], "quit\n");
+    assert_eq!(code, 0, "the save resumes: {stderr}");
+    assert_eq!(again.matches("counted to").count(), 3, "{again}");
+}

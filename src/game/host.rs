@@ -409,6 +409,9 @@ impl Host {
         args: Vec<Dynamic>,
         refusable: bool,
     ) -> Result<Game, GameError> {
+        // The game's totals go on from where its last run left them, whatever the host ran
+        // in between (another game, a placeholder while a command waits).
+        self.budget.resume_game(game.spent);
         *lock(&self.game) = Some(Box::new(game));
         {
             let mut g = lock(&self.game);
@@ -426,6 +429,7 @@ impl Host {
             crate::script::profile::end();
         }
         let mut game = *lock(&self.game).take().expect("the game stays installed during a call");
+        game.spent = self.budget.spent();
         {
             let mut run = lock(&self.run);
             let steps = std::mem::take(&mut run.steps);

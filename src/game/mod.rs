@@ -100,6 +100,10 @@ pub struct Game {
     /// While a front end shows a command's events as they come (a die asked mid-turn comes
     /// after the events before it): a copy of every event as it is logged.
     pub tee: Option<Arc<std::sync::Mutex<Vec<Event>>>>,
+    /// What the game's script runs spent so far, against the `MAX_GAME_*` limits: kept with
+    /// the game, so a game its host put down (a session between two commands) goes on adding
+    /// up where it was.
+    pub spent: crate::script::Spent,
     /// `entered-section` triggers wait until the move that caused them ends.
     after_move: Vec<Pending>,
     /// … or, declared `after-activation`, until the piece that caused them has finished
@@ -149,6 +153,7 @@ impl Game {
             pending: VecDeque::new(),
             forced: None,
             tee: None,
+            spent: Default::default(),
             after_move: Vec::new(),
             after_activation: Vec::new(),
             acting: None,

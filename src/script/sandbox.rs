@@ -162,6 +162,24 @@ impl Budget {
         self.in_game.store(true, Ordering::Relaxed);
     }
 
+    /// The runs from now on belong to a game whose runs so far spent `spent` (a game picked up
+    /// again between two commands of a session): its totals go on from there, as they would
+    /// have had its runs never stopped, so a session adds up the same live and on a replay.
+    pub fn resume_game(&self, spent: Spent) {
+        for counter in [&self.ops, &self.millis, &self.work, &self.log_bytes] {
+            counter.store(0, Ordering::Relaxed);
+        }
+        for (i, total) in [
+            (OPS, spent.operations),
+            (WORK, spent.work),
+            (LOG, spent.log_bytes),
+            (MILLIS, spent.millis),
+        ] {
+            self.game[i].store(total, Ordering::Relaxed);
+        }
+        self.in_game.store(true, Ordering::Relaxed);
+    }
+
     /// What the game's runs spent so far, the one running now included.
     pub fn spent(&self) -> Spent {
         let total = |i: usize, now: &AtomicU64| {
