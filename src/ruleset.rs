@@ -238,6 +238,9 @@ pub struct CommandDef {
     pub function: String,
     /// How to type it, with an example.
     pub help: Option<String>,
+    /// The first piece it names may be another side's (`any-piece`); otherwise it must be
+    /// one of the player's own pieces.
+    pub any_piece: bool,
 }
 
 /// A game's option (`--set name=value`): declared and checked as a procedure's arg is.

@@ -405,3 +405,39 @@ fn a_session_counts_the_games_limits_as_its_replay_does() {
     assert_eq!(code, 0, "the save resumes: {stderr}");
     assert_eq!(again.matches("counted to").count(), 3, "{again}");
 }
+
+/// A command belongs to the side that plays it: playing the other side (`--as`), the first
+/// piece a command names must be one of the player's, and a save edited to the other side no
+/// longer replays.
+#[test]
+fn the_player_commands_their_own_side_only() {
+    let (stdout, stderr, code) = play(
+        &[SKIRMISH, "--mission", "hall-fight", "--seed", "3", "--as", "lurkers"],
+        "move hunter-1 2,1\nquit\n",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("refused: hunter-1 is not yours: you play the lurkers side"),
+        "{stdout}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("s.json");
+    let args = [
+        SKIRMISH,
+        "--mission",
+        "hall-fight",
+        "--seed",
+        "3",
+        "--save",
+        save.to_str().unwrap(),
+    ];
+    let (_, stderr, code) = play(&args, "move hunter-1 2,1\nquit\n");
+    assert_eq!(code, 0, "{stderr}");
+    let text = std::fs::read_to_string(&save)
+        .unwrap()
+        .replace("\"side\":\"hunters\"", "\"side\":\"lurkers\"");
+    std::fs::write(&save, &text).unwrap();
+    let (_, stderr, code) = play(&["--resume", save.to_str().unwrap()], "quit\n");
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("hunter-1 is not yours"), "{stderr}");
+}

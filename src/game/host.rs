@@ -275,6 +275,18 @@ impl Host {
                 "no command `{name}`{hint} (type `help` for the list)"
             )));
         };
+        // A command acts with a piece of the side whose phase it is: the first piece it names
+        // must be one of theirs (the others it names may be anyone's: a target, a foe).
+        let side = &game.def.phases[game.next.1].side;
+        if !command.any_piece
+            && let Some(piece) = words.iter().find_map(|w| game.state.piece(w))
+            && piece.side != *side
+        {
+            return Err(GameError::Refused(format!(
+                "{} is not yours: you play the {side} side, and a command acts with one of your pieces",
+                piece.id
+            )));
+        }
         let stream = game.state.phase.clone();
         let words: rhai::Array = words.into_iter().map(Dynamic::from).collect();
         let ruleset = self.ruleset.clone();

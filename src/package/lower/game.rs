@@ -11,8 +11,8 @@ use crate::syntax::ast;
 use indexmap::IndexMap;
 
 /// Words `servitor play` keeps for itself.
-pub const RESERVED_COMMANDS: [&str; 11] = [
-    "end", "undo", "redo", "board", "status", "why", "odds", "help", "quit", "save", "auto",
+pub const RESERVED_COMMANDS: [&str; 14] = [
+    "end", "undo", "redo", "board", "status", "why", "odds", "help", "quit", "save", "auto", "dice", "pace", "fix",
 ];
 
 /// Turns a game never ends by itself unless `max-turns` says otherwise.
@@ -114,8 +114,11 @@ impl Lower<'_> {
         for p in props.all("command") {
             let words: Vec<Option<&str>> = p.values.iter().take(2).map(ast::Value::as_name).collect();
             let help = p.values.get(2).and_then(ast::Value::as_text).map(str::to_string);
+            // `any-piece` last: the first piece the command names may be another side's (a
+            // foe it reports wounds on); otherwise it must be the player's own.
+            let any_piece = p.values.len() == 4 && p.values[3].as_name() == Some("any-piece");
             match (words.as_slice(), p.values.len()) {
-                ([Some(name), Some(function)], 2 | 3) => {
+                ([Some(name), Some(function)], 2 | 3) | ([Some(name), Some(function)], 4) if p.values.len() < 4 || any_piece => {
                     if RESERVED_COMMANDS.contains(name) {
                         self.err(
                             Diagnostic::error(
@@ -136,13 +139,14 @@ impl Lower<'_> {
                         CommandDef {
                             function: function.to_string(),
                             help,
+                            any_piece,
                         },
                     );
                 }
                 _ => self.err(
                     Diagnostic::error(
                         p.span,
-                        "`command` takes a word, a function and a help text",
+                        "`command` takes a word, a function, a help text and, last, `any-piece` if it may name another side's piece first",
                         "not understood",
                     )
                     .with_help("write `command fire player_fire \"fire <piece> <target>: shoot\"`"),
