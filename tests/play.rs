@@ -441,3 +441,73 @@ fn the_player_commands_their_own_side_only() {
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("hunter-1 is not yours"), "{stderr}");
 }
+
+/// Corrections at the table (`fix`): in each bundled game, the player sets what the table
+/// shows, each correction logged as theirs with its reason, taken back by `undo`, put back
+/// by `redo`, and kept across a resume, where `why` shows it.
+#[test]
+fn corrections_of_each_kind_survive_undo_redo_and_resume() {
+    let games: [(&str, &str, &str, &str, &str); 4] = [
+        (
+            "space-hulk-solo",
+            "breach-run",
+            "3",
+            "fix marine-1 at 5,5 because knocked over\nfix marine-1 facing down\nfix marine-2 life 0\nfix marine-2 restore 6,5\n",
+            "marine-1",
+        ),
+        (
+            "space-crusade-solo",
+            "reactor-strike",
+            "2",
+            "enter marine-1 7,1\nfix marine-1 at 7,2 because measured\nfix marine-1 remove\nfix marine-1 restore 7,1\n",
+            "marine-1",
+        ),
+        (
+            "starquest-solitaire",
+            "mission-1",
+            "2",
+            "enter marine-1 7,1\nfix marine-1 life 3 because the refractor field\nfix marine-1 at 7,2\n",
+            "marine-1",
+        ),
+        (
+            "solo-heresy",
+            "raid",
+            "2",
+            "fix warden-line-squad-2 at 36.5,40 because measured from the base\nfix warden-line-squad-2 life 7\n",
+            "warden-line-squad-2",
+        ),
+    ];
+    for (package, mission, seed, fixes, piece) in games {
+        let dir = tempfile::tempdir().unwrap();
+        let save = dir.path().join("s.json");
+        let args = [
+            package,
+            "--mission",
+            mission,
+            "--seed",
+            seed,
+            "--save",
+            save.to_str().unwrap(),
+        ];
+        let input = format!("{fixes}fix {piece} teleport\nundo\nredo\n");
+        let (stdout, stderr, code) = play(&args, &input);
+        assert_eq!(code, 0, "{package}: {stderr}");
+        let made = stdout.matches("the player's correction: ").count();
+        let asked = fixes.matches("fix ").count();
+        assert!(
+            made > asked,
+            "{package}: each correction logged (one redone):\n{stdout}"
+        );
+        assert!(
+            stdout.contains("refused: not a correction: fix PIECE at X,Y"),
+            "{package}:\n{stdout}"
+        );
+        assert!(stdout.contains("took back `fix "), "{package}:\n{stdout}");
+        let (again, stderr, code) = play(&["--resume", save.to_str().unwrap()], &format!("why {piece}\nquit\n"));
+        assert_eq!(code, 0, "{package}: the save resumes: {stderr}");
+        assert!(
+            again.contains(": the player's correction: "),
+            "{package}: `why` shows the correction:\n{again}"
+        );
+    }
+}

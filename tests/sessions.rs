@@ -77,6 +77,19 @@ fn command(game: &Game, side: &str, rng: &mut Rng) -> String {
     if roll < 33 {
         return "fly marine-9 to the moon".into();
     }
+    if roll < 36 {
+        // A correction at the table.
+        let mine: Vec<&String> = game
+            .state
+            .pieces
+            .iter()
+            .filter(|p| p.side == side)
+            .map(|p| &p.id)
+            .collect();
+        if let Some(id) = mine.get(rng.below(mine.len().max(1) as u64) as usize) {
+            return format!("fix {id} life {} because the table says so", 1 + rng.below(3));
+        }
+    }
     let commands: Vec<(&String, &servitor::ruleset::CommandDef)> = game.def.commands.iter().collect();
     if commands.is_empty() {
         return "end".into();

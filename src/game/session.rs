@@ -362,5 +362,12 @@ pub fn run_line(host: &mut Host, game: Game, line: &str, side: &str) -> Result<G
     if first == "end" {
         return host.end_phase(game, side);
     }
+    if first == "fix" {
+        // The player's correction: the table is the truth.
+        let words: Vec<String> = words.collect();
+        let mut game = game;
+        game.correct(&words).map_err(GameError::Refused)?;
+        return Ok(game);
+    }
     host.command(game, &first, words.collect())
 }

@@ -243,6 +243,7 @@ pub fn help(game: &Game) -> String {
          \x20 undo / redo      take back the last command (an engine turn it started too) / put it back\n\
          \x20 dice manual|auto from the next command on, you roll every die (servitor asks, saying what it is for) or servitor does\n\
          \x20 pace activation|turn  the enemy's turn one activation at a time (Enter for the next) or all at once\n\
+         \x20 fix …            the table is the truth: fix PIECE at X,Y | facing up|right|down|left | life N | remove | restore X,Y; fix door X,Y X,Y open|shut; end with `because …`\n\
          \x20 quit             stop; the save keeps the game (`servitor play --resume FILE`)\n",
     );
     out
