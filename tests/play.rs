@@ -511,3 +511,26 @@ fn corrections_of_each_kind_survive_undo_redo_and_resume() {
         );
     }
 }
+
+/// `move MODEL SQUARE` in Space Crusade and StarQuest walks to that square the shortest legal
+/// way, saying the path; a destination past the model's allowance is refused with the numbers.
+#[test]
+fn a_move_to_a_destination_walks_the_shortest_way() {
+    for package in ["space-crusade-solo", "starquest-solitaire"] {
+        let mission = if package == "space-crusade-solo" {
+            "reactor-strike"
+        } else {
+            "mission-1"
+        };
+        let (stdout, stderr, code) = play(
+            &[package, "--mission", mission, "--seed", "2"],
+            "enter marine-1 7,1\nmove marine-1 9,4\nmove marine-1 20,20\nquit\n",
+        );
+        assert_eq!(code, 0, "{package}: {stderr}");
+        assert!(
+            stdout.contains("marine-1 moves 4 squares: 7,1 → 7,2 → 7,3 → 8,4 → 9,4"),
+            "{package}:\n{stdout}"
+        );
+        assert!(stdout.contains("refused: marine-1 has "), "{package}:\n{stdout}");
+    }
+}

@@ -137,6 +137,26 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
             })
         },
     );
+    // A question: the shortest way a piece would walk to a square (its steps, the square it
+    // stands on left out), or () when it cannot end there; nothing moves. For a command that
+    // takes a destination, which checks the length against what the piece may move.
+    let a = api.clone();
+    engine.register_fn("path_to", move |_: GameRef, id: &str, to: Dynamic| -> Res<Dynamic> {
+        a.with(|g, run| {
+            let i = g.on_grid(id)?;
+            let target = super::square(g, &to)?;
+            a.cost(area(g).saturating_mul(9))?;
+            let Some(path) = g.plan_move(i, &[target], true, u16::MAX, &mut run.rng) else {
+                return Ok(Dynamic::UNIT);
+            };
+            if path.last() != Some(&target) {
+                return Ok(Dynamic::UNIT);
+            }
+            Ok(Dynamic::from_array(
+                path.iter().map(|s| Dynamic::from(s.to_string())).collect(),
+            ))
+        })
+    });
     let a = api.clone();
     engine.register_fn(
         "move_path",
