@@ -869,15 +869,7 @@ impl Table {
             }
             Err(error) => {
                 self.restore()?;
-                let reason = match error {
-                    GameError::Refused(m) | GameError::Usage(m) | GameError::Save(m) | GameError::Scenario(m) => m,
-                    GameError::Script { diagnostic, .. } => {
-                        let report = servitor::diagnostic::Report {
-                            diagnostics: vec![*diagnostic],
-                        };
-                        report.render(&self.host.ruleset().sources, false)
-                    }
-                };
+                let reason = error.refusal_line(self.host.ruleset());
                 self.respond(line, false, before, Some(format!("{reason} — nothing changed")));
                 Ok(false)
             }
