@@ -1356,3 +1356,33 @@ fn a_save_at_any_phase_of_any_bundled_game_resumes() {
     }
     assert!(saves >= 4 * PHASES_SAVED as usize, "{saves} saves");
 }
+
+/// A save whose log does not replay named the action as a Rust structure
+/// (`Face { id: "marine-1", facing: 4 }`): it is named as the save writes it.
+#[test]
+fn a_log_that_does_not_replay_names_its_action_as_the_save_writes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("s.json");
+    let out = run(
+        &["game", "space-hulk-solo", "--mission", "breach-run", "--seed", "3", "--phases", "2", "--save", s(&save)],
+        "",
+    );
+    assert_code(&out, 0, "the save");
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&save).unwrap()).unwrap();
+    let face = v["events"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|e| e["action"]["do"] == "face")
+        .expect("a Terminator turns in two phases");
+    face["action"]["id"] = "nobody".into();
+    std::fs::write(&save, v.to_string()).unwrap();
+    let out = run(&["game", "space-hulk-solo", "--resume", s(&save)], "");
+    assert_code(&out, 1, "the tampered save");
+    assert!(
+        out.stderr.contains(r#"the log does not replay: the action {"do":"face","id":"nobody","#),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("Face {"), "{}", out.stderr);
+}
