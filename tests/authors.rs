@@ -272,7 +272,11 @@ fn a_variant_restating_its_base_changes_no_game() {
             assert_eq!(code, 0, "{stderr}");
             stdout.replace("hulk-restated", "space-hulk-solo")
         };
-        assert_eq!(game("tests/fixtures/hulk-restated"), game("space-hulk-solo"), "seed {seed}");
+        assert_eq!(
+            game("tests/fixtures/hulk-restated"),
+            game("space-hulk-solo"),
+            "seed {seed}"
+        );
     }
 }
 
@@ -294,8 +298,14 @@ fn an_override_replaces_only_the_entries_it_names() {
         Some("fire MODEL TARGET: shoot, e.g. fire marine-1 genestealer-2")
     );
     assert_eq!(v.commands["move"].help, b.commands["move"].help);
-    assert_eq!(v.options.keys().collect::<Vec<_>>(), b.options.keys().collect::<Vec<_>>());
-    assert_eq!(v.options["marine-style"].default, servitor::value::Value::Name("bold".into()));
+    assert_eq!(
+        v.options.keys().collect::<Vec<_>>(),
+        b.options.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(
+        v.options["marine-style"].default,
+        servitor::value::Value::Name("bold".into())
+    );
     assert_eq!(format!("{:?}", v.triggers), format!("{:?}", b.triggers));
     assert_eq!(format!("{:?}", v.phases), format!("{:?}", b.phases));
 }

@@ -397,7 +397,14 @@ fn a_campaign_file_that_no_longer_fits_the_package_is_refused_and_kept() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("exercise.json");
     let (_, err, code) = servitor(
-        &["play", "starquest-solitaire", "--campaign", file.to_str().unwrap(), "--seed", "3"],
+        &[
+            "play",
+            "starquest-solitaire",
+            "--campaign",
+            file.to_str().unwrap(),
+            "--seed",
+            "3",
+        ],
         &to_the_next_mission(),
     );
     assert_eq!(code, 0, "{err}");
@@ -410,25 +417,62 @@ fn a_campaign_file_that_no_longer_fits_the_package_is_refused_and_kept() {
     let cases: Vec<(&str, Tamper)> = vec![
         ("alien-rank -1", Box::new(|v| v["state"]["alien-rank"] = (-1).into())),
         ("alien-rank 99", Box::new(|v| v["state"]["alien-rank"] = 99.into())),
-        ("alien-rank 1e308", Box::new(|v| v["state"]["alien-rank"] = 1e308.into())),
+        (
+            "alien-rank 1e308",
+            Box::new(|v| v["state"]["alien-rank"] = 1e308.into()),
+        ),
         ("alien-rank \"x\"", Box::new(|v| v["state"]["alien-rank"] = "x".into())),
-        ("alien-rank null", Box::new(|v| v["state"]["alien-rank"] = serde_json::Value::Null)),
+        (
+            "alien-rank null",
+            Box::new(|v| v["state"]["alien-rank"] = serde_json::Value::Null),
+        ),
         ("a key of its own", Box::new(|v| v["state"]["cheat"] = true.into())),
-        ("winner nope", Box::new(|v| v["played"][0]["result"]["winner"] = "nope".into())),
-        ("the other winner", Box::new(|v| {
-            let w = if v["played"][0]["result"]["winner"] == "alien" { "marine" } else { "alien" };
-            v["played"][0]["result"]["winner"] = w.into();
-        })),
-        ("a score", Box::new(|v| v["played"][0]["result"]["scores"]["alien"] = 999.into())),
-        ("a side's score gone", Box::new(|v| {
-            v["played"][0]["result"]["scores"].as_object_mut().unwrap().remove("alien");
-        })),
+        (
+            "winner nope",
+            Box::new(|v| v["played"][0]["result"]["winner"] = "nope".into()),
+        ),
+        (
+            "the other winner",
+            Box::new(|v| {
+                let w = if v["played"][0]["result"]["winner"] == "alien" {
+                    "marine"
+                } else {
+                    "alien"
+                };
+                v["played"][0]["result"]["winner"] = w.into();
+            }),
+        ),
+        (
+            "a score",
+            Box::new(|v| v["played"][0]["result"]["scores"]["alien"] = 999.into()),
+        ),
+        (
+            "a side's score gone",
+            Box::new(|v| {
+                v["played"][0]["result"]["scores"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("alien");
+            }),
+        ),
         ("turns", Box::new(|v| v["played"][0]["result"]["turns"] = 5000.into())),
         ("a mission's seed", Box::new(|v| v["played"][0]["seed"] = 12345.into())),
-        ("a mission's options", Box::new(|v| v["played"][0]["options"] = serde_json::json!([["exercise-cull", "3"]]))),
-        ("a note", Box::new(|v| v["played"][0]["notes"][0] = "all is well".into())),
-        ("session.options", Box::new(|v| v["session"]["options"] = serde_json::json!([["exercise-cull", "4"]]))),
-        ("before_notes", Box::new(|v| v["before_notes"] = serde_json::json!(["nothing happened"]))),
+        (
+            "a mission's options",
+            Box::new(|v| v["played"][0]["options"] = serde_json::json!([["exercise-cull", "3"]])),
+        ),
+        (
+            "a note",
+            Box::new(|v| v["played"][0]["notes"][0] = "all is well".into()),
+        ),
+        (
+            "session.options",
+            Box::new(|v| v["session"]["options"] = serde_json::json!([["exercise-cull", "4"]])),
+        ),
+        (
+            "before_notes",
+            Box::new(|v| v["before_notes"] = serde_json::json!(["nothing happened"])),
+        ),
     ];
     let mut shown = String::new();
     for (what, change) in cases {
@@ -441,7 +485,11 @@ fn a_campaign_file_that_no_longer_fits_the_package_is_refused_and_kept() {
         let (out, err, code) = servitor(&["play", "--campaign", tampered.to_str().unwrap()], "end\nquit\n");
         assert_eq!(code, 1, "{what}: {out}{err}");
         assert!(out.is_empty(), "{what}: nothing is played: {out}");
-        assert_eq!(std::fs::read_to_string(&tampered).unwrap(), text, "{what}: the file was changed");
+        assert_eq!(
+            std::fs::read_to_string(&tampered).unwrap(),
+            text,
+            "{what}: the file was changed"
+        );
         let err = err.replace(tampered.to_str().unwrap(), "T");
         assert_eq!(err.trim_end().lines().count(), 1, "{what}: one line: {err}");
         shown.push_str(&format!("{what}: {err}"));
@@ -461,7 +509,16 @@ fn a_next_whose_hook_fails_is_refused_and_the_session_goes_on() {
     input.push_str(&"end\n".repeat(120));
     input.push_str("next\nstatus\nquit\n");
     let (out, err, code) = servitor(
-        &["play", "tests/games/skirmish-campaign", "--campaign", path, "--campaign-id", "failing", "--seed", "1"],
+        &[
+            "play",
+            "tests/games/skirmish-campaign",
+            "--campaign",
+            path,
+            "--campaign-id",
+            "failing",
+            "--seed",
+            "1",
+        ],
         &input,
     );
     assert_eq!(code, 0, "{out}{err}");
@@ -472,7 +529,11 @@ fn a_next_whose_hook_fails_is_refused_and_the_session_goes_on() {
     );
     let after = out.split("cannot be scored").nth(1).unwrap();
     assert!(after.contains("status"), "the session goes on: {after}");
-    assert!(out.trim_end().ends_with(&format!("go on with `servitor play --campaign {path}`")), "{out}");
+    assert!(
+        out.trim_end()
+            .ends_with(&format!("go on with `servitor play --campaign {path}`")),
+        "{out}"
+    );
     let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
     assert_eq!(saved["played"].as_array().unwrap().len(), 1);
     assert_eq!(saved["session"]["mission"], "hall-fight");

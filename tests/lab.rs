@@ -310,7 +310,13 @@ fn a_comparison_whose_games_fail_reports_them_and_exits_1() {
 /// most MAX_SIM_ERRORS different ones, each once with its count and a few games to replay.
 #[test]
 fn a_comparison_keeps_its_errors_bounded() {
-    let args = with(&["--vs", "tests/fixtures/skirmish-long-errors", "--games", "300", "--json"]);
+    let args = with(&[
+        "--vs",
+        "tests/fixtures/skirmish-long-errors",
+        "--games",
+        "300",
+        "--json",
+    ]);
     let (stdout, stderr, code) = servitor(&args);
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("error: 300 of 300 pairs had a game fail"), "{stderr}");
@@ -333,7 +339,13 @@ fn a_comparison_keeps_its_errors_bounded() {
     let (stdout, _, code) = servitor(&args);
     assert_eq!(code, 1);
     assert!(stdout.contains("errors: 300 (left out of the differences"), "{stdout}");
-    assert_eq!(stdout.matches(" × (variant): turn 1: ").count(), servitor::limits::MAX_SIM_ERRORS);
+    assert_eq!(
+        stdout.matches(" × (variant): turn 1: ").count(),
+        servitor::limits::MAX_SIM_ERRORS
+    );
     assert!(stdout.len() < 250_000, "{} bytes of text", stdout.len());
-    assert!(stdout.contains("more with other errors (only the first 20 different errors are kept)"), "{stdout}");
+    assert!(
+        stdout.contains("more with other errors (only the first 20 different errors are kept)"),
+        "{stdout}"
+    );
 }

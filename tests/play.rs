@@ -383,7 +383,11 @@ fn input_a_script_cannot_use_is_refused_in_one_line() {
     let refusals = |args: &[&str], input: &str| -> Vec<String> {
         let (stdout, stderr, code) = play(args, input);
         assert_eq!(code, 0, "{stderr}");
-        stdout.lines().filter(|l| l.starts_with("refused: ")).map(str::to_string).collect()
+        stdout
+            .lines()
+            .filter(|l| l.starts_with("refused: "))
+            .map(str::to_string)
+            .collect()
     };
     assert_eq!(
         refusals(
@@ -401,8 +405,13 @@ fn input_a_script_cannot_use_is_refused_in_one_line() {
         ]
     );
     assert_eq!(
-        refusals(&["space-hulk-solo", "--mission", "breach-run", "--seed", "3"], "task marine-1\nquit\n"),
-        ["refused: marine-1 cannot do the mission's task here: a Terminator on the airlock square leaves by it — nothing changed"]
+        refusals(
+            &["space-hulk-solo", "--mission", "breach-run", "--seed", "3"],
+            "task marine-1\nquit\n"
+        ),
+        [
+            "refused: marine-1 cannot do the mission's task here: a Terminator on the airlock square leaves by it — nothing changed"
+        ]
     );
     // A script that fails on a command (the package's fault, not the player's): one line,
     // where it failed last.
@@ -417,8 +426,15 @@ fn input_a_script_cannot_use_is_refused_in_one_line() {
         ),
     )
     .unwrap();
-    std::fs::write(pkg.join("b.rhai"), "fn cmd_look(game, words) {\n    let m = #{};\n    m.nothing\n}\n").unwrap();
-    let shown = refusals(&[pkg.to_str().unwrap(), "--mission", "hall-fight", "--seed", "3"], "look\nquit\n");
+    std::fs::write(
+        pkg.join("b.rhai"),
+        "fn cmd_look(game, words) {\n    let m = #{};\n    m.nothing\n}\n",
+    )
+    .unwrap();
+    let shown = refusals(
+        &[pkg.to_str().unwrap(), "--mission", "hall-fight", "--seed", "3"],
+        "look\nquit\n",
+    );
     assert_eq!(shown.len(), 1, "{shown:?}");
     assert!(
         shown[0].starts_with("refused: the package's script could not do this (`cmd_look` (turn 1, hunt) failed: Property not found: nothing"),

@@ -1191,7 +1191,19 @@ fn a_save_holding_an_unrounded_float_resumes() {
         "",
     );
     assert_code(&out, 0, "the save");
-    let out = run(&["game", "solo-heresy", "--resume", s(&a), "--phases", "0", "--save", s(&b)], "");
+    let out = run(
+        &[
+            "game",
+            "solo-heresy",
+            "--resume",
+            s(&a),
+            "--phases",
+            "0",
+            "--save",
+            s(&b),
+        ],
+        "",
+    );
     assert_code(&out, 0, "its resume");
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
 }
@@ -1223,7 +1235,9 @@ fn random_floats(rng: &mut Prng, n: usize) -> Vec<f64> {
             // A subnormal.
             1 => f64::from_bits(rng.next() & 0x800f_ffff_ffff_ffff),
             // Huge or tiny.
-            2 => f64::from_bits((rng.next() & 0x801f_ffff_ffff_ffff) | (if rng.below(2) == 0 { 0x7fc } else { 0x002 } << 52)),
+            2 => f64::from_bits(
+                (rng.next() & 0x801f_ffff_ffff_ffff) | (if rng.below(2) == 0 { 0x7fc } else { 0x002 } << 52),
+            ),
             // A decimal of 15 to 17 digits, the kind a script's arithmetic leaves.
             3 => {
                 let digits = 10u64.pow(14 + rng.below(3) as u32) + rng.below(9 * 10u64.pow(14));
@@ -1281,11 +1295,25 @@ fn every_value_a_script_keeps_reads_back_from_a_save() {
         let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
         for phases in ["1", "4"] {
             let out = run(
-                &["game", s(&pkg), "--mission", "m", "--seed", "1", "--phases", phases, "--save", s(&a)],
+                &[
+                    "game",
+                    s(&pkg),
+                    "--mission",
+                    "m",
+                    "--seed",
+                    "1",
+                    "--phases",
+                    phases,
+                    "--save",
+                    s(&a),
+                ],
                 "",
             );
             assert_code(&out, 0, &format!("seed {seed}: the save"));
-            let out = run(&["game", s(&pkg), "--resume", s(&a), "--phases", "0", "--save", s(&b)], "");
+            let out = run(
+                &["game", s(&pkg), "--resume", s(&a), "--phases", "0", "--save", s(&b)],
+                "",
+            );
             assert_code(&out, 0, &format!("seed {seed}, {phases} phases: its resume"));
             assert_eq!(
                 std::fs::read(&a).unwrap(),
@@ -1364,7 +1392,18 @@ fn a_log_that_does_not_replay_names_its_action_as_the_save_writes_it() {
     let dir = tempfile::tempdir().unwrap();
     let save = dir.path().join("s.json");
     let out = run(
-        &["game", "space-hulk-solo", "--mission", "breach-run", "--seed", "3", "--phases", "2", "--save", s(&save)],
+        &[
+            "game",
+            "space-hulk-solo",
+            "--mission",
+            "breach-run",
+            "--seed",
+            "3",
+            "--phases",
+            "2",
+            "--save",
+            s(&save),
+        ],
         "",
     );
     assert_code(&out, 0, "the save");
@@ -1380,7 +1419,8 @@ fn a_log_that_does_not_replay_names_its_action_as_the_save_writes_it() {
     let out = run(&["game", "space-hulk-solo", "--resume", s(&save)], "");
     assert_code(&out, 1, "the tampered save");
     assert!(
-        out.stderr.contains(r#"the log does not replay: the action {"do":"face","id":"nobody","#),
+        out.stderr
+            .contains(r#"the log does not replay: the action {"do":"face","id":"nobody","#),
         "{}",
         out.stderr
     );

@@ -287,7 +287,8 @@ impl Campaign {
                     game.sides.join(", ")
                 ));
             }
-            let (mut given, mut sides): (Vec<&String>, Vec<&String>) = (r.scores.keys().collect(), game.sides.iter().collect());
+            let (mut given, mut sides): (Vec<&String>, Vec<&String>) =
+                (r.scores.keys().collect(), game.sides.iter().collect());
             given.sort();
             sides.sort();
             if given != sides {

@@ -201,8 +201,7 @@ pub fn run(plain: Plain, args: &LabArgs) -> Result<(), super::Failure> {
     if report.errors.pairs > 0 {
         return Err(format!(
             "error: {} of {} pairs had a game fail (the report lists them, with games to replay)",
-            report.errors.pairs,
-            report.games
+            report.errors.pairs, report.games
         )
         .into());
     }

@@ -361,27 +361,33 @@ pub fn engine_with_budget() -> (Engine, Arc<Budget>) {
     // Numbers a script reads from text — most often what a player typed — that Rust cannot
     // read (`８`, `0x10`, `1_0`, twenty digits, `inf`) fail as a refusal in words, which a
     // player's command shows on one line, not as Rhai's parse error.
-    engine.register_fn("parse_int", |text: &str| -> Result<rhai::INT, Box<rhai::EvalAltResult>> {
-        text.trim().parse::<rhai::INT>().map_err(|e| {
-            let shown = crate::escape::one_line(&cut(text)).into_owned();
-            match e.kind() {
-                std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow => {
-                    format!("`{shown}` is too large a number").into()
+    engine.register_fn(
+        "parse_int",
+        |text: &str| -> Result<rhai::INT, Box<rhai::EvalAltResult>> {
+            text.trim().parse::<rhai::INT>().map_err(|e| {
+                let shown = crate::escape::one_line(&cut(text)).into_owned();
+                match e.kind() {
+                    std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow => {
+                        format!("`{shown}` is too large a number").into()
+                    }
+                    _ => format!("`{shown}` is not a whole number: write it in digits, e.g. 12").into(),
                 }
-                _ => format!("`{shown}` is not a whole number: write it in digits, e.g. 12").into(),
+            })
+        },
+    );
+    engine.register_fn(
+        "parse_float",
+        |text: &str| -> Result<rhai::FLOAT, Box<rhai::EvalAltResult>> {
+            match text.trim().parse::<rhai::FLOAT>() {
+                Ok(x) if x.is_finite() => Ok(x),
+                _ => Err(format!(
+                    "`{}` is not a number: write it in digits, e.g. 24.5",
+                    crate::escape::one_line(&cut(text))
+                )
+                .into()),
             }
-        })
-    });
-    engine.register_fn("parse_float", |text: &str| -> Result<rhai::FLOAT, Box<rhai::EvalAltResult>> {
-        match text.trim().parse::<rhai::FLOAT>() {
-            Ok(x) if x.is_finite() => Ok(x),
-            _ => Err(format!(
-                "`{}` is not a number: write it in digits, e.g. 24.5",
-                crate::escape::one_line(&cut(text))
-            )
-            .into()),
-        }
-    });
+        },
+    );
     let budget = Arc::new(Budget::default());
     let b = budget.clone();
     engine.on_progress(move |ops| b.progress(ops));

@@ -457,7 +457,7 @@ pub fn run(
         }
     }
     let seconds = started.elapsed().as_secs_f64();
-    let mut report = report(base, variant, setup, pairs, errors, &sides, level, &decide_on);
+    let mut report = report(base, variant, setup, (pairs, errors), &sides, level, &decide_on);
     report.stopped = stopped;
     report.looks_planned = sizes.len() as u32;
     report.looks = looks_taken;
@@ -590,8 +590,7 @@ fn report(
     base: &Ruleset,
     variant: &Ruleset,
     setup: &LabSetup,
-    pairs: Vec<Pair>,
-    errors: LabErrors,
+    (pairs, errors): (Vec<Pair>, LabErrors),
     sides: &[String],
     level: f64,
     decide_on: &str,

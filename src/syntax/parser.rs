@@ -62,7 +62,11 @@ pub fn parse_roll_text(text: &str) -> Result<Value, String> {
     let pairs = Grammar::parse(Rule::dice_text, text).map_err(|e| {
         let d = pest_error(file, text, 0, e);
         let help = d.help.as_deref().map(|h| format!(" ({h})")).unwrap_or_default();
-        format!("cannot read {} as dice: {}{help}", crate::escape::quoted(text), d.message)
+        format!(
+            "cannot read {} as dice: {}{help}",
+            crate::escape::quoted(text),
+            d.message
+        )
     })?;
     let reader = Reader { file, base: 0 };
     let pair = pairs
