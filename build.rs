@@ -9,7 +9,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("rulesets");
+    // Read when the script runs, not when it was compiled: a build script compiled for one
+    // checkout and reused from a copied `target/` must bundle this checkout's rulesets.
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest).join("rulesets");
     // A directory is scanned for any change below it.
     println!("cargo:rerun-if-changed=rulesets");
     println!("cargo:rerun-if-changed=build.rs");

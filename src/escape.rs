@@ -57,6 +57,23 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
     Cow::Owned(visible(&text.replace('\n', "\u{2424}")).into_owned())
 }
 
+/// Characters of a text a message quotes whole; a longer one is cut there.
+pub const QUOTED_CHARS: usize = 100;
+
+/// A text a message quotes, between backticks: whole up to [`QUOTED_CHARS`] characters, else
+/// cut there and its length said (`` `1d6+1d6+…` (120,001 characters) ``), so a message never
+/// echoes a huge input in full.
+pub fn quoted(text: &str) -> String {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        None => format!("`{text}`"),
+        Some((at, _)) => format!(
+            "`{}…` ({} characters)",
+            &text[..at],
+            crate::diagnostic::thousands(text.chars().count() as u64)
+        ),
+    }
+}
+
 /// A whole output on its way to a terminal: every control character made visible, except that
 /// with `colour` on the colour sequences (`ESC [ digits ; … m`) pass.
 pub fn terminal(text: &str, colour: bool) -> Cow<'_, str> {

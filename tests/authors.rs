@@ -239,3 +239,73 @@ fn tables_shows_where_a_variant_changed_an_item() {
         serde_json::json!(["examples/variants/alien-stat-fix/package.rules:20:21"])
     );
 }
+
+/// `override game` with several entries of one key kept only the last: a variant restating
+/// the solo Space Hulk's four triggers word for word kept one, and the lab called the three
+/// lost ones the house rule's effect. Entries are keyed by what they are (`on EVENT FN`), so a
+/// variant that restates its base plays exactly its base's games.
+#[test]
+fn a_variant_restating_its_base_changes_no_game() {
+    let base = servitor::load("space-hulk-solo").unwrap().ruleset;
+    let variant = servitor::load("tests/fixtures/hulk-restated").unwrap().ruleset;
+    let triggers = |r: &servitor::Ruleset| format!("{:?}", r.games["hulk"].triggers);
+    assert_eq!(triggers(&variant), triggers(&base));
+    let (stdout, stderr, code) = servitor(&[
+        "sim",
+        "space-hulk-solo",
+        "--mission",
+        "breach-run",
+        "--vs",
+        "tests/fixtures/hulk-restated",
+        "--games",
+        "4",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["changed"]["games"], 0, "{stdout}");
+    assert_eq!(report["paired"], 4, "{stdout}");
+    for seed in ["1", "2"] {
+        let game = |package: &str| {
+            let (stdout, stderr, code) =
+                servitor(&["game", package, "--mission", "breach-run", "--seed", seed, "--json"]);
+            assert_eq!(code, 0, "{stderr}");
+            stdout.replace("hulk-restated", "space-hulk-solo")
+        };
+        assert_eq!(
+            game("tests/fixtures/hulk-restated"),
+            game("space-hulk-solo"),
+            "seed {seed}"
+        );
+    }
+}
+
+/// Two `command`s and an `option` in an override dropped the base's ten commands and thirteen
+/// options, and `check` said ok: each replaces the entry of its own name, and a new one is
+/// added.
+#[test]
+fn an_override_replaces_only_the_entries_it_names() {
+    let base = servitor::load("space-hulk-solo").unwrap().ruleset;
+    let (stdout, stderr, code) = servitor(&["check", "tests/fixtures/hulk-two-commands"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("ok: hulk-two-commands"), "{stdout}");
+    let variant = servitor::load("tests/fixtures/hulk-two-commands").unwrap().ruleset;
+    let (b, v) = (&base.games["hulk"], &variant.games["hulk"]);
+    let expected: Vec<String> = b.commands.keys().cloned().chain(["wait".to_string()]).collect();
+    assert_eq!(v.commands.keys().cloned().collect::<Vec<_>>(), expected);
+    assert_eq!(
+        v.commands["fire"].help.as_deref(),
+        Some("fire MODEL TARGET: shoot, e.g. fire marine-1 genestealer-2")
+    );
+    assert_eq!(v.commands["move"].help, b.commands["move"].help);
+    assert_eq!(
+        v.options.keys().collect::<Vec<_>>(),
+        b.options.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(
+        v.options["marine-style"].default,
+        servitor::value::Value::Name("bold".into())
+    );
+    assert_eq!(format!("{:?}", v.triggers), format!("{:?}", b.triggers));
+    assert_eq!(format!("{:?}", v.phases), format!("{:?}", b.phases));
+}

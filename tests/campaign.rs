@@ -385,3 +385,157 @@ fn two_sessions_on_one_campaign_file_are_refused() {
         "the lock goes with its session"
     );
 }
+
+/// A campaign file whose state, results, seeds or options no longer fit the package was
+/// accepted (75 of 185 edits): `alien-rank` 99 played a whole mission and then failed in the
+/// hook for good, -1 silently read the last rank. The file is now checked against what
+/// decides each part — the seed gives the missions' seeds, the package's hooks give the state,
+/// the options and the end from the results, and a result must be one the game can end with
+/// — and refused, in one line, and left as it was.
+#[test]
+fn a_campaign_file_that_no_longer_fits_the_package_is_refused_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("exercise.json");
+    let (_, err, code) = servitor(
+        &[
+            "play",
+            "starquest-solitaire",
+            "--campaign",
+            file.to_str().unwrap(),
+            "--seed",
+            "3",
+        ],
+        &to_the_next_mission(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let base: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(base["played"].as_array().unwrap().len(), 1);
+    // The untouched file goes on.
+    let (_, err, code) = servitor(&["play", "--campaign", file.to_str().unwrap()], "quit\n");
+    assert_eq!(code, 0, "{err}");
+    type Tamper = Box<dyn Fn(&mut serde_json::Value)>;
+    let cases: Vec<(&str, Tamper)> = vec![
+        ("alien-rank -1", Box::new(|v| v["state"]["alien-rank"] = (-1).into())),
+        ("alien-rank 99", Box::new(|v| v["state"]["alien-rank"] = 99.into())),
+        (
+            "alien-rank 1e308",
+            Box::new(|v| v["state"]["alien-rank"] = 1e308.into()),
+        ),
+        ("alien-rank \"x\"", Box::new(|v| v["state"]["alien-rank"] = "x".into())),
+        (
+            "alien-rank null",
+            Box::new(|v| v["state"]["alien-rank"] = serde_json::Value::Null),
+        ),
+        ("a key of its own", Box::new(|v| v["state"]["cheat"] = true.into())),
+        (
+            "winner nope",
+            Box::new(|v| v["played"][0]["result"]["winner"] = "nope".into()),
+        ),
+        (
+            "the other winner",
+            Box::new(|v| {
+                let w = if v["played"][0]["result"]["winner"] == "alien" {
+                    "marine"
+                } else {
+                    "alien"
+                };
+                v["played"][0]["result"]["winner"] = w.into();
+            }),
+        ),
+        (
+            "a score",
+            Box::new(|v| v["played"][0]["result"]["scores"]["alien"] = 999.into()),
+        ),
+        (
+            "a side's score gone",
+            Box::new(|v| {
+                v["played"][0]["result"]["scores"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("alien");
+            }),
+        ),
+        ("turns", Box::new(|v| v["played"][0]["result"]["turns"] = 5000.into())),
+        ("a mission's seed", Box::new(|v| v["played"][0]["seed"] = 12345.into())),
+        (
+            "a mission's options",
+            Box::new(|v| v["played"][0]["options"] = serde_json::json!([["exercise-cull", "3"]])),
+        ),
+        (
+            "a note",
+            Box::new(|v| v["played"][0]["notes"][0] = "all is well".into()),
+        ),
+        (
+            "session.options",
+            Box::new(|v| v["session"]["options"] = serde_json::json!([["exercise-cull", "4"]])),
+        ),
+        (
+            "before_notes",
+            Box::new(|v| v["before_notes"] = serde_json::json!(["nothing happened"])),
+        ),
+    ];
+    let mut shown = String::new();
+    for (what, change) in cases {
+        let mut v = base.clone();
+        change(&mut v);
+        assert_ne!(v, base, "{what} changes the file");
+        let tampered = dir.path().join("t.json");
+        let text = v.to_string();
+        std::fs::write(&tampered, &text).unwrap();
+        let (out, err, code) = servitor(&["play", "--campaign", tampered.to_str().unwrap()], "end\nquit\n");
+        assert_eq!(code, 1, "{what}: {out}{err}");
+        assert!(out.is_empty(), "{what}: nothing is played: {out}");
+        assert_eq!(
+            std::fs::read_to_string(&tampered).unwrap(),
+            text,
+            "{what}: the file was changed"
+        );
+        let err = err.replace(tampered.to_str().unwrap(), "T");
+        assert_eq!(err.trim_end().lines().count(), 1, "{what}: one line: {err}");
+        shown.push_str(&format!("{what}: {err}"));
+    }
+    insta::assert_snapshot!(shown);
+}
+
+/// A `next` whose hook fails ended the session and left the campaign unable to go on: it is
+/// refused, the campaign and the mission at the table stay as they were, the session goes on.
+#[test]
+fn a_next_whose_hook_fails_is_refused_and_the_session_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("failing.json");
+    let path = file.to_str().unwrap();
+    let mut input = "end\n".repeat(120);
+    input.push_str("next\n");
+    input.push_str(&"end\n".repeat(120));
+    input.push_str("next\nstatus\nquit\n");
+    let (out, err, code) = servitor(
+        &[
+            "play",
+            "tests/games/skirmish-campaign",
+            "--campaign",
+            path,
+            "--campaign-id",
+            "failing",
+            "--seed",
+            "1",
+        ],
+        &input,
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("mission 2 of 2"), "{out}");
+    assert!(
+        out.contains("game over> next\nrefused: the campaign cannot go on: campaign hook `after_failing` (after mission 2) failed: the second fight cannot be scored (tests/games/skirmish-campaign/scripts/campaign.rhai:26:29)\ngame over> status\n"),
+        "{out}"
+    );
+    let after = out.split("cannot be scored").nth(1).unwrap();
+    assert!(after.contains("status"), "the session goes on: {after}");
+    assert!(
+        out.trim_end()
+            .ends_with(&format!("go on with `servitor play --campaign {path}`")),
+        "{out}"
+    );
+    let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(saved["played"].as_array().unwrap().len(), 1);
+    assert_eq!(saved["session"]["mission"], "hall-fight");
+    assert!(saved["ended"].is_null());
+}

@@ -304,3 +304,48 @@ fn a_comparison_whose_games_fail_reports_them_and_exits_1() {
     assert!(stdout.contains("0 of 0 games"), "{stdout}");
     assert!(stderr.contains("error: 3 of 3 pairs had a game fail"), "{stderr}");
 }
+
+/// A variant failing with an 8 KB message kept every failed game's message word for word
+/// (20,000 games: 740 MB held, 167 MB of JSON): the errors are kept as `sim` keeps them, at
+/// most MAX_SIM_ERRORS different ones, each once with its count and a few games to replay.
+#[test]
+fn a_comparison_keeps_its_errors_bounded() {
+    let args = with(&[
+        "--vs",
+        "tests/fixtures/skirmish-long-errors",
+        "--games",
+        "300",
+        "--json",
+    ]);
+    let (stdout, stderr, code) = servitor(&args);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("error: 300 of 300 pairs had a game fail"), "{stderr}");
+    assert!(stdout.len() < 250_000, "{} bytes of JSON", stdout.len());
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let errors = &report["errors"];
+    assert_eq!(errors["games"], 300);
+    assert_eq!(errors["pairs"], 300);
+    let kept = errors["kept"].as_array().unwrap();
+    assert_eq!(kept.len(), servitor::limits::MAX_SIM_ERRORS);
+    let counted: u64 = kept.iter().map(|e| e["games"].as_u64().unwrap()).sum();
+    assert!(errors["other"].as_u64().unwrap() > 0);
+    assert_eq!(counted + errors["other"].as_u64().unwrap(), 300);
+    for e in kept {
+        assert_eq!(e["side"], "variant");
+        assert!(e["examples"].as_array().unwrap().len() <= servitor::limits::MAX_SIM_ERROR_EXAMPLES);
+    }
+    // The text lists each kept error once.
+    let args = with(&["--vs", "tests/fixtures/skirmish-long-errors", "--games", "300"]);
+    let (stdout, _, code) = servitor(&args);
+    assert_eq!(code, 1);
+    assert!(stdout.contains("errors: 300 (left out of the differences"), "{stdout}");
+    assert_eq!(
+        stdout.matches(" × (variant): turn 1: ").count(),
+        servitor::limits::MAX_SIM_ERRORS
+    );
+    assert!(stdout.len() < 250_000, "{} bytes of text", stdout.len());
+    assert!(
+        stdout.contains("more with other errors (only the first 20 different errors are kept)"),
+        "{stdout}"
+    );
+}

@@ -715,3 +715,31 @@ fn scripts_read_rolls_as_roll_does() {
         &pairs.iter().flat_map(|(a, b)| [*a, *b]).collect::<Vec<_>>()
     ));
 }
+
+/// Dice as the player wrote them, and never echoed whole when huge: `same 2 in 1000d6` was
+/// refused as "`double in 1000d6`", and a 120 KB expression was echoed in full by `odds` and
+/// `roll` (a text a message quotes is cut at 100 characters, its length said).
+#[test]
+fn refused_dice_are_quoted_as_written_and_cut_when_long() {
+    let (_, stderr, code) = common::servitor(&["odds", "space-hulk", "--dice", "same 2 in 1000d6"], "");
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: the exact odds of `same 2 in 1000d6` would take about"),
+        "{stderr}"
+    );
+    let many = format!("{}1", "1d6+".repeat(30_000));
+    let broken = format!("{}x", "1d6+".repeat(30_000));
+    let counted = format!("count 3+ in {many}");
+    for command in ["odds", "roll"] {
+        for dice in [&many, &broken, &counted] {
+            let (stdout, stderr, code) = common::servitor(&[command, "space-hulk", "--dice", dice], "");
+            assert_ne!(code, 0, "{command}: {stdout}");
+            assert!(
+                stdout.len() + stderr.len() < 1_000,
+                "{command}: {} bytes: {stderr}",
+                stderr.len()
+            );
+            assert!(stderr.contains("…` (120,0"), "{command}: {stderr}");
+        }
+    }
+}

@@ -533,4 +533,71 @@ fn a_move_to_a_destination_walks_the_shortest_way() {
         );
         assert!(stdout.contains("refused: marine-1 has "), "{package}:\n{stdout}");
     }
+/// A player's input a script cannot use was shown as a Rhai diagnostic (Space Hulk's `task`
+/// where the task cannot be done: "Property not found: text" in ten lines; Solo Heresy's
+/// numbers Rhai cannot parse: "Error parsing floating-point number"). Each is a refusal on one
+/// line, in the player's words; and a script that fails on a command says so in one line.
+#[test]
+fn input_a_script_cannot_use_is_refused_in_one_line() {
+    let refusals = |args: &[&str], input: &str| -> Vec<String> {
+        let (stdout, stderr, code) = play(args, input);
+        assert_eq!(code, 0, "{stderr}");
+        stdout
+            .lines()
+            .filter(|l| l.starts_with("refused: "))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(
+        refusals(
+            &["solo-heresy", "--mission", "raid", "--seed", "1"],
+            "move warden-line-squad-1 ８,41\nmove warden-line-squad-1 0x10,41\nmove warden-line-squad-1 1_0,41\n\
+             move warden-line-squad-1 inf,41\nwound rust-mob-1 12345678901234567890\nwound rust-mob-1 1_0\nquit\n",
+        ),
+        [
+            "refused: `８` is not a number: write it in digits, e.g. 24.5 — nothing changed",
+            "refused: `0x10` is not a number: write it in digits, e.g. 24.5 — nothing changed",
+            "refused: `1_0` is not a number: write it in digits, e.g. 24.5 — nothing changed",
+            "refused: `inf` is not a number: write it in digits, e.g. 24.5 — nothing changed",
+            "refused: `12345678901234567890` is too large a number — nothing changed",
+            "refused: `1_0` is not a whole number: write it in digits, e.g. 12 — nothing changed",
+        ]
+    );
+    assert_eq!(
+        refusals(
+            &["space-hulk-solo", "--mission", "breach-run", "--seed", "3"],
+            "task marine-1\nquit\n"
+        ),
+        [
+            "refused: marine-1 cannot do the mission's task here: a Terminator on the airlock square leaves by it — nothing changed"
+        ]
+    );
+    // A script that fails on a command (the package's fault, not the player's): one line,
+    // where it failed last.
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("broken-command");
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::write(
+        pkg.join("package.rules"),
+        format!(
+            "package broken-command {{ version \"1\"; extends \"{}\"; script \"b.rhai\" }}\noverride game skirmish {{ command look cmd_look \"look: fails\" }}\n",
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(SKIRMISH).display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        pkg.join("b.rhai"),
+        "fn cmd_look(game, words) {\n    let m = #{};\n    m.nothing\n}\n",
+    )
+    .unwrap();
+    let shown = refusals(
+        &[pkg.to_str().unwrap(), "--mission", "hall-fight", "--seed", "3"],
+        "look\nquit\n",
+    );
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    assert!(
+        shown[0].starts_with("refused: the package's script could not do this (`cmd_look` (turn 1, hunt) failed: Property not found: nothing"),
+        "{shown:?}"
+    );
+    assert!(shown[0].ends_with("b.rhai:3:7) — nothing changed"), "{shown:?}");
 }

@@ -10,6 +10,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
+mod common;
+
 const SKIRMISH: &str = "tests/games/skirmish";
 
 struct Out {
@@ -1162,4 +1164,265 @@ fn every_save_written_resumes_to_the_same_game() {
             );
         }
     }
+}
+
+// ----- 9. every value a save holds reads back bit for bit -----------------------------------
+
+/// A float written with its shortest digits must read back as the same float: a Solo Heresy
+/// game that kept an unrounded point (`51.227012048319004`) wrote a save `--resume` refused,
+/// its JSON reader one ulp off ("the same words, but not the same record").
+#[test]
+fn a_save_holding_an_unrounded_float_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    let out = run(
+        &[
+            "game",
+            "solo-heresy",
+            "--mission",
+            "raid",
+            "--seed",
+            "353",
+            "--phases",
+            "3",
+            "--save",
+            s(&a),
+        ],
+        "",
+    );
+    assert_code(&out, 0, "the save");
+    let out = run(
+        &[
+            "game",
+            "solo-heresy",
+            "--resume",
+            s(&a),
+            "--phases",
+            "0",
+            "--save",
+            s(&b),
+        ],
+        "",
+    );
+    assert_code(&out, 0, "its resume");
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+}
+
+/// Floats of every kind — any bit pattern (subnormals, huge, both zeros, infinities and NaN,
+/// which a game keeps as null), the shortest-digit edge cases, and decimals with 15 to 17
+/// digits like a point a script works out —, as the Rhai float they are.
+fn random_floats(rng: &mut Prng, n: usize) -> Vec<f64> {
+    let mut out = vec![
+        0.0,
+        -0.0,
+        f64::MIN_POSITIVE,
+        f64::from_bits(f64::MIN_POSITIVE.to_bits() - 1),
+        f64::from_bits(1),
+        f64::MAX,
+        f64::MIN,
+        f64::EPSILON,
+        9_007_199_254_740_993.0,
+        0.1 + 0.2,
+        51.227_012_048_319_004,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+    ];
+    while out.len() < n {
+        let x = match rng.below(5) {
+            // Any bits.
+            0 => f64::from_bits(rng.next()),
+            // A subnormal.
+            1 => f64::from_bits(rng.next() & 0x800f_ffff_ffff_ffff),
+            // Huge or tiny.
+            2 => f64::from_bits(
+                (rng.next() & 0x801f_ffff_ffff_ffff) | (if rng.below(2) == 0 { 0x7fc } else { 0x002 } << 52),
+            ),
+            // A decimal of 15 to 17 digits, the kind a script's arithmetic leaves.
+            3 => {
+                let digits = 10u64.pow(14 + rng.below(3) as u32) + rng.below(9 * 10u64.pow(14));
+                let scale = 10f64.powi(rng.below(40) as i32 - 20);
+                digits as f64 * scale
+            }
+            // A point on a table in inches, as arithmetic makes one.
+            _ => (rng.below(72_000) as f64 / 1000.0) * ((1 + rng.below(1000)) as f64 / 7.0).sqrt(),
+        };
+        out.push(x);
+    }
+    out
+}
+
+/// Every value a script stores with `game.set_var` — random floats of every kind, the
+/// extreme whole numbers, texts, flags, `()`, lists and maps of them — is in the save as it
+/// was kept, so the save resumes and, saved again, is the same file byte for byte.
+#[test]
+fn every_value_a_script_keeps_reads_back_from_a_save() {
+    let dir = tempfile::tempdir().unwrap();
+    for seed in 0..4u64 {
+        let mut rng = Prng(seed);
+        let floats = random_floats(&mut rng, 300);
+        // Rhai reads a finite float's shortest digits exactly; the others are made by overflow.
+        let float = |x: &f64| match x {
+            x if x.is_finite() => format!("parse_float(\"{x:?}\")"),
+            x if x.is_nan() => "(parse_float(\"1e308\") * 10.0 - parse_float(\"1e308\") * 10.0)".to_string(),
+            x if *x > 0.0 => "(parse_float(\"1e308\") * 10.0)".to_string(),
+            _ => "(parse_float(\"-1e308\") * 10.0)".to_string(),
+        };
+        let mut script = String::from("fn setup(game) {\n");
+        for (k, x) in floats.iter().enumerate() {
+            script.push_str(&format!("    game.set_var(\"f{k}\", {});\n", float(x)));
+        }
+        let list: Vec<String> = floats.iter().take(40).map(float).collect();
+        script.push_str(&format!(
+            "    game.set_var(\"list\", [{}]);\n    game.set_var(\"map\", #{{ a: {}, b: [{}, #{{ c: {} }}], n: 9223372036854775807, m: -9223372036854775807 - 1, t: \"é\\U0001F600\", y: true, u: () }});\n",
+            list.join(", "),
+            float(&floats[20]),
+            float(&floats[21]),
+            float(&floats[22]),
+        ));
+        script.push_str("    game.set_var(\"c\", 'x');\n}\n");
+        script.push_str("fn red_turn(game) { game.set_var(`t${game.turn()}`, game.get_var(\"f5\") * 1.000001); }\nfn blue_turn(game) { }\n");
+        let pkg = dir.path().join(format!("floats{seed}"));
+        std::fs::create_dir_all(&pkg).unwrap();
+        std::fs::write(pkg.join("g.rhai"), script).unwrap();
+        std::fs::write(
+            pkg.join("package.rules"),
+            std::fs::read_to_string(root().join("tests/saves/growth/package.rules"))
+                .unwrap()
+                .replace("package growth", "package floats"),
+        )
+        .unwrap();
+        let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+        for phases in ["1", "4"] {
+            let out = run(
+                &[
+                    "game",
+                    s(&pkg),
+                    "--mission",
+                    "m",
+                    "--seed",
+                    "1",
+                    "--phases",
+                    phases,
+                    "--save",
+                    s(&a),
+                ],
+                "",
+            );
+            assert_code(&out, 0, &format!("seed {seed}: the save"));
+            let out = run(
+                &["game", s(&pkg), "--resume", s(&a), "--phases", "0", "--save", s(&b)],
+                "",
+            );
+            assert_code(&out, 0, &format!("seed {seed}, {phases} phases: its resume"));
+            assert_eq!(
+                std::fs::read(&a).unwrap(),
+                std::fs::read(&b).unwrap(),
+                "seed {seed}: saved again, the save changed"
+            );
+        }
+        // Each float is in the save as the shortest digits of that very float.
+        let save: serde_json::Value = serde_json::from_slice(&std::fs::read(&a).unwrap()).unwrap();
+        for (k, x) in floats.iter().enumerate().filter(|(_, x)| x.is_finite()) {
+            let kept = &save["state"]["vars"][format!("f{k}")];
+            let back = kept.as_f64().unwrap_or_else(|| panic!("f{k}: {kept} is not {x:?}"));
+            assert_eq!(back.to_bits(), x.to_bits(), "f{k}: {x:?} read back as {back:?}");
+        }
+    }
+}
+
+/// Phases saved a game of every bundled package: saved and resumed after each of its first
+/// `PHASES_SAVED` phases (2 games a package, a mission and a seed drawn for each: 12 saves a
+/// game, each loaded as `--resume` loads it — a replay from the seed — and saved again).
+const PHASES_SAVED: u32 = 12;
+
+/// `game --save` at every phase of random games of every bundled package resumes, and the
+/// resumed game saved again is the same file byte for byte (in process: the same `Host::save`,
+/// `encode`, JSON reader and `Host::load` as the command line).
+#[test]
+fn a_save_at_any_phase_of_any_bundled_game_resumes() {
+    use servitor::game::{Host, Save, Setup, host};
+    use std::sync::Arc;
+    let mut rng = Prng(34);
+    let mut saves = 0;
+    for name in common::bundled_packages() {
+        let ruleset = Arc::new(common::load(&name));
+        if ruleset.games.is_empty() {
+            continue;
+        }
+        let missions: Vec<String> = ruleset.playable_missions().into_iter().map(String::from).collect();
+        let (mut host, mut again) = (Host::new(&ruleset), Host::new(&ruleset));
+        for _ in 0..2 {
+            let mission = missions[rng.below(missions.len() as u64) as usize].clone();
+            let seed = rng.below(10_000);
+            let what = format!("servitor game {name} --mission {mission} --seed {seed}");
+            let setup = Setup {
+                game: None,
+                mission,
+                seed,
+                options: Vec::new(),
+            };
+            let mut game = host.start(&setup, Some(0)).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+            for phase in 1..=PHASES_SAVED {
+                game = host.advance(game, Some(1)).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+                let text = host::encode(&host.save(&game)).unwrap();
+                let read: Save = serde_json::from_str(&text).unwrap();
+                let resumed = again
+                    .load(read)
+                    .unwrap_or_else(|e| panic!("{what}, saved after {phase} phases: {e:?}"));
+                assert_eq!(
+                    host::encode(&again.save(&resumed)).unwrap(),
+                    text,
+                    "{what}, saved after {phase} phases: saved again, the save changed"
+                );
+                saves += 1;
+                if game.state.over.is_some() {
+                    break;
+                }
+            }
+        }
+    }
+    assert!(saves >= 4 * PHASES_SAVED as usize, "{saves} saves");
+}
+
+/// A save whose log does not replay named the action as a Rust structure
+/// (`Face { id: "marine-1", facing: 4 }`): it is named as the save writes it.
+#[test]
+fn a_log_that_does_not_replay_names_its_action_as_the_save_writes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("s.json");
+    let out = run(
+        &[
+            "game",
+            "space-hulk-solo",
+            "--mission",
+            "breach-run",
+            "--seed",
+            "3",
+            "--phases",
+            "2",
+            "--save",
+            s(&save),
+        ],
+        "",
+    );
+    assert_code(&out, 0, "the save");
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&save).unwrap()).unwrap();
+    let face = v["events"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|e| e["action"]["do"] == "face")
+        .expect("a Terminator turns in two phases");
+    face["action"]["id"] = "nobody".into();
+    std::fs::write(&save, v.to_string()).unwrap();
+    let out = run(&["game", "space-hulk-solo", "--resume", s(&save)], "");
+    assert_code(&out, 1, "the tampered save");
+    assert!(
+        out.stderr
+            .contains(r#"the log does not replay: the action {"do":"face","id":"nobody","#),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("Face {"), "{}", out.stderr);
 }

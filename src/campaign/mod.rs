@@ -235,6 +235,123 @@ impl Campaign {
         Ok(())
     }
 
+    /// Checks what the file says was decided against what decides it: each mission's seed
+    /// (the campaign's seed gives it), its result (one the game could end with: a side or
+    /// `none`, a score for each side, a turn within the game's limit), its options and the
+    /// hooks' notes (what the `before` hook gives), the state and the end (what the package's
+    /// own hooks make of the results, from the empty state), and the options of the mission at
+    /// the table. The first thing that differs refuses the file, in one line.
+    pub fn check_played(&self, ruleset: &Arc<Ruleset>) -> Result<(), String> {
+        let def = self.def(ruleset)?;
+        let game = match &def.game {
+            Some(id) => ruleset.games.get(id),
+            None => ruleset.games.first().map(|(_, g)| g),
+        }
+        .ok_or_else(|| "the campaign's game is not in the package".to_string())?;
+        let hook = |e: CampaignError| match e {
+            CampaignError::Hook(f) => format!(
+                "the package's hooks cannot replay it: {}",
+                crate::escape::one_line(&f.diagnostic.message)
+            ),
+            CampaignError::Usage(m) => format!("the package's hooks cannot replay it: {m}"),
+            CampaignError::Game(GameError::Script { diagnostic, .. }) => format!(
+                "the package's hooks cannot replay it: {}",
+                crate::escape::one_line(&diagnostic.message)
+            ),
+            CampaignError::Game(
+                GameError::Usage(m) | GameError::Save(m) | GameError::Refused(m) | GameError::Scenario(m),
+            ) => format!("the package's hooks cannot replay it: {m}"),
+        };
+        let mut again = Campaign {
+            state: Json::Object(Default::default()),
+            played: Vec::new(),
+            ended: None,
+            session: None,
+            before_notes: Vec::new(),
+            ..self.clone()
+        };
+        for (k, p) in self.played.iter().enumerate() {
+            let n = k + 1;
+            let due = crate::sim::game_seed(self.seed, k as u64);
+            if p.seed != due {
+                return Err(format!(
+                    "mission {n} says it was played with seed {}; the campaign's seed gives {due}",
+                    p.seed
+                ));
+            }
+            let r = &p.result;
+            if r.winner != "none" && !game.sides.contains(&r.winner) {
+                return Err(format!(
+                    "mission {n}'s winner is `{}`, which is neither a side of the game ({}) nor `none`",
+                    crate::escape::one_line(&r.winner),
+                    game.sides.join(", ")
+                ));
+            }
+            let (mut given, mut sides): (Vec<&String>, Vec<&String>) =
+                (r.scores.keys().collect(), game.sides.iter().collect());
+            given.sort();
+            sides.sort();
+            if given != sides {
+                return Err(format!(
+                    "mission {n}'s scores are for {}; the game's sides are {}",
+                    crate::escape::one_line(&r.scores.keys().cloned().collect::<Vec<_>>().join(", ")),
+                    game.sides.join(", ")
+                ));
+            }
+            if r.turns > game.max_turns.saturating_add(1) {
+                return Err(format!(
+                    "mission {n} says it lasted {} turns; the game ends after {}",
+                    r.turns, game.max_turns
+                ));
+            }
+            let (setup, notes) = again.prepare(ruleset).map_err(hook)?;
+            if p.options != setup.options {
+                return Err(format!(
+                    "mission {n} says it was played with options {}; the campaign gives {}",
+                    options_words(&p.options),
+                    options_words(&setup.options)
+                ));
+            }
+            again.finish(ruleset, &setup, r.clone(), notes).map_err(hook)?;
+            if again.played[k].notes != p.notes {
+                return Err(format!(
+                    "what the hooks said around mission {n} is not what the package's hooks say"
+                ));
+            }
+        }
+        if again.state != self.state {
+            let key = match (&again.state, &self.state) {
+                (Json::Object(a), Json::Object(b)) => a
+                    .keys()
+                    .chain(b.keys())
+                    .find(|k| a.get(*k) != b.get(*k))
+                    .map(|k| format!(" (`{}`)", crate::escape::one_line(k))),
+                _ => None,
+            };
+            return Err(format!(
+                "its state{} is not what the package's hooks make of the results of its missions",
+                key.unwrap_or_default()
+            ));
+        }
+        if again.ended != self.ended {
+            return Err("how it says the campaign ended is not what the package's `end` hook says".into());
+        }
+        if let Some(session) = &self.session {
+            let (setup, notes) = again.prepare(ruleset).map_err(hook)?;
+            if session.options != setup.options {
+                return Err(format!(
+                    "the mission at the table is played with options {}; the campaign gives {}",
+                    options_words(&session.options),
+                    options_words(&setup.options)
+                ));
+            }
+            if notes != self.before_notes {
+                return Err("what the `before` hook said for the mission at the table is not what it says".into());
+            }
+        }
+        Ok(())
+    }
+
     fn next_setup_parts(&self, def: &CampaignDef) -> (String, u64) {
         let k = self.played.len();
         (
@@ -387,6 +504,12 @@ impl Campaign {
         }
         Ok(())
     }
+}
+
+/// Options as `--set` takes them, in one line: `[a=1, b=x]`.
+fn options_words(options: &[(String, String)]) -> String {
+    let words: Vec<String> = options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    crate::escape::one_line(&format!("[{}]", words.join(", "))).into_owned()
 }
 
 /// A hook's step as one line of text.

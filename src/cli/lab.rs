@@ -198,12 +198,10 @@ pub fn run(plain: Plain, args: &LabArgs) -> Result<(), super::Failure> {
     }
     // The report is printed either way; a comparison whose games failed says so in its exit
     // code, as a plain sim does.
-    if !report.errors.is_empty() {
-        let pairs: std::collections::BTreeSet<u64> = report.errors.iter().map(|e| e.game).collect();
+    if report.errors.pairs > 0 {
         return Err(format!(
             "error: {} of {} pairs had a game fail (the report lists them, with games to replay)",
-            pairs.len(),
-            report.games
+            report.errors.pairs, report.games
         )
         .into());
     }
@@ -329,25 +327,39 @@ pub fn text(r: &LabReport, names: &Names) -> String {
             ));
         }
     }
-    if r.errors.is_empty() {
+    if r.errors.games == 0 {
         out.push_str("errors: none\n");
     } else {
         out.push_str(&format!(
             "errors: {} (left out of the differences; replay one with `servitor game … --seed N`)\n",
-            r.errors.len()
+            r.errors.games
         ));
-        for e in r.errors.iter().take(20) {
+        for e in &r.errors.kept {
+            let examples: Vec<String> = e
+                .examples
+                .iter()
+                .map(|x| format!("game {} seed {}", x.game, x.seed))
+                .collect();
+            let more = if e.games > e.examples.len() as u64 { ", …" } else { "" };
             out.push_str(&format!(
-                "  game {} seed {} ({}): {}\n",
-                e.game,
-                e.seed,
+                "  {} × ({}): {}\n    {}{more}\n",
+                e.games,
                 e.side,
-                servitor::escape::one_line(&e.message)
+                servitor::escape::one_line(&e.message),
+                examples.join(", ")
+            ));
+        }
+        if r.errors.other > 0 {
+            out.push_str(&format!(
+                "  {} more with other errors (only the first {} different errors are kept)\n",
+                r.errors.other,
+                servitor::limits::MAX_SIM_ERRORS
             ));
         }
         // A script error in a bundled ruleset names a `<bundled>/…` file: say how to get it.
         let bundled: Vec<&str> = r
             .errors
+            .kept
             .iter()
             .flat_map(|e| e.message.match_indices("<bundled>/").map(|(i, _)| &e.message[i..]))
             .collect();

@@ -432,7 +432,12 @@ fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Comp
                 };
                 let work = d.roll.odds_cost();
                 if work > MAX_DICE_WORK || bound > MAX_ODDS_TOTALS {
-                    return Err(too_costly(&d.roll.to_string(), work, bound).into());
+                    // `--dice` as the player wrote it (`same 2`, not the `double` it reads as).
+                    let what = match (&args.dice, name.is_empty()) {
+                        (Some(text), true) => text.trim().to_string(),
+                        _ => d.roll.to_string(),
+                    };
+                    return Err(too_costly(&what, work, bound).into());
                 }
             }
             let mut lines = Vec::new();
@@ -588,13 +593,15 @@ fn dice_only(args: &OddsArgs) -> Result<(), super::Failure> {
 fn too_costly(what: &str, work: u64, values: u64) -> String {
     if work > MAX_DICE_WORK {
         format!(
-            "error: the exact odds of `{what}` would take about {} steps; servitor takes at most {} (`MAX_DICE_WORK`, see \"Limits\" in grammar/README.md)\n  help: use fewer dice or dice with fewer faces\n",
+            "error: the exact odds of {} would take about {} steps; servitor takes at most {} (`MAX_DICE_WORK`, see \"Limits\" in grammar/README.md)\n  help: use fewer dice or dice with fewer faces\n",
+            servitor::escape::quoted(what),
             thousands(work),
             thousands(MAX_DICE_WORK)
         )
     } else {
         format!(
-            "error: `{what}` can come to {} different values; servitor lists at most {} (`MAX_ODDS_TOTALS`, see \"Limits\" in grammar/README.md)\n  help: use fewer dice or dice with fewer faces\n",
+            "error: {} can come to {} different values; servitor lists at most {} (`MAX_ODDS_TOTALS`, see \"Limits\" in grammar/README.md)\n  help: use fewer dice or dice with fewer faces\n",
+            servitor::escape::quoted(what),
             thousands(values),
             thousands(MAX_ODDS_TOTALS)
         )

@@ -7,7 +7,7 @@
 use super::screen::{Pace, Screen};
 use clap::{Args, ValueEnum};
 use servitor::board::render::{self, Overlay};
-use servitor::campaign::Campaign;
+use servitor::campaign::{Campaign, CampaignError};
 use servitor::dice::rng::{DieAsk, Forced};
 use servitor::game::session::{self, Entry, SESSION_FORMAT, SESSION_VERSION, Session};
 use servitor::game::table;
@@ -396,6 +396,7 @@ fn run_campaign(args: PlayArgs, path: &std::path::Path) -> Result<(), super::Fai
     let mut campaign = match read {
         Some(mut c) => {
             c.check(&ruleset)
+                .and_then(|()| c.check_played(&ruleset))
                 .map_err(|e| format!("error: {}: {e}", path.display()))?;
             if let Some(dice) = args.dice {
                 // From the next mission on, and in the one at the table from its next command.
@@ -667,26 +668,42 @@ impl Table {
             );
             return Ok(true);
         }
-        let Some((path, campaign)) = self.campaign.take() else {
+        let Some((path, campaign)) = self.campaign.clone() else {
             return Ok(true);
         };
         let ruleset = self.host.ruleset().clone();
+        // A hook or the next mission's start that fails refuses `next`: the campaign and the
+        // mission at the table stay as they were, and the session goes on.
+        let refuse = |t: &Self, e: CampaignError| {
+            let why = super::campaign::error_text(&ruleset, e);
+            t.respond(
+                "next",
+                false,
+                t.game.events.len(),
+                Some(format!(
+                    "the campaign cannot go on: {}",
+                    servitor::escape::one_line(&why)
+                )),
+            );
+            Ok(true)
+        };
         let setup = self.session.setup();
         let summary = servitor::game::host::summary(&self.game);
         let mut next = campaign.clone();
         let before = std::mem::take(&mut next.before_notes);
         let shown = before.len();
-        next.finish(&ruleset, &setup, summary, before)
-            .map_err(|e| super::campaign::error_report(&ruleset, e))?;
+        if let Err(e) = next.finish(&ruleset, &setup, summary, before) {
+            return refuse(self, e);
+        }
         let after: Vec<String> = next
             .played
             .last()
             .map(|p| p.notes[shown..].to_vec())
             .unwrap_or_default();
         if next.ended.is_some() {
-            self.campaign = Some((path.clone(), next.clone()));
             let text = servitor::game::host::encode(&next)?;
             super::savefile::write_atomically(&path, text.as_bytes())?;
+            self.campaign = Some((path.clone(), next.clone()));
             self.writes += 1;
             self.say_notes(
                 &format!("· mission {} played", next.played.len()),
@@ -695,13 +712,16 @@ impl Table {
             );
             return Ok(false);
         }
-        let (setup, notes) = next
-            .prepare(&ruleset)
-            .map_err(|e| super::campaign::error_report(&ruleset, e))?;
+        let (setup, notes) = match next.prepare(&ruleset) {
+            Ok(prepared) => prepared,
+            Err(e) => return refuse(self, e),
+        };
         next.before_notes = notes.clone();
         let mut session = campaign_session(&next, &setup, self.session.side.clone());
-        let game = start_game(&mut self.host, &mut session, &self.dice_ran_out, false, &self.screen)
-            .map_err(|e| failure(&ruleset, e))?;
+        let game = match start_game(&mut self.host, &mut session, &self.dice_ran_out, false, &self.screen) {
+            Ok(game) => game,
+            Err(e) => return refuse(self, CampaignError::Game(e)),
+        };
         self.say_notes(&format!("· mission {} played", next.played.len()), &after, None);
         let number = next.played.len() + 1;
         let total = next.def(&ruleset).map_or(0, |d| d.missions.len());
@@ -869,15 +889,7 @@ impl Table {
             }
             Err(error) => {
                 self.restore()?;
-                let reason = match error {
-                    GameError::Refused(m) | GameError::Usage(m) | GameError::Save(m) | GameError::Scenario(m) => m,
-                    GameError::Script { diagnostic, .. } => {
-                        let report = servitor::diagnostic::Report {
-                            diagnostics: vec![*diagnostic],
-                        };
-                        report.render(&self.host.ruleset().sources, false)
-                    }
-                };
+                let reason = error.refusal_line(self.host.ruleset());
                 self.respond(line, false, before, Some(format!("{reason} — nothing changed")));
                 Ok(false)
             }

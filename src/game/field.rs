@@ -225,9 +225,17 @@ impl Game {
     }
 }
 
-/// A point as the log writes it: `(12.5, 30.0)`.
+/// A point as the log writes it: `(12.5, 30.0)`; a coordinate no table reaches (a million
+/// inches or more) in exponent form, `(1e308, 41.0)`, not in its 309 digits.
 pub fn show(p: Point) -> String {
-    format!("({:.1}, {:.1})", p.x, p.y)
+    let one = |x: f64| {
+        if x.abs() < 1e6 {
+            format!("{x:.1}")
+        } else {
+            format!("{x:e}")
+        }
+    };
+    format!("({}, {})", one(p.x), one(p.y))
 }
 
 /// The length of a walked route, to a tenth of an inch, for the log.
@@ -448,5 +456,13 @@ mod tests {
         let t = first_within(Point::new(0.0, 0.0), Point::new(10.0, 0.0), Point::new(10.0, 0.0), 6.0).unwrap();
         assert!((t - 0.4).abs() < 1e-9);
         assert!(first_within(Point::new(0.0, 0.0), Point::new(10.0, 0.0), Point::new(5.0, 9.0), 6.0).is_none());
+    }
+
+    /// A point of 1e308 inches was printed with its 309 digits.
+    #[test]
+    fn a_point_no_table_reaches_is_shown_short() {
+        assert_eq!(show(Point::new(12.5, 30.0)), "(12.5, 30.0)");
+        assert_eq!(show(Point::new(1e308, 41.0)), "(1e308, 41.0)");
+        assert_eq!(show(Point::new(-2.5e6, 999_999.0)), "(-2.5e6, 999999.0)");
     }
 }

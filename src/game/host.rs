@@ -72,6 +72,23 @@ pub enum GameError {
     Refused(String),
 }
 
+impl GameError {
+    /// Why a player's command was not done, on one line: the refusal's own words, or, when
+    /// the package's script failed on it, that it could not, why and where (for its author).
+    pub fn refusal_line(self, ruleset: &Ruleset) -> String {
+        match self {
+            GameError::Refused(m) | GameError::Usage(m) | GameError::Save(m) | GameError::Scenario(m) => {
+                crate::escape::one_line(&m).into_owned()
+            }
+            GameError::Script { diagnostic, .. } => format!(
+                "the package's script could not do this ({}, at {})",
+                crate::escape::one_line(&diagnostic.message),
+                ruleset.sources.locate(diagnostic.span)
+            ),
+        }
+    }
+}
+
 /// A finished (or stopped) game: how it ended and everything that happened.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct GameRecord {
@@ -609,7 +626,10 @@ impl Host {
             if let Some(action) = &e.action
                 && !super::state::apply(&mut replayed, action)
             {
-                return Err(GameError::Save(format!("the log does not replay: {action:?}")));
+                return Err(GameError::Save(format!(
+                    "the log does not replay: the action {} cannot be done there",
+                    crate::escape::one_line(&serde_json::to_string(action).unwrap_or_default())
+                )));
             }
         }
         if replayed != save.state {
@@ -839,7 +859,12 @@ fn check_save(game: &Game, next: (u32, usize), state: &GameState) -> Result<(), 
             continue;
         }
         if p.on_board() != p.at.is_some() {
-            return refuse(format!("piece `{}` is `{}` but stands on {:?}", p.id, p.status, p.at));
+            return refuse(format!(
+                "piece `{}` is `{}` but stands on {}",
+                p.id,
+                p.status,
+                p.at.map_or("no square".into(), |s| s.to_string())
+            ));
         }
         let Some(at) = p.at else { continue };
         if !(1..=8).contains(&p.size) {

@@ -6,8 +6,38 @@ use crate::source::Span;
 use crate::syntax::ast::{self, Entry, RemoveTarget, RowKey};
 use indexmap::IndexMap;
 
-/// Properties that may appear several times; an override matches them by their first value.
-const KEYED_BY_FIRST_VALUE: [&str; 1] = ["arg"];
+/// Properties an item may hold several of, each keyed by what it is, with the values that
+/// name it: `(item kind, property, the places of its naming values)`. An override replaces the
+/// entry of the same key and adds the others; `remove NAME` drops the one a single-value key
+/// names. Any other property is keyed by its name alone.
+const KEYED: [(Option<&str>, &str, &[usize]); 7] = [
+    (None, "arg", &[0]),
+    (Some("game"), "on", &[0, 1]),
+    (Some("game"), "command", &[0]),
+    (Some("game"), "option", &[0]),
+    (Some("game"), "watch", &[0]),
+    (Some("game"), "reserve", &[0]),
+    (Some("game"), "phase", &[1]),
+];
+
+/// What an entry of an item of `kind` is: its property name and, for a keyed property, the
+/// values that name it (`on moved react` → `on`, [moved, react]; `phase aliens alien-turn f`
+/// → `phase`, [alien-turn]). A keyed property missing a naming value is keyed by all its
+/// values, spans and all (so it matches no other entry and is added): lowering reports it.
+fn entry_key(kind: &str, p: &ast::Property) -> (String, Option<Vec<String>>) {
+    let places = KEYED
+        .iter()
+        .find(|(k, name, _)| k.is_none_or(|k| k == kind) && *name == p.key.text)
+        .map(|(_, _, places)| *places);
+    let naming = places.map(|places| {
+        places
+            .iter()
+            .map(|&i| p.values.get(i).and_then(ast::Value::as_name).map(str::to_string))
+            .collect::<Option<Vec<String>>>()
+            .unwrap_or_else(|| p.values.iter().map(|v| format!("{v:?}")).collect())
+    });
+    (p.key.text.clone(), naming)
+}
 
 /// An item after merging: its latest label and entries, and where it was defined.
 #[derive(Debug, Clone)]
@@ -135,7 +165,7 @@ impl Merged {
                         span: prop.key.span,
                         package: package.to_string(),
                     });
-                    override_property(&mut base.entries, prop)
+                    override_property(&def.kind.text, &mut base.entries, prop)
                 }
                 Entry::Row(row) => {
                     self.overrides.push(crate::ruleset::Overridden {
@@ -163,11 +193,11 @@ impl Merged {
                 }
                 Entry::Remove(RemoveTarget::Entry(name), span) => {
                     let before = base.entries.len();
+                    let kind = def.kind.text.as_str();
                     base.entries.retain(|e| match e {
                         Entry::Property(p) => {
                             p.key.text != name.text
-                                && !(KEYED_BY_FIRST_VALUE.contains(&p.key.text.as_str())
-                                    && p.values.first().and_then(|v| v.as_name()) == Some(name.text.as_str()))
+                                && entry_key(kind, p).1.is_none_or(|naming| naming != [name.text.as_str()])
                         }
                         _ => true,
                     });
@@ -234,16 +264,10 @@ fn redefined(kind: &str, id: &ast::Name, package: &str, old: Span) -> Diagnostic
     })
 }
 
-/// Replaces the base entries with the same key (or, for `arg`, the same key and first value).
-fn override_property(entries: &mut Vec<Entry>, prop: ast::Property) {
-    let keyed = KEYED_BY_FIRST_VALUE.contains(&prop.key.text.as_str());
-    let first = prop.values.first().and_then(|v| v.as_name()).map(str::to_string);
-    let matches = |e: &Entry| match e {
-        Entry::Property(p) => {
-            p.key.text == prop.key.text && (!keyed || p.values.first().and_then(|v| v.as_name()) == first.as_deref())
-        }
-        _ => false,
-    };
+/// Replaces the base entry of the same key (`entry_key`), or adds the entry when none has it.
+fn override_property(kind: &str, entries: &mut Vec<Entry>, prop: ast::Property) {
+    let key = entry_key(kind, &prop);
+    let matches = |e: &Entry| matches!(e, Entry::Property(p) if entry_key(kind, p) == key);
     match entries.iter().position(matches) {
         Some(at) => {
             entries.retain(|e| !matches(e));

@@ -500,7 +500,7 @@ impl Ruleset {
                     format!("{}{help}", d.message)
                 })
                 .collect();
-            format!("cannot roll `{text}`: {}", messages.join("; "))
+            format!("cannot roll {}: {}", crate::escape::quoted(text), messages.join("; "))
         })
     }
 
@@ -522,7 +522,7 @@ impl Ruleset {
             ValueKind::Expr(e) => {
                 dice_from_ast(e, &self.dice).map(|d| crate::dice::Roll::Read(crate::dice::Reading::Total(d)))
             }
-            _ => return Err(format!("cannot read `{text}` as dice")),
+            _ => return Err(format!("cannot read {} as dice", crate::escape::quoted(text))),
         };
         result.map_err(|errors| {
             let messages: Vec<String> = errors
@@ -532,7 +532,7 @@ impl Ruleset {
                     format!("{}{help}", d.message)
                 })
                 .collect();
-            format!("cannot roll `{text}`: {}", messages.join("; "))
+            format!("cannot roll {}: {}", crate::escape::quoted(text), messages.join("; "))
         })
     }
 }

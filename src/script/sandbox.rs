@@ -376,6 +376,36 @@ pub fn engine_with_budget() -> (Engine, Arc<Budget>) {
     // instructions a player reads at the table.
     engine.register_fn("to_string", |list: &mut rhai::Array| words_of_list(list));
     engine.register_fn("to_string", |map: &mut rhai::Map| words_of_map(map));
+    // Numbers a script reads from text — most often what a player typed — that Rust cannot
+    // read (`８`, `0x10`, `1_0`, twenty digits, `inf`) fail as a refusal in words, which a
+    // player's command shows on one line, not as Rhai's parse error.
+    engine.register_fn(
+        "parse_int",
+        |text: &str| -> Result<rhai::INT, Box<rhai::EvalAltResult>> {
+            text.trim().parse::<rhai::INT>().map_err(|e| {
+                let shown = crate::escape::one_line(&cut(text)).into_owned();
+                match e.kind() {
+                    std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow => {
+                        format!("`{shown}` is too large a number").into()
+                    }
+                    _ => format!("`{shown}` is not a whole number: write it in digits, e.g. 12").into(),
+                }
+            })
+        },
+    );
+    engine.register_fn(
+        "parse_float",
+        |text: &str| -> Result<rhai::FLOAT, Box<rhai::EvalAltResult>> {
+            match text.trim().parse::<rhai::FLOAT>() {
+                Ok(x) if x.is_finite() => Ok(x),
+                _ => Err(format!(
+                    "`{}` is not a number: write it in digits, e.g. 24.5",
+                    crate::escape::one_line(&cut(text))
+                )
+                .into()),
+            }
+        },
+    );
     let budget = Arc::new(Budget::default());
     let b = budget.clone();
     engine.on_progress(move |ops| b.progress(ops));
@@ -398,6 +428,14 @@ pub fn engine_with_budget() -> (Engine, Arc<Budget>) {
         );
     }
     (engine, budget)
+}
+
+/// A text put in a message, cut to its first 40 characters.
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(40) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
 }
 
 /// `[a, b, c]` without quotes (`[2,3; 4,5]` when the items hold commas, as squares do);

@@ -17,7 +17,7 @@
 //! interval of the report is at the level 1 − 0.05/K (Bonferroni), and the report says so.
 
 use super::stats::{self, Interval, Paired};
-use super::{Rate, Timing, game_seed, wilson};
+use super::{Rate, SimExample, Timing, game_seed, wilson};
 use crate::game::{Game, GameError, Host, Setup, host};
 use crate::ruleset::Ruleset;
 use indexmap::IndexMap;
@@ -87,17 +87,17 @@ pub struct Pair {
     pub changed: bool,
     /// The game's result, or `{ "error": message }`.
     #[serde(serialize_with = "result_json")]
-    pub base: Result<Ended, String>,
+    pub base: Result<Ended, Arc<str>>,
     #[serde(serialize_with = "result_json")]
-    pub variant: Result<Ended, String>,
+    pub variant: Result<Ended, Arc<str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub divergence: Option<Divergence>,
 }
 
-fn result_json<S: serde::Serializer>(r: &Result<Ended, String>, s: S) -> Result<S::Ok, S::Error> {
+fn result_json<S: serde::Serializer>(r: &Result<Ended, Arc<str>>, s: S) -> Result<S::Ok, S::Error> {
     match r {
         Ok(e) => e.serialize(s),
-        Err(message) => serde_json::json!({ "error": message }).serialize(s),
+        Err(message) => serde_json::json!({ "error": &**message }).serialize(s),
     }
 }
 
@@ -154,14 +154,76 @@ pub struct Changed {
     pub list: Vec<ChangedGame>,
 }
 
+/// One error that ended games of one side, as `sim` keeps them ([`super::SimError`]): its
+/// message once, how many games it ended, and the first [`MAX_SIM_ERROR_EXAMPLES`] of them.
+///
+/// [`MAX_SIM_ERROR_EXAMPLES`]: crate::limits::MAX_SIM_ERROR_EXAMPLES
 #[derive(Debug, Clone, Serialize)]
-pub struct LabFailure {
-    pub game: u64,
-    pub seed: u64,
+pub struct LabError {
     /// `base` or `variant`.
     pub side: String,
-    pub message: String,
+    pub message: Arc<str>,
+    pub games: u64,
+    pub examples: Vec<SimExample>,
 }
+
+/// What a comparison's failed games come to, bounded as `sim`'s are.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct LabErrors {
+    /// Games that failed, of either side.
+    pub games: u64,
+    /// Pairs with a game that failed.
+    pub pairs: u64,
+    /// The errors in the order the games first met them, by side: at most [`MAX_SIM_ERRORS`].
+    ///
+    /// [`MAX_SIM_ERRORS`]: crate::limits::MAX_SIM_ERRORS
+    pub kept: Vec<LabError>,
+    /// Games ended by an error other than those kept (counted, not kept).
+    pub other: u64,
+}
+
+impl LabErrors {
+    /// Counts the pair's failed games, keeps their errors as `sim` does, and leaves the pair
+    /// holding the kept message (shared, not copied) or, past the limit, [`NOT_KEPT`]: a
+    /// pair's error then costs a pointer however long its message, and the report holds
+    /// at most `MAX_SIM_ERRORS` messages.
+    fn add(&mut self, pair: &mut Pair) {
+        use crate::limits::{MAX_SIM_ERROR_EXAMPLES, MAX_SIM_ERRORS};
+        let mut failed = false;
+        for (side, r) in [("base", &mut pair.base), ("variant", &mut pair.variant)] {
+            let Err(message) = r else { continue };
+            failed = true;
+            self.games += 1;
+            let example = SimExample {
+                game: pair.game,
+                seed: pair.seed,
+            };
+            if let Some(e) = self.kept.iter_mut().find(|e| e.side == side && e.message == *message) {
+                e.games += 1;
+                if e.examples.len() < MAX_SIM_ERROR_EXAMPLES {
+                    e.examples.push(example);
+                }
+                *message = e.message.clone();
+            } else if self.kept.len() < MAX_SIM_ERRORS {
+                self.kept.push(LabError {
+                    side: side.into(),
+                    message: message.clone(),
+                    games: 1,
+                    examples: vec![example],
+                });
+            } else {
+                self.other += 1;
+                *message = Arc::clone(&NOT_KEPT);
+            }
+        }
+        self.pairs += u64::from(failed);
+    }
+}
+
+/// What a pair says of an error past the `MAX_SIM_ERRORS` kept.
+static NOT_KEPT: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| {
+    Arc::from("an error not kept (the report keeps the first MAX_SIM_ERRORS different errors; `other` counts the rest)")
+});
 
 #[derive(Debug, Clone, Serialize)]
 pub struct LabReport {
@@ -187,7 +249,7 @@ pub struct LabReport {
     pub decided: bool,
     pub verdict: String,
     pub changed: Changed,
-    pub errors: Vec<LabFailure>,
+    pub errors: LabErrors,
     /// Every pair, in game order (`records` asked).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub records: Option<Vec<Pair>>,
@@ -260,8 +322,8 @@ fn play_pair(hosts: &mut (Host, Host), setup: &LabSetup, index: u64) -> Pair {
             });
         }
     }
-    let base = base.map(|g| ended(&g));
-    let variant = variant.map(|g| ended(&g));
+    let base = base.map(|g| ended(&g)).map_err(Arc::from);
+    let variant = variant.map(|g| ended(&g)).map_err(Arc::from);
     if let (Ok(b), Ok(v)) = (&base, &variant) {
         changed = divergence.is_some() || b != v;
     } else if base != variant {
@@ -334,29 +396,50 @@ pub fn run(
         .clone()
         .unwrap_or_else(|| format!("wins:{}", sides.first().map_or("none", String::as_str)));
     let mut pairs: Vec<Pair> = Vec::new();
+    let mut errors = LabErrors::default();
     let mut looks_taken = 0;
     let mut stopped = false;
+    let idle = std::sync::Mutex::new(Vec::new());
     for &size in &sizes {
-        let from = pairs.len() as u64;
-        let batch: Vec<Option<Pair>> = pool.install(|| {
-            (from..size)
-                .into_par_iter()
-                .map_init(
-                    || (Host::new(base), Host::new(variant)),
-                    |hosts, k| {
-                        if stop.load(Ordering::Relaxed) {
-                            return None;
-                        }
-                        let p = play_pair(hosts, setup, k);
-                        done();
-                        done();
-                        Some(p)
-                    },
-                )
-                .collect()
-        });
-        let complete = batch.iter().all(Option::is_some);
-        pairs.extend(batch.into_iter().flatten());
+        // A chunk at a time, its errors kept as `sim` keeps them before the next is played:
+        // however long a failed game's message, the pairs hold each kept one once.
+        let mut complete = true;
+        let mut from = pairs.len() as u64;
+        while from < size && complete {
+            let to = from.saturating_add(super::chunk(pool.current_num_threads())).min(size);
+            let batch: Vec<Option<Pair>> = pool.install(|| {
+                (from..to)
+                    .into_par_iter()
+                    .map_init(
+                        || super::Lease {
+                            host: Some(
+                                idle.lock()
+                                    .unwrap_or_else(|p| p.into_inner())
+                                    .pop()
+                                    .unwrap_or_else(|| (Host::new(base), Host::new(variant))),
+                            ),
+                            idle: &idle,
+                        },
+                        |lease, k| {
+                            if stop.load(Ordering::Relaxed) {
+                                return None;
+                            }
+                            let hosts = lease.host.as_mut().expect("a lease holds its hosts until dropped");
+                            let p = play_pair(hosts, setup, k);
+                            done();
+                            done();
+                            Some(p)
+                        },
+                    )
+                    .collect()
+            });
+            complete = batch.iter().all(Option::is_some);
+            for mut p in batch.into_iter().flatten() {
+                errors.add(&mut p);
+                pairs.push(p);
+            }
+            from = to;
+        }
         looks_taken += 1;
         if !complete {
             stopped = true;
@@ -374,7 +457,7 @@ pub fn run(
         }
     }
     let seconds = started.elapsed().as_secs_f64();
-    let mut report = report(base, variant, setup, pairs, &sides, level, &decide_on);
+    let mut report = report(base, variant, setup, (pairs, errors), &sides, level, &decide_on);
     report.stopped = stopped;
     report.looks_planned = sizes.len() as u32;
     report.looks = looks_taken;
@@ -493,7 +576,7 @@ fn metrics(pairs: &[Pair], sides: &[String], z: f64) -> Vec<Metric> {
     out
 }
 
-fn result_words(r: &Result<Ended, String>) -> String {
+fn result_words(r: &Result<Ended, Arc<str>>) -> String {
     match r {
         Ok(e) => {
             let scores: Vec<String> = e.scores.iter().map(|(s, v)| format!("{s} {v}")).collect();
@@ -507,7 +590,7 @@ fn report(
     base: &Ruleset,
     variant: &Ruleset,
     setup: &LabSetup,
-    pairs: Vec<Pair>,
+    (pairs, errors): (Vec<Pair>, LabErrors),
     sides: &[String],
     level: f64,
     decide_on: &str,
@@ -515,7 +598,6 @@ fn report(
     let z = stats::z_for(level);
     let metrics = metrics(&pairs, sides, z);
     let paired = pairs.iter().filter(|p| p.base.is_ok() && p.variant.is_ok()).count() as u64;
-    let mut errors = Vec::new();
     let mut changed = Changed {
         games: 0,
         share: wilson(0, 0),
@@ -525,16 +607,6 @@ fn report(
     };
     let mut score_counts: [IndexMap<String, std::collections::BTreeMap<i64, u64>>; 2] = Default::default();
     for p in &pairs {
-        for (side, r) in [("base", &p.base), ("variant", &p.variant)] {
-            if let Err(message) = r {
-                errors.push(LabFailure {
-                    game: p.game,
-                    seed: p.seed,
-                    side: side.into(),
-                    message: message.clone(),
-                });
-            }
-        }
         for (counts, r) in score_counts.iter_mut().zip([&p.base, &p.variant]) {
             if let Ok(e) = r {
                 for (side, v) in &e.scores {

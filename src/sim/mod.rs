@@ -211,12 +211,12 @@ fn pool(jobs: usize) -> Result<rayon::ThreadPool, String> {
 
 /// A host borrowed from the run's idle ones (or made), given back when the work that took it
 /// ends: hosts are costly to build, and chunks come and go.
-struct Lease<'a> {
-    host: Option<Host>,
-    idle: &'a std::sync::Mutex<Vec<Host>>,
+struct Lease<'a, H = Host> {
+    host: Option<H>,
+    idle: &'a std::sync::Mutex<Vec<H>>,
 }
 
-impl Drop for Lease<'_> {
+impl<H> Drop for Lease<'_, H> {
     fn drop(&mut self) {
         if let Some(host) = self.host.take() {
             self.idle.lock().unwrap_or_else(|p| p.into_inner()).push(host);

@@ -49,7 +49,8 @@ pub fn parse_dice_text(text: &str) -> Result<Expr, String> {
     match parse_roll_text(text)?.kind {
         ValueKind::Expr(e) => Ok(e),
         _ => Err(format!(
-            "`{text}` reads dice die by die, which gives no total to roll here: write a dice expression (`2d6+1`)"
+            "{} reads dice die by die, which gives no total to roll here: write a dice expression (`2d6+1`)",
+            crate::escape::quoted(text)
         )),
     }
 }
@@ -61,7 +62,11 @@ pub fn parse_roll_text(text: &str) -> Result<Value, String> {
     let pairs = Grammar::parse(Rule::dice_text, text).map_err(|e| {
         let d = pest_error(file, text, 0, e);
         let help = d.help.as_deref().map(|h| format!(" ({h})")).unwrap_or_default();
-        format!("cannot read `{text}` as dice: {}{help}", d.message)
+        format!(
+            "cannot read {} as dice: {}{help}",
+            crate::escape::quoted(text),
+            d.message
+        )
     })?;
     let reader = Reader { file, base: 0 };
     let pair = pairs

@@ -466,7 +466,7 @@ impl Companion {
                 self.answer(line, true, None, lines)
             }
             Err(error) => {
-                let reason = game_error_text(error, &self.host);
+                let reason = error.refusal_line(self.host.ruleset());
                 self.restored(refusal(line, format!("{reason} — nothing changed")))
             }
         }
