@@ -304,6 +304,9 @@ pub(crate) struct SumPlan {
     pub work: u64,
     /// Totals kept in an array over the lattice, or in a map of the totals reached.
     pub dense: bool,
+    /// Each kind's dice by repeated squaring of its polynomial, the kinds multiplied: cheaper
+    /// than adding dice one by one once the dice are many.
+    pub squaring: bool,
 }
 
 pub(crate) fn sum_plan(dice: &[SumDie]) -> SumPlan {
@@ -342,17 +345,69 @@ pub(crate) fn sum_plan(dice: &[SumDie]) -> SumPlan {
     }
     let lattice = spread.saturating_add(1);
     let dense = lattice <= 4096 || (lattice <= 1 << 22 && lattice <= bound.saturating_mul(4));
+    // By squaring: each kind's power, then the kinds' product, all over the lattice.
+    let mut squared = 0.0f64;
+    if dense {
+        let (mut len, mut bits) = (1u64, 0.0f64);
+        for d in dice {
+            let min = d.faces.first().map_or(0, |f| f.0);
+            let width = d.faces.last().map_or(0, |f| f.0).abs_diff(min) / step;
+            let wbits = d.faces.iter().map(|f| f.1).max().unwrap_or(1).max(1) as f64;
+            let (plen, pbits) = (
+                width.saturating_mul(u64::from(d.count)).saturating_add(1),
+                f64::from(d.count) * (d.total.max(1) as f64).log2(),
+            );
+            squared += super::big::poly_pow_cost(width + 1, wbits.log2() + 1.0, d.count);
+            squared += super::big::poly_mul_cost(len, bits, plen, pbits);
+            len = len.saturating_add(plen);
+            bits += pbits;
+        }
+        // The counts written into the map of totals.
+        squared += lattice as f64 * super::big::words(bits);
+    }
+    let by_squares = steps(squared);
+    let squaring = dense && by_squares < work;
     SumPlan {
         lo,
         step,
         totals: bound,
-        work,
+        work: if squaring { by_squares } else { work },
         dense,
+        squaring,
     }
+}
+
+/// Each total's count over Π total^count, by squaring: a kind's dice are its polynomial (a
+/// face's weight at its place on the lattice) to the power of their count.
+fn sum_counts_squared(dice: &[SumDie], plan: &SumPlan) -> Counts {
+    let mut total = vec![BigUint::one()];
+    let mut denominator = BigUint::one();
+    for d in dice {
+        let min = d.faces.first().map_or(0, |f| f.0);
+        let width = (d.faces.last().map_or(0, |f| f.0).abs_diff(min) / plan.step) as usize;
+        let mut poly = vec![<BigUint as Zero>::zero(); width + 1];
+        for (v, w) in &d.faces {
+            poly[(v.abs_diff(min) / plan.step) as usize] += *w;
+        }
+        total = super::big::poly_mul(&total, &super::big::poly_pow(&poly, d.count));
+        denominator *= BigUint::from(d.total).pow(d.count);
+    }
+    let step = plan.step as i64;
+    let counts = total
+        .into_iter()
+        .enumerate()
+        .filter(|(_, c)| !Zero::is_zero(c))
+        .map(|(i, c)| (plan.lo.saturating_add(step.saturating_mul(i as i64)), c))
+        .collect();
+    (counts, denominator)
 }
 
 /// Each total's count over Π total^count.
 pub(crate) fn sum_counts(dice: &[SumDie]) -> (BTreeMap<i64, BigUint>, BigUint) {
+    let plan = sum_plan(dice);
+    if plan.squaring {
+        return sum_counts_squared(dice, &plan);
+    }
     // Whole numbers of 128 bits while the denominator fits (20d6 does), big ones after.
     match sum_counts_in::<u128>(dice) {
         Some((m, d)) => to_big(m, d),
@@ -608,6 +663,138 @@ fn keep_counts<T: Weight>(a: &Alphabet, highest: bool, keep: u32) -> Option<BTre
         states = next;
     }
     Some(out)
+}
+
+/// The total of the `keep` highest (or lowest) of dice of one kind, in closed form over the
+/// faces: for each face t and each j < keep, the rolls whose keep-th best die shows t with j
+/// dice better than t are C(n, j) · (the j better dice's sums) · (the n − j others all at t or
+/// worse, at least keep − j of them at t) — the last a power less a few terms. Each face
+/// costs a few powers of big numbers and one product per sum of the better dice.
+fn keep_counts_one_kind(a: &Alphabet, highest: bool, keep: u32) -> Counts {
+    let kind = &a.kinds[0];
+    let n = kind.n;
+    let order: Vec<usize> = if highest {
+        (0..a.faces.len()).rev().collect()
+    } else {
+        (0..a.faces.len()).collect()
+    };
+    let choose = binomial_row::<BigUint>(n).unwrap_or_default();
+    // The kept totals in a row from the lowest (keep · the lowest face).
+    let lo = i64::from(keep).saturating_mul(a.faces.first().and_then(|f| f.value).unwrap_or(0));
+    let hi = i64::from(keep).saturating_mul(a.faces.last().and_then(|f| f.value).unwrap_or(0));
+    let mut totals: Vec<BigUint> =
+        vec![<BigUint as Zero>::zero(); (hi.abs_diff(lo) as usize).saturating_add(1).min(1 << 22)];
+    // The faces better than t as a polynomial of their values, to the powers 0..keep (the
+    // sums of j dice better than t), brought up to date face by face.
+    // C(n − j, c) for c < keep − j: the few terms taken from each power.
+    let first_ways: Vec<Vec<BigUint>> = (0..keep)
+        .map(|j| {
+            let m = n - j;
+            let mut row = vec![BigUint::one()];
+            for c in 0..(keep - j).min(m) {
+                let next = row[c as usize].clone() * (m - c) / (c + 1);
+                row.push(next);
+            }
+            row
+        })
+        .collect();
+    let mut powers: Vec<BTreeMap<i64, BigUint>> = vec![BTreeMap::new(); keep as usize];
+    powers[0].insert(0, BigUint::one());
+    let mut below: u64 = kind.weights.iter().sum();
+    for &t in &order {
+        let w = kind.weights[t];
+        below -= w;
+        if w == 0 {
+            continue;
+        }
+        let value = a.value(t);
+        let (bw, bl) = (BigUint::from(w), BigUint::from(below));
+        for (j, power) in powers.iter().enumerate() {
+            let j = j as u32;
+            let (m, need) = (n - j, keep - j);
+            if power.is_empty() || m < need {
+                continue;
+            }
+            // m dice at t or worse, at least `need` of them at t.
+            let mut g = BigUint::from(w + below).pow(m);
+            for c in 0..need {
+                g -= &first_ways[j as usize][c as usize] * bw.pow(c) * bl.pow(m - c);
+            }
+            if Zero::is_zero(&g) {
+                continue;
+            }
+            let g = g * &choose[j as usize];
+            let kept = i64::from(need).saturating_mul(value);
+            for (sum, ways) in power {
+                let at = sum.saturating_add(kept).abs_diff(lo) as usize;
+                if let Some(cell) = totals.get_mut(at) {
+                    if ways.is_one() {
+                        *cell += &g;
+                    } else {
+                        *cell += ways * &g;
+                    }
+                }
+            }
+        }
+        // Face t joins the better faces: (P + w·x^v)^j = Σ_c C(j, c) (w·x^v)^c P^(j−c), the
+        // highest powers first so that the lower ones are still the old.
+        for j in (1..keep as usize).rev() {
+            let row = binomial_row::<BigUint>(j as u32).unwrap_or_default();
+            for c in 1..=j {
+                let factor = &row[c] * bw.pow(c as u32);
+                let shift = (c as i64).saturating_mul(value);
+                let add: Vec<(i64, BigUint)> = powers[j - c]
+                    .iter()
+                    .map(|(s, x)| (s.saturating_add(shift), x * &factor))
+                    .collect();
+                for (s, x) in add {
+                    *powers[j].entry(s).or_default() += x;
+                }
+            }
+        }
+    }
+    let den = BigUint::from(kind.total).pow(n);
+    let out = totals
+        .into_iter()
+        .enumerate()
+        .filter(|(_, c)| !Zero::is_zero(c))
+        .map(|(i, c)| (lo.saturating_add(i as i64), c))
+        .collect();
+    (out, den)
+}
+
+/// The steps of [`keep_counts_one_kind`]: per face, each power of the better dice's sums (at
+/// most keep · spread + 1 of them) times a big product, and the powers of big numbers.
+fn keep_one_kind_cost(a: &Alphabet, keep: u32) -> u64 {
+    use super::big::{mul_cost, words};
+    let kind = &a.kinds[0];
+    let n = kind.n;
+    let bits = f64::from(n) * (kind.total.max(1) as f64).log2();
+    let w = words(bits);
+    let faces = a.faces.len() as u64;
+    let mut cost = 0.0f64;
+    let mut seen = 0u64;
+    let mut spread = 0u64;
+    let first = a.faces.first().and_then(|f| f.value).unwrap_or(0);
+    for f in &a.faces {
+        seen += 1;
+        spread = spread.max(f.value.unwrap_or(0).abs_diff(first));
+        let mut size = 1u64;
+        for j in 0..u64::from(keep) {
+            // A big number added into the row of totals, one loop step of its own; and the
+            // powers brought up to date, a small product and a map entry each.
+            cost += size as f64 * (w + 64.0);
+            cost += size as f64 * u64::from(keep).saturating_sub(j + 1) as f64 * 400.0;
+            // The next power's sums: bounded by the spread and by the multisets.
+            size = (j + 1)
+                .saturating_mul(spread)
+                .saturating_add(1)
+                .min(multisets(j + 1, seen));
+        }
+        // Powers by squaring: about two products of their final size each.
+        cost += f64::from(keep) * (f64::from(keep) + 2.0) * 2.0 * mul_cost(w, w);
+    }
+    steps(cost).saturating_add(faces)
 }
 
 /// The weight of rolls where no face shows on `n` or more dice.
@@ -901,6 +1088,9 @@ impl PoolRead {
             {
                 self.sum_counts()
             }
+            (Read::Keep { highest, n: keep }, None | Some(Reroll::Each(_))) if self.keep_in_closed_form() => {
+                keep_counts_one_kind(&self.pool.alphabet(), *highest, *keep)
+            }
             _ => match self.raw_counts::<u128>() {
                 Some((m, d)) => to_big(m, d),
                 None => {
@@ -969,6 +1159,9 @@ impl PoolRead {
             }
             (_, Read::Sum) => self.sum_plan().work,
             (_, Read::Keep { n: keep, .. }) if u64::from(*keep) >= n => self.sum_plan().work,
+            (_, Read::Keep { n: keep, .. }) if self.keep_in_closed_form() => {
+                return keep_one_kind_cost(&a, *keep).saturating_add(n);
+            }
             (_, Read::Keep { n: keep, .. }) => {
                 let spread = a
                     .faces
@@ -1029,6 +1222,41 @@ impl PoolRead {
             })
             .collect();
         sum_plan(&dice)
+    }
+
+    /// Whether the kept total is computed in closed form over the faces (dice of one kind,
+    /// no re-roll of one die, fewer kept than rolled, and cheaper so than face by face).
+    fn keep_in_closed_form(&self) -> bool {
+        let Read::Keep { n: keep, .. } = self.read else {
+            return false;
+        };
+        let a = self.pool.alphabet();
+        let row = u64::from(keep).saturating_mul(
+            a.faces
+                .last()
+                .and_then(|f| f.value)
+                .unwrap_or(0)
+                .abs_diff(a.faces.first().and_then(|f| f.value).unwrap_or(0)),
+        );
+        if a.kinds.len() != 1
+            || row >= 1 << 22
+            || keep == 0
+            || keep >= a.dice()
+            || !matches!(self.pool.reroll, None | Some(Reroll::Each(_)))
+        {
+            return false;
+        }
+        let faces = a.faces.len() as u64;
+        let radix = u64::from(a.dice()) + 1;
+        let spread = a
+            .faces
+            .last()
+            .and_then(|f| f.value)
+            .unwrap_or(0)
+            .abs_diff(a.faces.first().and_then(|f| f.value).unwrap_or(0));
+        let sums = u64::from(keep).saturating_mul(spread).saturating_add(1);
+        let by_faces = faces.saturating_mul(radix).saturating_mul(radix).saturating_mul(sums);
+        keep_one_kind_cost(&a, keep) <= by_faces
     }
 
     /// Bits of the denominator the reading's counts are over: no count is bigger.
@@ -1891,6 +2119,77 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The kept total in closed form over the faces equals the face-by-face walk, for dice
+    /// numbered, halved, by faces with repeated numbers, and with `reroll N` folded in.
+    #[test]
+    fn kept_totals_in_closed_form_equal_the_walk_face_by_face() {
+        let white = custom(
+            "white",
+            &[(None, Some(0)), (None, Some(0)), (None, Some(1)), (None, Some(2))],
+        );
+        for kind in [d(6), d(3), white, d(10)] {
+            for reroll in [None, Some(Reroll::Each(exactly(1)))] {
+                for n in 1..=6u32 {
+                    for keep in 1..n {
+                        for highest in [true, false] {
+                            let p = pool(vec![(n, kind.clone())], reroll.clone());
+                            let a = p.alphabet();
+                            let walk = keep_counts::<BigUint>(&a, highest, keep).unwrap();
+                            let (closed, den) = keep_counts_one_kind(&a, highest, keep);
+                            assert_eq!(den, a.denominator::<BigUint>().unwrap());
+                            let walk: BTreeMap<i64, BigUint> =
+                                walk.into_iter().filter(|(_, c)| !Zero::is_zero(c)).collect();
+                            assert_eq!(closed, walk, "{n} {kind:?} keep {keep} highest {highest}");
+                        }
+                    }
+                }
+            }
+        }
+        // The highest of 235d6 is 6 unless every die shows 5 or less: 1 − (5/6)^235.
+        let big = pr(&pool(vec![(235, d(6))], None), Read::Keep { highest: true, n: 1 }, 0);
+        assert!(big.keep_in_closed_form());
+        let six = BigRational::one() - num_traits::pow(BigRational::new(5.into(), 6.into()), 235);
+        assert_eq!(big.distribution().weights[&6], six);
+    }
+
+    /// Totals by squaring equal dice added one by one.
+    #[test]
+    fn totals_by_squaring_equal_dice_added_one_by_one() {
+        let dice = vec![
+            SumDie {
+                faces: vec![(1, 1), (2, 1), (3, 1), (4, 1), (5, 1), (6, 1)],
+                total: 6,
+                count: 40,
+            },
+            SumDie {
+                faces: vec![(0, 2), (5, 1)],
+                total: 3,
+                count: 7,
+            },
+        ];
+        let plan = sum_plan(&dice);
+        let (squared, den) = sum_counts_squared(&dice, &plan);
+        let (added, den2) = sum_counts_in::<BigUint>(&dice).unwrap();
+        assert_eq!(den, den2);
+        assert_eq!(squared, added);
+        // 10d1000 is worked out by squaring: 1 way in 1000^10 to roll 10.
+        let ten = DiceExpr::new(vec![(
+            false,
+            Part::Dice {
+                count: 10,
+                kind: d(1000),
+            },
+        )]);
+        let (dice, _) = ten.sum_dice();
+        assert!(sum_plan(&dice).squaring);
+        let dist = ten.distribution().weights;
+        assert_eq!(
+            dist[&10],
+            BigRational::new(1.into(), num_traits::pow(BigInt::from(1000), 10))
+        );
+        assert_eq!(dist.len(), 9991);
     }
 
     /// Faces with names: counted by name, doubles by face (two faces named alike with
