@@ -1421,7 +1421,7 @@ impl Roll {
     /// pool of numbered faces with no re-roll of its own; a chain rolls one kind of die.
     pub fn check(&self) -> Result<(), String> {
         match self {
-            Roll::Read(_) => Ok(()),
+            Roll::Read(_) | Roll::Clamp { .. } => Ok(()),
             Roll::Opposed {
                 first,
                 second,
@@ -1481,7 +1481,7 @@ impl Roll {
     pub fn odds_cost(&self) -> u64 {
         use super::big::{fractions_cost, mul_cost, words};
         match self {
-            Roll::Read(r) => r.full_cost(),
+            Roll::Read(r) | Roll::Clamp { inner: r, .. } => r.full_cost(),
             Roll::Opposed {
                 first,
                 second,
@@ -1610,6 +1610,14 @@ impl Roll {
                 })
             }
             Roll::Chain { first, stages } => Ok(Odds::Number(chain(first, stages))),
+            Roll::Clamp { inner, least, most } => {
+                let (counts, den) = inner.counts();
+                let mut held: BTreeMap<i64, BigUint> = BTreeMap::new();
+                for (v, c) in counts {
+                    *held.entry(clamp(v, *least, *most)).or_default() += c;
+                }
+                Ok(Odds::Number(distribution_of(held, &den)))
+            }
         }
     }
 

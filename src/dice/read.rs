@@ -369,6 +369,19 @@ pub enum Roll {
         first: PoolRead,
         stages: Vec<Stage>,
     },
+    /// `2d6 - 4 at least 0`: a number read, held within bounds (a value under the least
+    /// reads as the least, over the most as the most).
+    Clamp {
+        inner: Reading,
+        least: Option<i64>,
+        most: Option<i64>,
+    },
+}
+
+/// A number held within bounds.
+pub fn clamp(value: i64, least: Option<i64>, most: Option<i64>) -> i64 {
+    let v = least.map_or(value, |lo| value.max(lo));
+    most.map_or(v, |hi| v.min(hi))
 }
 
 impl Roll {
@@ -411,6 +424,16 @@ impl fmt::Display for Roll {
                 write!(f, "{first}")?;
                 for s in stages {
                     write!(f, " {s}")?;
+                }
+                Ok(())
+            }
+            Roll::Clamp { inner, least, most } => {
+                write!(f, "{inner}")?;
+                if let Some(lo) = least {
+                    write!(f, " at least {lo}")?;
+                }
+                if let Some(hi) = most {
+                    write!(f, " at most {hi}")?;
                 }
                 Ok(())
             }
@@ -690,6 +713,15 @@ impl Roll {
                     reading,
                 }
             }
+            Roll::Clamp { inner, least, most } => {
+                let reading = inner.roll(rng);
+                Rolled::Read {
+                    roll: text,
+                    value: clamp(reading.value(), *least, *most),
+                    flag: false,
+                    reading,
+                }
+            }
             Roll::Opposed {
                 first,
                 second,
@@ -877,7 +909,14 @@ impl fmt::Display for Rolled {
     /// wins by 2`; a chain stage by stage.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Rolled::Read { reading, .. } => f.write_str(&reading_words(reading)),
+            Rolled::Read { reading, value, .. } => {
+                f.write_str(&reading_words(reading))?;
+                if *value != reading.value() {
+                    // Held within bounds.
+                    write!(f, ", held at {value}")?;
+                }
+                Ok(())
+            }
             Rolled::Opposed {
                 rounds,
                 forced,

@@ -340,6 +340,36 @@ impl RollLower<'_> {
                 }
                 Some(roll)
             }
+            ast::RollExpr::Clamp {
+                inner,
+                least,
+                most,
+                span,
+            } => {
+                let reading = self.side(inner)?;
+                if reading.is_flag() {
+                    self.err(
+                        Diagnostic::error(*span, "a yes or no has no bounds", "not a number")
+                            .with_help("`at least` and `at most` bound a number: a total, a kept total, a count"),
+                    );
+                    return None;
+                }
+                if let (Some(lo), Some(hi)) = (least, most)
+                    && lo > hi
+                {
+                    self.err(Diagnostic::error(
+                        *span,
+                        format!("at least {lo} and at most {hi} leave no number"),
+                        "empty bounds",
+                    ));
+                    return None;
+                }
+                Some(Roll::Clamp {
+                    inner: reading,
+                    least: *least,
+                    most: *most,
+                })
+            }
             ast::RollExpr::Chain { first, stages } => {
                 let first_read = self.read(first)?;
                 let Some(kind) = Roll::chain_die(&first_read).cloned() else {
@@ -842,6 +872,7 @@ fn expr_span(expr: &ast::RollExpr) -> Span {
             span(first).to(span(second))
         }
         ast::RollExpr::Chain { first, stages } => stages.last().map_or(first.span, |s| first.span.to(s.span)),
+        ast::RollExpr::Clamp { span, .. } => *span,
     }
 }
 
