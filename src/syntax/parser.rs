@@ -179,6 +179,9 @@ fn describe(rule: &Rule) -> &'static str {
         Rule::roll | Rule::reading | Rule::side => "a value",
         Rule::chain | Rule::opposed | Rule::clamped => "dice read die by die",
         Rule::clamp => "`at least N` or `at most N`",
+        // After a value, `at least` may follow: the value is what was expected.
+        Rule::at_kw => "a value",
+        Rule::least_kw | Rule::most_kw => "`least` or `most`",
         Rule::modifier => "`+ N` or `- N`",
         Rule::keep_read | Rule::keep_word => "`highest … of` or `lowest … of`",
         Rule::keep_count => "how many dice to keep",
