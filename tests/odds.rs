@@ -764,7 +764,12 @@ fn huge_numbers_are_costed_before_the_work() {
         let start = std::time::Instant::now();
         let out = json(&["odds", "space-hulk", "--dice", dice, "--json"]);
         assert!(start.elapsed().as_secs_f64() < 5.0, "{dice}");
-        assert!(out["rolls"][0].is_object(), "{dice}: {out}");
+        // A total lists its outcomes; a roll read die by die, its rolls.
+        let answered = out["outcomes"]
+            .as_array()
+            .or(out["rolls"].as_array())
+            .is_some_and(|o| !o.is_empty());
+        assert!(answered, "{dice}: no outcomes");
     }
     // 3+ on a d1000 is 998/1000 = 499/500: the mean is 998.
     assert_eq!(out["rolls"][0]["mean"], 998.0);
