@@ -43,9 +43,12 @@ pub const MAX_ODDS_TOTALS: u64 = 10_000;
 /// total, dice added one by one, each step one running total and one face; for a reading, one
 /// state of the pool (dice placed so far, what they read) and one face; for a re-roll of one
 /// die, one multiset of faces and one face; for a contest, one value of each side; for a
-/// chain, one count of dice and one stage. Once the counts pass 128 bits, each step counts a
-/// 64-bit word of the denominator. Estimated before any of it is done. 20d100 (about 4,400,000
-/// steps) takes 0.3 s in a debug build; 1000d6 (about 420,000,000) is refused.
+/// chain, one count of dice and one stage. Once the counts pass 128 bits, a product of two
+/// counts costs the multiplication of their 64-bit words, and the fractions the counts end as
+/// are costed too (reduced, written in decimal): 8 word operations a step. Estimated before any
+/// of it is done. 20d100 (about 4,400,000 steps) takes 0.3 s in a debug build; the costliest
+/// rolls that fit take about a second; 1000d6 and `count 3+ in 1000d1000 vs count 3+ in
+/// 1000d1000` (287,000,000) are refused at once.
 pub const MAX_DICE_WORK: u64 = 20_000_000;
 /// Steps of one `odds` question about a table: a step combines one outcome with one partial result (a multiset of the rolls so far for
 /// `--times N`, a running total for `--sum`); a series is costed before any of it is computed

@@ -742,4 +742,62 @@ fn refused_dice_are_quoted_as_written_and_cut_when_long() {
             assert!(stderr.contains("…` (120,0"), "{command}: {stderr}");
         }
     }
+/// Issue 34, item 3: exact odds whose steps are few but whose numbers are huge are costed by
+/// the words of those numbers, so each is answered or refused at once, naming the limit —
+/// on the command line (`odds`, `roll`) and when a package holding one is loaded.
+#[test]
+fn huge_numbers_are_costed_before_the_work() {
+    let ten_stages = format!("count 3+ in 1000d1000{}", " then 3+".repeat(10));
+    let package = std::env::temp_dir().join(format!("servitor-huge-{}.rules", std::process::id()));
+    std::fs::write(
+        &package,
+        "package huge \"A huge roll\" {\n  version \"0.1.0\"\n}\nconst huge = count 3+ in 1000d1000 vs count 3+ in 1000d1000 ties reroll\n",
+    )
+    .unwrap();
+    let cases: Vec<Vec<String>> = vec![
+        vec![
+            "odds".into(),
+            "space-hulk".into(),
+            "--dice".into(),
+            "count 3+ in 1000d1000 vs count 3+ in 1000d1000".into(),
+        ],
+        vec![
+            "roll".into(),
+            "space-hulk".into(),
+            "--dice".into(),
+            "count 3+ in 1000d1000 vs count 3+ in 1000d1000 ties reroll".into(),
+        ],
+        vec!["odds".into(), "space-hulk".into(), "--dice".into(), ten_stages],
+        vec!["check".into(), package.to_string_lossy().into_owned()],
+    ];
+    for args in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let start = std::time::Instant::now();
+        let (_, stderr, code) = servitor(&args);
+        let took = start.elapsed();
+        assert_ne!(code, 0, "{args:?}");
+        assert!(stderr.contains("MAX_DICE_WORK"), "{args:?}: {stderr}");
+        assert!(took.as_secs_f64() < 5.0, "{args:?} took {took:?}");
+    }
+    let _ = std::fs::remove_file(&package);
+    // What fits is answered, and quickly: a thousand dice of a thousand faces counted.
+    let start = std::time::Instant::now();
+    let out = json(&["odds", "space-hulk", "--dice", "count 3+ in 1000d1000", "--json"]);
+    assert!(start.elapsed().as_secs_f64() < 5.0);
+    // Issue 40: pools refused before are answered by better algorithms — totals by squaring,
+    // the highest die in closed form over the faces, margins as one product.
+    for dice in ["10d1000", "277d6 vs 277d6", "highest of 235d6", "highest of 500d6"] {
+        let start = std::time::Instant::now();
+        let out = json(&["odds", "space-hulk", "--dice", dice, "--json"]);
+        assert!(start.elapsed().as_secs_f64() < 5.0, "{dice}");
+        // A total lists its outcomes; a roll read die by die, its rolls.
+        let answered = out["outcomes"]
+            .as_array()
+            .or(out["rolls"].as_array())
+            .is_some_and(|o| !o.is_empty());
+        assert!(answered, "{dice}: no outcomes");
+    }
+    // 3+ on a d1000 is 998/1000 = 499/500: the mean is 998.
+    assert_eq!(out["rolls"][0]["mean"], 998.0);
+    assert_eq!(out["rolls"][0]["outcomes"].as_array().map(Vec::len), Some(1001));
 }

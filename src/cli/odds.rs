@@ -16,7 +16,7 @@ use servitor::limits::{MAX_DICE_WORK, MAX_ODDS_TOTALS};
 use servitor::ruleset::Value;
 use servitor::tables::Table;
 use servitor::tables::odds::{Dist, Refused, table_odds_within, table_totals_within, totals_fit};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 #[derive(Args)]
 pub struct OddsArgs {
@@ -92,14 +92,14 @@ impl Section {
     /// few long denominators, and each exact sum of two fractions costs a gcd of them.
     fn mean(&self) -> Option<BigRational> {
         self.numeric().then(|| {
-            let mut by_denominator: HashMap<&BigInt, BigInt> = HashMap::new();
+            // Over one common denominator (the chances of a roll are counts over one
+            // denominator, reduced: each divides the largest), one gcd at the end.
+            let common = common_denominator(self.rows.iter().map(|r| &r.p));
+            let mut sum = BigInt::zero();
             for r in &self.rows {
-                *by_denominator.entry(r.p.denom()).or_default() += r.p.numer() * r.value.unwrap_or(0);
+                sum += r.p.numer() * (&common / r.p.denom()) * r.value.unwrap_or(0);
             }
-            by_denominator
-                .into_iter()
-                .map(|(d, n)| BigRational::new(n, d.clone()))
-                .fold(BigRational::zero(), |a, b| a + b)
+            BigRational::new(sum, common)
         })
     }
 
@@ -112,12 +112,7 @@ impl Section {
         // "At least v" for every v, summed once from the top, exactly: every chance as a
         // numerator over the denominators' lcm (one division each, no gcd), then each running
         // sum correctly rounded to a float.
-        let mut common = BigInt::one();
-        for p in dist.values() {
-            if !(&common % p.denom()).is_zero() {
-                common = num_integer::Integer::lcm(&common, p.denom());
-            }
-        }
+        let common = common_denominator(dist.values());
         let mut tails = BTreeMap::new();
         let mut sum = BigInt::zero();
         for (v, p) in dist.iter().rev() {
@@ -137,6 +132,24 @@ impl Section {
                 .collect(),
         }
     }
+}
+
+/// A denominator every chance's divides: the largest of them when it will do (the chances of a
+/// roll are counts over one denominator, each reduced), else their lcm.
+fn common_denominator<'a>(chances: impl Iterator<Item = &'a BigRational> + Clone) -> BigInt {
+    let largest = chances
+        .clone()
+        .map(|p| p.denom())
+        .max()
+        .cloned()
+        .unwrap_or_else(BigInt::one);
+    let mut common = largest;
+    for p in chances {
+        if !(&common % p.denom()).is_zero() {
+            common = num_integer::Integer::lcm(&common, p.denom());
+        }
+    }
+    common
 }
 
 /// The odds of one subject in one package, ready to print.

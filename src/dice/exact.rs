@@ -14,9 +14,10 @@
 //! integers) and reduced to fractions once, at the end. Each computation has a cost estimate
 //! (`odds_cost`), made before any of it, that callers check against `MAX_DICE_WORK`.
 
+use super::big::{Smooth, fraction};
 use super::read::*;
 use super::{DiceExpr, Distribution, Part, Rng, Shown};
-use num_bigint::{BigInt, BigUint};
+use num_bigint::BigUint;
 use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
@@ -38,6 +39,20 @@ pub enum Odds {
         margin: Distribution,
     },
 }
+
+/// Word operations on big numbers as steps of `MAX_DICE_WORK`.
+pub(crate) fn steps(word_ops: f64) -> u64 {
+    let s = (word_ops / WORD_OPS_PER_STEP).ceil();
+    if s.is_finite() && s < u64::MAX as f64 {
+        s as u64
+    } else {
+        u64::MAX
+    }
+}
+
+/// A step of `MAX_DICE_WORK` is worth this many word operations of big numbers (measured: one
+/// step of the counting loops takes about as long as this many word operations).
+const WORD_OPS_PER_STEP: f64 = 8.0;
 
 // --- whole-number weights --------------------------------------------------------------
 
@@ -181,6 +196,8 @@ pub(crate) struct Kind {
 pub(crate) struct Alphabet {
     pub faces: Vec<Shown>,
     pub kinds: Vec<Kind>,
+    /// The kinds in the order a re-roll of one die prefers them ([`Pool::reroll_rank`]).
+    pub preferred: Vec<usize>,
 }
 
 impl Alphabet {
@@ -220,7 +237,7 @@ impl Pool {
         let mut faces: Vec<Shown> = self.dice.iter().flat_map(|(_, k)| k.shown_faces()).collect();
         faces.sort();
         faces.dedup();
-        let kinds = self
+        let kinds: Vec<Kind> = self
             .dice
             .iter()
             .map(|(n, kind)| {
@@ -254,7 +271,14 @@ impl Pool {
                 }
             })
             .collect();
-        Alphabet { faces, kinds }
+        let rank = self.reroll_rank();
+        let mut preferred: Vec<usize> = (0..kinds.len()).collect();
+        preferred.sort_by_key(|&k| rank[k]);
+        Alphabet {
+            faces,
+            kinds,
+            preferred,
+        }
     }
 }
 
@@ -280,6 +304,9 @@ pub(crate) struct SumPlan {
     pub work: u64,
     /// Totals kept in an array over the lattice, or in a map of the totals reached.
     pub dense: bool,
+    /// Each kind's dice by repeated squaring of its polynomial, the kinds multiplied: cheaper
+    /// than adding dice one by one once the dice are many.
+    pub squaring: bool,
 }
 
 pub(crate) fn sum_plan(dice: &[SumDie]) -> SumPlan {
@@ -318,17 +345,69 @@ pub(crate) fn sum_plan(dice: &[SumDie]) -> SumPlan {
     }
     let lattice = spread.saturating_add(1);
     let dense = lattice <= 4096 || (lattice <= 1 << 22 && lattice <= bound.saturating_mul(4));
+    // By squaring: each kind's power, then the kinds' product, all over the lattice.
+    let mut squared = 0.0f64;
+    if dense {
+        let (mut len, mut bits) = (1u64, 0.0f64);
+        for d in dice {
+            let min = d.faces.first().map_or(0, |f| f.0);
+            let width = d.faces.last().map_or(0, |f| f.0).abs_diff(min) / step;
+            let wbits = d.faces.iter().map(|f| f.1).max().unwrap_or(1).max(1) as f64;
+            let (plen, pbits) = (
+                width.saturating_mul(u64::from(d.count)).saturating_add(1),
+                f64::from(d.count) * (d.total.max(1) as f64).log2(),
+            );
+            squared += super::big::poly_pow_cost(width + 1, wbits.log2() + 1.0, d.count);
+            squared += super::big::poly_mul_cost(len, bits, plen, pbits);
+            len = len.saturating_add(plen);
+            bits += pbits;
+        }
+        // The counts written into the map of totals.
+        squared += lattice as f64 * super::big::words(bits);
+    }
+    let by_squares = steps(squared);
+    let squaring = dense && by_squares < work;
     SumPlan {
         lo,
         step,
         totals: bound,
-        work,
+        work: if squaring { by_squares } else { work },
         dense,
+        squaring,
     }
+}
+
+/// Each total's count over Π total^count, by squaring: a kind's dice are its polynomial (a
+/// face's weight at its place on the lattice) to the power of their count.
+fn sum_counts_squared(dice: &[SumDie], plan: &SumPlan) -> Counts {
+    let mut total = vec![BigUint::one()];
+    let mut denominator = BigUint::one();
+    for d in dice {
+        let min = d.faces.first().map_or(0, |f| f.0);
+        let width = (d.faces.last().map_or(0, |f| f.0).abs_diff(min) / plan.step) as usize;
+        let mut poly = vec![<BigUint as Zero>::zero(); width + 1];
+        for (v, w) in &d.faces {
+            poly[(v.abs_diff(min) / plan.step) as usize] += *w;
+        }
+        total = super::big::poly_mul(&total, &super::big::poly_pow(&poly, d.count));
+        denominator *= BigUint::from(d.total).pow(d.count);
+    }
+    let step = plan.step as i64;
+    let counts = total
+        .into_iter()
+        .enumerate()
+        .filter(|(_, c)| !Zero::is_zero(c))
+        .map(|(i, c)| (plan.lo.saturating_add(step.saturating_mul(i as i64)), c))
+        .collect();
+    (counts, denominator)
 }
 
 /// Each total's count over Π total^count.
 pub(crate) fn sum_counts(dice: &[SumDie]) -> (BTreeMap<i64, BigUint>, BigUint) {
+    let plan = sum_plan(dice);
+    if plan.squaring {
+        return sum_counts_squared(dice, &plan);
+    }
     // Whole numbers of 128 bits while the denominator fits (20d6 does), big ones after.
     match sum_counts_in::<u128>(dice) {
         Some((m, d)) => to_big(m, d),
@@ -586,6 +665,138 @@ fn keep_counts<T: Weight>(a: &Alphabet, highest: bool, keep: u32) -> Option<BTre
     Some(out)
 }
 
+/// The total of the `keep` highest (or lowest) of dice of one kind, in closed form over the
+/// faces: for each face t and each j < keep, the rolls whose keep-th best die shows t with j
+/// dice better than t are C(n, j) · (the j better dice's sums) · (the n − j others all at t or
+/// worse, at least keep − j of them at t) — the last a power less a few terms. Each face
+/// costs a few powers of big numbers and one product per sum of the better dice.
+fn keep_counts_one_kind(a: &Alphabet, highest: bool, keep: u32) -> Counts {
+    let kind = &a.kinds[0];
+    let n = kind.n;
+    let order: Vec<usize> = if highest {
+        (0..a.faces.len()).rev().collect()
+    } else {
+        (0..a.faces.len()).collect()
+    };
+    let choose = binomial_row::<BigUint>(n).unwrap_or_default();
+    // The kept totals in a row from the lowest (keep · the lowest face).
+    let lo = i64::from(keep).saturating_mul(a.faces.first().and_then(|f| f.value).unwrap_or(0));
+    let hi = i64::from(keep).saturating_mul(a.faces.last().and_then(|f| f.value).unwrap_or(0));
+    let mut totals: Vec<BigUint> =
+        vec![<BigUint as Zero>::zero(); (hi.abs_diff(lo) as usize).saturating_add(1).min(1 << 22)];
+    // The faces better than t as a polynomial of their values, to the powers 0..keep (the
+    // sums of j dice better than t), brought up to date face by face.
+    // C(n − j, c) for c < keep − j: the few terms taken from each power.
+    let first_ways: Vec<Vec<BigUint>> = (0..keep)
+        .map(|j| {
+            let m = n - j;
+            let mut row = vec![BigUint::one()];
+            for c in 0..(keep - j).min(m) {
+                let next = row[c as usize].clone() * (m - c) / (c + 1);
+                row.push(next);
+            }
+            row
+        })
+        .collect();
+    let mut powers: Vec<BTreeMap<i64, BigUint>> = vec![BTreeMap::new(); keep as usize];
+    powers[0].insert(0, BigUint::one());
+    let mut below: u64 = kind.weights.iter().sum();
+    for &t in &order {
+        let w = kind.weights[t];
+        below -= w;
+        if w == 0 {
+            continue;
+        }
+        let value = a.value(t);
+        let (bw, bl) = (BigUint::from(w), BigUint::from(below));
+        for (j, power) in powers.iter().enumerate() {
+            let j = j as u32;
+            let (m, need) = (n - j, keep - j);
+            if power.is_empty() || m < need {
+                continue;
+            }
+            // m dice at t or worse, at least `need` of them at t.
+            let mut g = BigUint::from(w + below).pow(m);
+            for c in 0..need {
+                g -= &first_ways[j as usize][c as usize] * bw.pow(c) * bl.pow(m - c);
+            }
+            if Zero::is_zero(&g) {
+                continue;
+            }
+            let g = g * &choose[j as usize];
+            let kept = i64::from(need).saturating_mul(value);
+            for (sum, ways) in power {
+                let at = sum.saturating_add(kept).abs_diff(lo) as usize;
+                if let Some(cell) = totals.get_mut(at) {
+                    if ways.is_one() {
+                        *cell += &g;
+                    } else {
+                        *cell += ways * &g;
+                    }
+                }
+            }
+        }
+        // Face t joins the better faces: (P + w·x^v)^j = Σ_c C(j, c) (w·x^v)^c P^(j−c), the
+        // highest powers first so that the lower ones are still the old.
+        for j in (1..keep as usize).rev() {
+            let row = binomial_row::<BigUint>(j as u32).unwrap_or_default();
+            for c in 1..=j {
+                let factor = &row[c] * bw.pow(c as u32);
+                let shift = (c as i64).saturating_mul(value);
+                let add: Vec<(i64, BigUint)> = powers[j - c]
+                    .iter()
+                    .map(|(s, x)| (s.saturating_add(shift), x * &factor))
+                    .collect();
+                for (s, x) in add {
+                    *powers[j].entry(s).or_default() += x;
+                }
+            }
+        }
+    }
+    let den = BigUint::from(kind.total).pow(n);
+    let out = totals
+        .into_iter()
+        .enumerate()
+        .filter(|(_, c)| !Zero::is_zero(c))
+        .map(|(i, c)| (lo.saturating_add(i as i64), c))
+        .collect();
+    (out, den)
+}
+
+/// The steps of [`keep_counts_one_kind`]: per face, each power of the better dice's sums (at
+/// most keep · spread + 1 of them) times a big product, and the powers of big numbers.
+fn keep_one_kind_cost(a: &Alphabet, keep: u32) -> u64 {
+    use super::big::{mul_cost, words};
+    let kind = &a.kinds[0];
+    let n = kind.n;
+    let bits = f64::from(n) * (kind.total.max(1) as f64).log2();
+    let w = words(bits);
+    let faces = a.faces.len() as u64;
+    let mut cost = 0.0f64;
+    let mut seen = 0u64;
+    let mut spread = 0u64;
+    let first = a.faces.first().and_then(|f| f.value).unwrap_or(0);
+    for f in &a.faces {
+        seen += 1;
+        spread = spread.max(f.value.unwrap_or(0).abs_diff(first));
+        let mut size = 1u64;
+        for j in 0..u64::from(keep) {
+            // A big number added into the row of totals, one loop step of its own; and the
+            // powers brought up to date, a small product and a map entry each.
+            cost += size as f64 * (w + 64.0);
+            cost += size as f64 * u64::from(keep).saturating_sub(j + 1) as f64 * 400.0;
+            // The next power's sums: bounded by the spread and by the multisets.
+            size = (j + 1)
+                .saturating_mul(spread)
+                .saturating_add(1)
+                .min(multisets(j + 1, seen));
+        }
+        // Powers by squaring: about two products of their final size each.
+        cost += f64::from(keep) * (f64::from(keep) + 2.0) * 2.0 * mul_cost(w, w);
+    }
+    steps(cost).saturating_add(faces)
+}
+
 /// The weight of rolls where no face shows on `n` or more dice.
 fn no_match_weight<T: Weight>(a: &Alphabet, n: u32) -> Option<T> {
     let radix = Radix::new(a);
@@ -737,7 +948,7 @@ fn read_counts(read: &Read, a: &Alphabet, counts: &[u32]) -> i64 {
 
 /// The face and kind a pool-level re-roll takes from a multiset, as `read::reroll_pick` takes
 /// it from dice as they lie: the lowest face meeting the target, the highest or the lowest
-/// face; among dice showing that face, the first kind in the pool's order.
+/// face; among dice showing that face, the kind `Pool::reroll_rank` puts first.
 fn multiset_pick(reroll: &Reroll, a: &Alphabet, sets: &[Vec<u32>]) -> Option<(usize, usize)> {
     let shows = |i: usize| sets.iter().any(|s| s[i] > 0);
     let face = match reroll {
@@ -746,7 +957,7 @@ fn multiset_pick(reroll: &Reroll, a: &Alphabet, sets: &[Vec<u32>]) -> Option<(us
         Reroll::Highest => (0..a.faces.len()).rev().find(|&i| shows(i))?,
         Reroll::Each(_) | Reroll::Failed => return None,
     };
-    let kind = sets.iter().position(|s| s[face] > 0)?;
+    let kind = a.preferred.iter().copied().find(|&k| sets[k][face] > 0)?;
     Some((face, kind))
 }
 
@@ -877,6 +1088,9 @@ impl PoolRead {
             {
                 self.sum_counts()
             }
+            (Read::Keep { highest, n: keep }, None | Some(Reroll::Each(_))) if self.keep_in_closed_form() => {
+                keep_counts_one_kind(&self.pool.alphabet(), *highest, *keep)
+            }
             _ => match self.raw_counts::<u128>() {
                 Some((m, d)) => to_big(m, d),
                 None => {
@@ -945,6 +1159,9 @@ impl PoolRead {
             }
             (_, Read::Sum) => self.sum_plan().work,
             (_, Read::Keep { n: keep, .. }) if u64::from(*keep) >= n => self.sum_plan().work,
+            (_, Read::Keep { n: keep, .. }) if self.keep_in_closed_form() => {
+                return keep_one_kind_cost(&a, *keep).saturating_add(n);
+            }
             (_, Read::Keep { n: keep, .. }) => {
                 let spread = a
                     .faces
@@ -1007,6 +1224,93 @@ impl PoolRead {
         sum_plan(&dice)
     }
 
+    /// Whether the kept total is computed in closed form over the faces (dice of one kind,
+    /// no re-roll of one die, fewer kept than rolled, and cheaper so than face by face).
+    fn keep_in_closed_form(&self) -> bool {
+        let Read::Keep { n: keep, .. } = self.read else {
+            return false;
+        };
+        let a = self.pool.alphabet();
+        let row = u64::from(keep).saturating_mul(
+            a.faces
+                .last()
+                .and_then(|f| f.value)
+                .unwrap_or(0)
+                .abs_diff(a.faces.first().and_then(|f| f.value).unwrap_or(0)),
+        );
+        if a.kinds.len() != 1
+            || row >= 1 << 22
+            || keep == 0
+            || keep >= a.dice()
+            || !matches!(self.pool.reroll, None | Some(Reroll::Each(_)))
+        {
+            return false;
+        }
+        let faces = a.faces.len() as u64;
+        let radix = u64::from(a.dice()) + 1;
+        let spread = a
+            .faces
+            .last()
+            .and_then(|f| f.value)
+            .unwrap_or(0)
+            .abs_diff(a.faces.first().and_then(|f| f.value).unwrap_or(0));
+        let sums = u64::from(keep).saturating_mul(spread).saturating_add(1);
+        let by_faces = faces.saturating_mul(radix).saturating_mul(radix).saturating_mul(sums);
+        keep_one_kind_cost(&a, keep) <= by_faces
+    }
+
+    /// Bits of the denominator the reading's counts are over: no count is bigger.
+    pub(crate) fn den_bits(&self) -> f64 {
+        let a = self.pool.alphabet();
+        let base: f64 = a
+            .kinds
+            .iter()
+            .map(|k| f64::from(k.n) * (k.total.max(1) as f64).log2())
+            .sum();
+        match &self.pool.reroll {
+            Some(Reroll::One(_) | Reroll::Highest | Reroll::Lowest) => base + (totals_lcm(&a) as f64).log2(),
+            Some(Reroll::Failed) => 2.0 * base,
+            _ => base,
+        }
+    }
+
+    /// The lowest value to the highest the reading can take, plus one (saturating).
+    pub(crate) fn range_bound(&self) -> u64 {
+        if self.read.is_flag() {
+            return 2;
+        }
+        let a = self.pool.alphabet();
+        let n = a.dice();
+        let spread = |k: &Kind| {
+            let mut vals = k
+                .weights
+                .iter()
+                .enumerate()
+                .filter(|(_, w)| **w > 0)
+                .map(|(i, _)| a.value(i));
+            let first = vals.next().unwrap_or(0);
+            let (lo, hi) = vals.fold((first, first), |(lo, hi), v| (lo.min(v), hi.max(v)));
+            hi.abs_diff(lo)
+        };
+        match &self.read {
+            Read::Count(_) => u64::from(n) + 1,
+            Read::Keep { n: keep, .. } if *keep < n => {
+                let widest = a.kinds.iter().map(spread).max().unwrap_or(0);
+                let all = a
+                    .faces
+                    .last()
+                    .and_then(|f| f.value)
+                    .unwrap_or(0)
+                    .abs_diff(a.faces.first().and_then(|f| f.value).unwrap_or(0));
+                u64::from(*keep).saturating_mul(all.max(widest)).saturating_add(1)
+            }
+            _ => a
+                .kinds
+                .iter()
+                .fold(1u64, |r, k| r.saturating_add(u64::from(k.n).saturating_mul(spread(k)))),
+        }
+    }
+
     /// How many different values the reading can have, at most (saturating).
     pub fn values_bound(&self) -> u64 {
         if self.read.is_flag() {
@@ -1035,13 +1339,14 @@ impl PoolRead {
     }
 }
 
-fn distribution_of(counts: BTreeMap<i64, BigUint>, den: &BigUint) -> Distribution {
-    let den = BigInt::from(den.clone());
+pub(crate) fn distribution_of(counts: BTreeMap<i64, BigUint>, den: &BigUint) -> Distribution {
+    // Reduced by the small primes the denominator is made of: no gcd of big numbers.
+    let smooth = Smooth::of(den);
     Distribution {
         weights: counts
             .into_iter()
             .filter(|(_, c)| !Zero::is_zero(c))
-            .map(|(v, c)| (v, BigRational::new(BigInt::from(c), den.clone())))
+            .map(|(v, c)| (v, fraction(c, den, smooth.as_ref())))
             .collect(),
     }
 }
@@ -1061,6 +1366,7 @@ impl Reading {
         }
     }
 
+    /// The steps of the reading's counts, before they are made fractions.
     pub fn odds_cost(&self) -> u64 {
         match self {
             Reading::Total(e) => e.odds_cost().map_or(u64::MAX, |(w, _)| w),
@@ -1074,6 +1380,38 @@ impl Reading {
             Reading::Pool(p) => p.values_bound(),
         }
     }
+
+    /// Bits of the denominator the reading's counts are over.
+    pub(crate) fn den_bits(&self) -> f64 {
+        match self {
+            Reading::Total(e) => e
+                .sum_dice()
+                .0
+                .iter()
+                .map(|d| f64::from(d.count) * (d.total.max(1) as f64).log2())
+                .sum(),
+            Reading::Pool(p) => p.den_bits(),
+        }
+    }
+
+    /// The lowest value to the highest, plus one (saturating).
+    pub(crate) fn range_bound(&self) -> u64 {
+        match self {
+            Reading::Total(e) => e
+                .bounds()
+                .map_or(u64::MAX, |(lo, hi)| hi.abs_diff(lo).saturating_add(1)),
+            Reading::Pool(p) => p.range_bound(),
+        }
+    }
+
+    /// The steps of the reading's own counts and of its fractions.
+    fn full_cost(&self) -> u64 {
+        self.odds_cost().saturating_add(steps(super::big::fractions_cost(
+            self.values_bound(),
+            self.den_bits(),
+            true,
+        )))
+    }
 }
 
 // --- rolls ---------------------------------------------------------------------------------
@@ -1083,7 +1421,7 @@ impl Roll {
     /// pool of numbered faces with no re-roll of its own; a chain rolls one kind of die.
     pub fn check(&self) -> Result<(), String> {
         match self {
-            Roll::Read(_) => Ok(()),
+            Roll::Read(_) | Roll::Clamp { .. } => Ok(()),
             Roll::Opposed {
                 first,
                 second,
@@ -1121,8 +1459,8 @@ impl Roll {
                             crate::diagnostic::thousands(crate::limits::MAX_DICE_WORK)
                         ));
                     }
-                    let (joint, _) = self.joint_unchecked()?;
-                    if joint.keys().all(|(a, b)| a == b) {
+                    let (margin, _) = self.margin_unchecked()?;
+                    if margin.keys().all(|m| *m == 0) {
                         return Err("these two rolls always tie, so `ties reroll` would roll for ever: use `ties none`, `first` or `second`".into());
                     }
                 }
@@ -1137,17 +1475,24 @@ impl Roll {
         }
     }
 
-    /// The steps the exact odds take, estimated before any of them (saturating).
+    /// The steps the exact odds take, estimated before any of them (saturating): the counts,
+    /// the products of big numbers they take (by the words of those numbers) and the
+    /// fractions they end as.
     pub fn odds_cost(&self) -> u64 {
+        use super::big::{fractions_cost, mul_cost, words};
         match self {
-            Roll::Read(r) => r.odds_cost(),
+            Roll::Read(r) | Roll::Clamp { inner: r, .. } => r.full_cost(),
             Roll::Opposed {
-                first, second, force, ..
+                first,
+                second,
+                force,
+                ties,
             } => {
-                let base = first
-                    .odds_cost()
-                    .saturating_add(second.odds_cost())
-                    .saturating_add(first.values_bound().saturating_mul(second.values_bound()));
+                let (abits, bbits) = (first.den_bits(), second.den_bits());
+                let (ra, rb) = (first.range_bound(), second.range_bound());
+                let mut base = first.odds_cost().saturating_add(second.odds_cost());
+                let margins = ra.saturating_add(rb);
+                let fractions = steps(fractions_cost(margins, abits + bbits, *ties != Ties::Reroll));
                 match (force, force.map(|f| if f.by_second { first } else { second })) {
                     (Some(_), Some(Reading::Pool(p))) => {
                         let a = p.pool.alphabet();
@@ -1160,33 +1505,56 @@ impl Roll {
                         } else {
                             first.values_bound()
                         };
+                        let product = steps(mul_cost(words(abits), words(bbits))).max(1);
                         base.saturating_add(
                             sets.saturating_mul(faces)
                                 .saturating_mul(faces.saturating_add(a.dice().into()))
-                                .saturating_add(sets.saturating_mul(other).saturating_mul(faces)),
+                                .saturating_add(sets.saturating_mul(other).saturating_mul(faces))
+                                .saturating_mul(product),
                         )
+                        .saturating_add(fractions)
                     }
-                    _ => base,
+                    _ => {
+                        let (_, combine) =
+                            margin_cost(first.values_bound(), ra, abits, second.values_bound(), rb, bbits);
+                        // `ties reroll` is checked (its margins computed) before it is read.
+                        let times = if *ties == Ties::Reroll { 2 } else { 1 };
+                        base = base.saturating_mul(times);
+                        base.saturating_add(steps(combine * times as f64))
+                            .saturating_add(fractions)
+                    }
                 }
             }
             Roll::Chain { first, stages } => {
                 let n = first.pool.dice_count();
                 let mut cost = first.odds_cost().saturating_add(n);
                 if let Some(kind) = Roll::chain_die(first) {
+                    // Every count is over the product of the stages' denominators.
+                    let per_die = |r: &Option<Reroll>| matches!(r, None | Some(Reroll::Each(_)));
+                    let mut bits = first.den_bits();
                     for stage in stages {
-                        let per_die = matches!(stage.reroll, None | Some(Reroll::Each(_)));
-                        if per_die {
-                            cost = cost.saturating_add(n.saturating_add(1).saturating_mul(n.saturating_add(1)));
-                        } else {
-                            for k in 0..=n.min(u64::from(u32::MAX)) {
-                                cost = cost.saturating_add(stage_read(kind, k as u32, stage).odds_cost());
-                                cost = cost.saturating_add(k.saturating_add(1).saturating_mul(n.saturating_add(1)));
-                                if cost == u64::MAX {
-                                    break;
+                        bits += stage_read(kind, n.min(u64::from(u32::MAX)) as u32, stage).den_bits();
+                    }
+                    let w = words(bits);
+                    if per_die(&first.pool.reroll) && first.modifier == 0 && stages.iter().all(|s| per_die(&s.reroll)) {
+                        // The binomial: a power and two products of big numbers per count.
+                        cost = cost.saturating_add(steps(n as f64 * 3.0 * mul_cost(w, w)));
+                    } else {
+                        for stage in stages {
+                            if !per_die(&stage.reroll) {
+                                for k in 0..=n.min(u64::from(u32::MAX)) {
+                                    cost = cost.saturating_add(stage_read(kind, k as u32, stage).odds_cost());
+                                    if cost == u64::MAX {
+                                        break;
+                                    }
                                 }
                             }
+                            // Fractions multiplied and added, each with a gcd of their size.
+                            let pairs = n.saturating_add(1).saturating_mul(n.saturating_add(2)) / 2;
+                            cost = cost.saturating_add(steps(pairs as f64 * 2.0 * bits.max(64.0) * w));
                         }
                     }
+                    cost = cost.saturating_add(steps(fractions_cost(n + 1, bits, true)));
                 }
                 cost
             }
@@ -1202,25 +1570,24 @@ impl Roll {
                 let (counts, den) = r.counts();
                 if r.is_flag() {
                     let yes = counts.get(&1).cloned().unwrap_or_default();
-                    Ok(Odds::Flag(BigRational::new(BigInt::from(yes), BigInt::from(den))))
+                    Ok(Odds::Flag(fraction(yes, &den, Smooth::of(&den).as_ref())))
                 } else {
                     Ok(Odds::Number(distribution_of(counts, &den)))
                 }
             }
             Roll::Opposed { ties, .. } => {
-                let (joint, den) = self.joint_unchecked()?;
+                let (margin, den) = self.margin_unchecked()?;
                 let mut first = BigUint::default();
                 let mut second = BigUint::default();
                 let mut tie = BigUint::default();
-                let mut margin: BTreeMap<i64, BigUint> = BTreeMap::new();
-                for ((a, b), c) in &joint {
-                    match winner(*a, *b, *ties) {
+                for (m, c) in &margin {
+                    match winner(*m, 0, *ties) {
                         Winner::First => first += c,
                         Winner::Second => second += c,
                         Winner::Tie => tie += c,
                     }
-                    *margin.entry(a.saturating_sub(*b)).or_default() += c;
                 }
+                let mut margin = margin;
                 let mut den = den;
                 if *ties == Ties::Reroll {
                     // Ties roll again until one side wins: the decided rounds, renormalised.
@@ -1233,7 +1600,8 @@ impl Roll {
                     den -= &tie;
                     tie = BigUint::default();
                 }
-                let frac = |c: BigUint| BigRational::new(BigInt::from(c), BigInt::from(den.clone()));
+                let smooth = Smooth::of(&den);
+                let frac = |c: BigUint| fraction(c, &den, smooth.as_ref());
                 Ok(Odds::Opposed {
                     first: frac(first),
                     second: frac(second),
@@ -1242,6 +1610,37 @@ impl Roll {
                 })
             }
             Roll::Chain { first, stages } => Ok(Odds::Number(chain(first, stages))),
+            Roll::Clamp { inner, least, most } => {
+                let (counts, den) = inner.counts();
+                let mut held: BTreeMap<i64, BigUint> = BTreeMap::new();
+                for (v, c) in counts {
+                    *held.entry(clamp(v, *least, *most)).or_default() += c;
+                }
+                Ok(Odds::Number(distribution_of(held, &den)))
+            }
+        }
+    }
+
+    /// An opposed roll's counts of each margin (first − second) over one denominator, forced
+    /// re-rolls made (ties not yet re-rolled): without a forced re-roll the sides are
+    /// independent, and the margins are one product of polynomials. The caller has checked the
+    /// roll.
+    fn margin_unchecked(&self) -> Result<Counts, String> {
+        match self {
+            Roll::Opposed {
+                first,
+                second,
+                force: None,
+                ..
+            } => Ok(margin_counts(&first.counts(), &second.counts())),
+            _ => {
+                let (joint, den) = self.joint_unchecked()?;
+                let mut margin: BTreeMap<i64, BigUint> = BTreeMap::new();
+                for ((a, b), c) in joint {
+                    *margin.entry(a.saturating_sub(b)).or_default() += c;
+                }
+                Ok((margin, den))
+            }
         }
     }
 
@@ -1316,25 +1715,123 @@ impl Roll {
 /// rolling after [`MAX_TIE_ROUNDS`] ties in a row, so that rolling never disagrees with the
 /// odds however unlikely a decision is.
 pub(crate) fn draw_decided(roll: &Roll, rng: &mut Rng) -> (i64, i64) {
-    let Roll::Opposed { ties, .. } = roll else {
+    let Roll::Opposed {
+        first,
+        second,
+        ties,
+        force,
+    } = roll
+    else {
         return (0, 0);
     };
+    if force.is_none() {
+        // The sides are independent: the first side's value drawn from the decided rounds
+        // (its chance times the other's of not tying with it), then the second's from what
+        // does not tie with it.
+        let (a, _) = first.counts();
+        let (b, db) = second.counts();
+        let decides = |x: i64, y: i64| winner(x, y, *ties) != Winner::Tie;
+        let weights: Vec<(i64, BigUint)> = a
+            .iter()
+            .map(|(x, cx)| {
+                let tying: BigUint = b.iter().filter(|(y, _)| !decides(*x, **y)).map(|(_, c)| c).sum();
+                (*x, cx * (&db - tying))
+            })
+            .collect();
+        let Some(x) = draw(&weights, rng) else {
+            return (0, 0);
+        };
+        let others: Vec<(i64, BigUint)> = b
+            .iter()
+            .filter(|(y, _)| decides(x, **y))
+            .map(|(y, c)| (*y, c.clone()))
+            .collect();
+        return (x, draw(&others, rng).unwrap_or(0));
+    }
     let Ok((joint, _)) = roll.joint_unchecked() else {
         return (0, 0);
     };
-    let decided: Vec<(&(i64, i64), &BigUint)> = joint
-        .iter()
+    let decided: Vec<((i64, i64), BigUint)> = joint
+        .into_iter()
         .filter(|((a, b), _)| winner(*a, *b, *ties) != Winner::Tie)
         .collect();
-    let total: BigUint = decided.iter().map(|(_, c)| *c).sum();
+    draw(&decided, rng).unwrap_or((0, 0))
+}
+
+/// One key drawn by its weight.
+fn draw<K: Copy>(weights: &[(K, BigUint)], rng: &mut Rng) -> Option<K> {
+    let total: BigUint = weights.iter().map(|(_, c)| c).sum();
     let mut pick = rng.below_big(&total);
-    for (key, c) in &decided {
-        if pick < **c {
-            return **key;
+    for (key, c) in weights {
+        if pick < *c {
+            return Some(*key);
         }
-        pick -= *c;
+        pick -= c;
     }
-    decided.last().map_or((0, 0), |(k, _)| **k)
+    weights.last().map(|(k, _)| *k)
+}
+
+/// The counts of each margin (a − b) of two independent readings, over the product of their
+/// denominators: one product of polynomials (the second's reversed) when their values lie
+/// close enough together to be laid in a row, else pair by pair — whichever costs less.
+fn margin_counts(a: &Counts, b: &Counts) -> Counts {
+    let (am, ad) = a;
+    let (bm, bd) = b;
+    let den = ad * bd;
+    let mut out: BTreeMap<i64, BigUint> = BTreeMap::new();
+    let (Some((&alo, _)), Some((&ahi, _)), Some((&blo, _)), Some((&bhi, _))) = (
+        am.first_key_value(),
+        am.last_key_value(),
+        bm.first_key_value(),
+        bm.last_key_value(),
+    ) else {
+        return (out, den);
+    };
+    let abits = am.values().map(BigUint::bits).max().unwrap_or(0) as f64;
+    let bbits = bm.values().map(BigUint::bits).max().unwrap_or(0) as f64;
+    let ra = ahi.abs_diff(alo).saturating_add(1);
+    let rb = bhi.abs_diff(blo).saturating_add(1);
+    if dense_is_cheaper(am.len() as u64, ra, abits, bm.len() as u64, rb, bbits) {
+        let mut pa = vec![<BigUint as Zero>::zero(); ra as usize];
+        for (v, c) in am {
+            pa[v.abs_diff(alo) as usize] = c.clone();
+        }
+        let mut pb = vec![<BigUint as Zero>::zero(); rb as usize];
+        for (v, c) in bm {
+            pb[bhi.abs_diff(*v) as usize] = c.clone();
+        }
+        let base = alo.saturating_sub(bhi);
+        for (i, c) in super::big::poly_mul(&pa, &pb).into_iter().enumerate() {
+            if !Zero::is_zero(&c) {
+                out.insert(base.saturating_add(i as i64), c);
+            }
+        }
+    } else {
+        for (x, cx) in am {
+            for (y, cy) in bm {
+                *out.entry(x.saturating_sub(*y)).or_default() += cx * cy;
+            }
+        }
+    }
+    (out, den)
+}
+
+/// Whether two readings' margins cost less as one product of polynomials (over the rows of
+/// their values, `ra` and `rb` long) than pair by pair (`la` × `lb` products), and what the
+/// cheaper costs, in word operations.
+fn margin_cost(la: u64, ra: u64, abits: f64, lb: u64, rb: u64, bbits: f64) -> (bool, f64) {
+    use super::big::{mul_cost, poly_mul_cost, words};
+    let pairs = la as f64 * lb as f64 * (mul_cost(words(abits), words(bbits)) + words(abits + bbits));
+    let dense = if ra.max(rb) > 1 << 26 {
+        f64::INFINITY
+    } else {
+        poly_mul_cost(ra, abits, rb, bbits)
+    };
+    if dense < pairs { (true, dense) } else { (false, pairs) }
+}
+
+fn dense_is_cheaper(la: u64, ra: u64, abits: f64, lb: u64, rb: u64, bbits: f64) -> bool {
+    margin_cost(la, ra, abits, lb, rb, bbits).0
 }
 
 /// A chain's distribution: one binomial when every stage reads each die on its own (an
@@ -1366,6 +1863,13 @@ fn chain(first: &PoolRead, stages: &[Stage]) -> Distribution {
         for s in stages {
             let pool = stage_read(kind, 1, s).pool;
             chance(&pool, &s.target);
+        }
+        // In lowest terms: the counts then share no factor with the denominator but the
+        // binomial's, and are reduced cheaply.
+        let g = yes.gcd(&total);
+        if !Zero::is_zero(&g) {
+            yes /= &g;
+            total /= &g;
         }
         let no = &total - &yes;
         let row = binomial_row::<BigUint>(n).unwrap_or_default();
@@ -1406,6 +1910,7 @@ mod tests {
     use super::*;
     use crate::dice::rng::{DieAsk, Forced};
     use crate::dice::{DieKind, Face};
+    use num_bigint::BigInt;
     use std::sync::{Arc, Mutex};
 
     /// Every way the rolling code can go, each with its chance: the dice it asks for are given
@@ -1592,6 +2097,107 @@ mod tests {
         }
         agrees(&pr(&pool(vec![(3, d(6))], None), Read::Keep { highest: true, n: 1 }, 2));
         assert!(checked > 300, "{checked}");
+    }
+
+    /// Which die a re-roll of one die takes, among dice of several kinds showing the same face,
+    /// is declared (`Pool::reroll_rank`), never the order the pool is written in: every reading
+    /// and re-roll rule gives the same odds, and the same rolls, either way round.
+    #[test]
+    fn the_die_a_reroll_takes_does_not_depend_on_the_order_written() {
+        let white = custom(
+            "white",
+            &[(None, Some(0)), (None, Some(0)), (None, Some(1)), (None, Some(2))],
+        );
+        for reroll in rerolls() {
+            for read in reads(3) {
+                if matches!(reroll, Some(Reroll::Failed)) && matches!(read, Read::Sum | Read::Keep { .. }) {
+                    continue;
+                }
+                let a = pr(
+                    &pool(vec![(2, d(3)), (1, white.clone())], reroll.clone()),
+                    read.clone(),
+                    0,
+                );
+                let b = pr(&pool(vec![(1, white.clone()), (2, d(3))], reroll.clone()), read, 0);
+                assert_eq!(a.distribution(), b.distribution(), "{a} / {b}");
+                assert_eq!(
+                    enumerate(|rng| a.roll(rng).value),
+                    enumerate(|rng| b.roll(rng).value),
+                    "{a} / {b}"
+                );
+            }
+        }
+    }
+
+    /// The kept total in closed form over the faces equals the face-by-face walk, for dice
+    /// numbered, halved, by faces with repeated numbers, and with `reroll N` folded in.
+    #[test]
+    fn kept_totals_in_closed_form_equal_the_walk_face_by_face() {
+        let white = custom(
+            "white",
+            &[(None, Some(0)), (None, Some(0)), (None, Some(1)), (None, Some(2))],
+        );
+        for kind in [d(6), d(3), white, d(10)] {
+            for reroll in [None, Some(Reroll::Each(exactly(1)))] {
+                for n in 1..=6u32 {
+                    for keep in 1..n {
+                        for highest in [true, false] {
+                            let p = pool(vec![(n, kind.clone())], reroll.clone());
+                            let a = p.alphabet();
+                            let walk = keep_counts::<BigUint>(&a, highest, keep).unwrap();
+                            let (closed, den) = keep_counts_one_kind(&a, highest, keep);
+                            assert_eq!(den, a.denominator::<BigUint>().unwrap());
+                            let walk: BTreeMap<i64, BigUint> =
+                                walk.into_iter().filter(|(_, c)| !Zero::is_zero(c)).collect();
+                            assert_eq!(closed, walk, "{n} {kind:?} keep {keep} highest {highest}");
+                        }
+                    }
+                }
+            }
+        }
+        // The highest of 235d6 is 6 unless every die shows 5 or less: 1 − (5/6)^235.
+        let big = pr(&pool(vec![(235, d(6))], None), Read::Keep { highest: true, n: 1 }, 0);
+        assert!(big.keep_in_closed_form());
+        let six = BigRational::one() - num_traits::pow(BigRational::new(5.into(), 6.into()), 235);
+        assert_eq!(big.distribution().weights[&6], six);
+    }
+
+    /// Totals by squaring equal dice added one by one.
+    #[test]
+    fn totals_by_squaring_equal_dice_added_one_by_one() {
+        let dice = vec![
+            SumDie {
+                faces: vec![(1, 1), (2, 1), (3, 1), (4, 1), (5, 1), (6, 1)],
+                total: 6,
+                count: 40,
+            },
+            SumDie {
+                faces: vec![(0, 2), (5, 1)],
+                total: 3,
+                count: 7,
+            },
+        ];
+        let plan = sum_plan(&dice);
+        let (squared, den) = sum_counts_squared(&dice, &plan);
+        let (added, den2) = sum_counts_in::<BigUint>(&dice).unwrap();
+        assert_eq!(den, den2);
+        assert_eq!(squared, added);
+        // 10d1000 is worked out by squaring: 1 way in 1000^10 to roll 10.
+        let ten = DiceExpr::new(vec![(
+            false,
+            Part::Dice {
+                count: 10,
+                kind: d(1000),
+            },
+        )]);
+        let (dice, _) = ten.sum_dice();
+        assert!(sum_plan(&dice).squaring);
+        let dist = ten.distribution().weights;
+        assert_eq!(
+            dist[&10],
+            BigRational::new(1.into(), num_traits::pow(BigInt::from(1000), 10))
+        );
+        assert_eq!(dist.len(), 9991);
     }
 
     /// Faces with names: counted by name, doubles by face (two faces named alike with

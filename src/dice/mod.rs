@@ -1,6 +1,7 @@
 //! Dice: expressions (`2d6+4`, `d66`, `2 red + 1 white`), dice defined by their faces,
 //! rolling through the seeded [`Rng`], and exact distributions as fractions.
 
+mod big;
 pub mod exact;
 pub mod float;
 pub mod read;
@@ -13,7 +14,6 @@ pub use rng::Rng;
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::Zero;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -420,18 +420,11 @@ impl DiceExpr {
     pub fn distribution(&self) -> Distribution {
         let (dice, offset) = self.sum_dice();
         let (counts, denominator) = exact::sum_counts(&dice);
-        let denominator = BigInt::from(denominator);
-        let weights = counts
+        let counts = counts
             .into_iter()
-            .filter(|(_, c)| !c.is_zero())
-            .map(|(total, c)| {
-                (
-                    total.saturating_add(offset),
-                    BigRational::new(BigInt::from(c), denominator.clone()),
-                )
-            })
+            .map(|(total, c)| (total.saturating_add(offset), c))
             .collect();
-        Distribution { weights }
+        exact::distribution_of(counts, &denominator)
     }
 }
 

@@ -62,11 +62,11 @@ impl fmt::Display for Target {
 pub enum Reroll {
     /// `reroll 1`: every die meeting the target is rolled again, once; the new face stands.
     Each(Target),
-    /// `reroll one 0`: one die meeting the target is rolled again — the lowest such face (the
-    /// first die in the pool's order showing it).
+    /// `reroll one 0`: one die meeting the target is rolled again — the lowest such face (of
+    /// the dice showing it, one of the kind [`Pool::reroll_rank`] puts first).
     One(Target),
-    /// `reroll highest` / `reroll lowest`: the highest (lowest) die is rolled again — the first
-    /// in the pool's order among equals.
+    /// `reroll highest` / `reroll lowest`: the highest (lowest) die is rolled again — among
+    /// equals, one of the kind [`Pool::reroll_rank`] puts first.
     Highest,
     Lowest,
     /// `reroll failed`: when the reading comes to nothing (no, or 0), the whole pool is rolled
@@ -115,6 +115,30 @@ impl Pool {
                 })
                 .collect(),
         )
+    }
+
+    /// Which kind of die a re-roll of one die takes when dice of several kinds show the face
+    /// it takes (`reroll one`, `highest`, `lowest`, a forced re-roll): the kind whose faces
+    /// average highest — the die a player re-rolls for the best new face —, then by the die's
+    /// name; never the order the pool is written in. Each kind's place in that order.
+    pub fn reroll_rank(&self) -> Vec<usize> {
+        let mean = |k: &DieKind| {
+            let v = k.values();
+            (v.iter().map(|x| i128::from(*x)).sum::<i128>(), v.len().max(1) as i128)
+        };
+        let mut order: Vec<usize> = (0..self.dice.len()).collect();
+        order.sort_by(|&a, &b| {
+            let ((sa, na), (sb, nb)) = (mean(&self.dice[a].1), mean(&self.dice[b].1));
+            (sb * na)
+                .cmp(&(sa * nb))
+                .then_with(|| self.dice[a].1.name().cmp(&self.dice[b].1.name()))
+                .then(a.cmp(&b))
+        });
+        let mut rank = vec![0; order.len()];
+        for (place, kind) in order.into_iter().enumerate() {
+            rank[kind] = place;
+        }
+        rank
     }
 
     /// A die kind whose faces include one without a number, if any.
@@ -345,6 +369,19 @@ pub enum Roll {
         first: PoolRead,
         stages: Vec<Stage>,
     },
+    /// `2d6 - 4 at least 0`: a number read, held within bounds (a value under the least
+    /// reads as the least, over the most as the most).
+    Clamp {
+        inner: Reading,
+        least: Option<i64>,
+        most: Option<i64>,
+    },
+}
+
+/// A number held within bounds.
+pub fn clamp(value: i64, least: Option<i64>, most: Option<i64>) -> i64 {
+    let v = least.map_or(value, |lo| value.max(lo));
+    most.map_or(v, |hi| v.min(hi))
 }
 
 impl Roll {
@@ -387,6 +424,16 @@ impl fmt::Display for Roll {
                 write!(f, "{first}")?;
                 for s in stages {
                     write!(f, " {s}")?;
+                }
+                Ok(())
+            }
+            Roll::Clamp { inner, least, most } => {
+                write!(f, "{inner}")?;
+                if let Some(lo) = least {
+                    write!(f, " at least {lo}")?;
+                }
+                if let Some(hi) = most {
+                    write!(f, " at most {hi}")?;
                 }
                 Ok(())
             }
@@ -555,18 +602,21 @@ pub(crate) fn evaluate(read: &Read, shown: &[&Shown]) -> i64 {
 }
 
 /// Which die a pool-level re-roll takes, as [`Reroll`] says: the lowest face meeting the
-/// target (`One`), the highest or lowest face; the first in the pool's order among equals.
-fn reroll_pick(reroll: &Reroll, dice: &[Lying]) -> Option<usize> {
+/// target (`One`), the highest or lowest face; among dice showing it, the kind first in
+/// [`Pool::reroll_rank`], then the first die of that kind.
+fn reroll_pick(reroll: &Reroll, dice: &[Lying], rank: &[usize]) -> Option<usize> {
     let candidates = dice.iter().enumerate().filter(|(_, d)| match reroll {
         Reroll::One(t) => t.accepts(&d.shown),
         _ => true,
     });
+    // Among equal faces, the better-ranked kind, then the first die.
+    let tie = |a: &(usize, &Lying), b: &(usize, &Lying)| rank[a.1.kind].cmp(&rank[b.1.kind]).then(a.0.cmp(&b.0));
     match reroll {
-        // The first among equals: `min_by_key` keeps the first minimum; for the highest, the
-        // first maximum is the one with the smallest index among the largest.
-        Reroll::One(_) | Reroll::Lowest => candidates.min_by(|a, b| a.1.shown.cmp(&b.1.shown)).map(|(i, _)| i),
+        Reroll::One(_) | Reroll::Lowest => candidates
+            .min_by(|a, b| a.1.shown.cmp(&b.1.shown).then_with(|| tie(a, b)))
+            .map(|(i, _)| i),
         Reroll::Highest => candidates
-            .max_by(|a, b| a.1.shown.cmp(&b.1.shown).then(b.0.cmp(&a.0)))
+            .max_by(|a, b| a.1.shown.cmp(&b.1.shown).then_with(|| tie(b, a)))
             .map(|(i, _)| i),
         Reroll::Each(_) | Reroll::Failed => None,
     }
@@ -603,7 +653,7 @@ fn roll_pool(pr: &PoolRead, rng: &mut Rng) -> PoolLies {
         }
         Some(Reroll::Failed) => {}
         Some(r) => {
-            if let Some(i) = reroll_pick(r, &dice) {
+            if let Some(i) = reroll_pick(r, &dice, &pool.reroll_rank()) {
                 let (die, shown) = pool.dice[dice[i].kind].1.roll_shown(rng);
                 rerolled.push((i, std::mem::replace(&mut dice[i].die, die)));
                 dice[i].shown = shown;
@@ -660,6 +710,15 @@ impl Roll {
                     roll: text,
                     value: reading.value(),
                     flag: r.is_flag(),
+                    reading,
+                }
+            }
+            Roll::Clamp { inner, least, most } => {
+                let reading = inner.roll(rng);
+                Rolled::Read {
+                    roll: text,
+                    value: clamp(reading.value(), *least, *most),
+                    flag: false,
                     reading,
                 }
             }
@@ -804,7 +863,7 @@ fn force_reroll(
     rng: &mut Rng,
 ) -> Option<(usize, RolledDie)> {
     let rule = if highest { Reroll::Highest } else { Reroll::Lowest };
-    let i = reroll_pick(&rule, lying)?;
+    let i = reroll_pick(&rule, lying, &pr.pool.reroll_rank())?;
     let (die, shown) = pr.pool.dice[lying[i].kind].1.roll_shown(rng);
     let before = std::mem::replace(&mut lying[i].die, die.clone());
     lying[i].shown = shown;
@@ -850,7 +909,14 @@ impl fmt::Display for Rolled {
     /// wins by 2`; a chain stage by stage.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Rolled::Read { reading, .. } => f.write_str(&reading_words(reading)),
+            Rolled::Read { reading, value, .. } => {
+                f.write_str(&reading_words(reading))?;
+                if *value != reading.value() {
+                    // Held within bounds.
+                    write!(f, ", held at {value}")?;
+                }
+                Ok(())
+            }
             Rolled::Opposed {
                 rounds,
                 forced,

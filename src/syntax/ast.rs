@@ -171,6 +171,13 @@ pub enum RollExpr {
         first: Box<ReadExpr>,
         stages: Vec<StageExpr>,
     },
+    /// `2d6 - 4 at least 0`: a number read, held within bounds.
+    Clamp {
+        inner: Side,
+        least: Option<i64>,
+        most: Option<i64>,
+        span: Span,
+    },
 }
 
 /// One side of `… vs …`: a reading, or a plain dice total.

@@ -182,7 +182,11 @@ fn describe(rule: &Rule) -> &'static str {
         Rule::close_brace => "`}`",
         Rule::close_bracket => "`]` or `,`",
         Rule::roll | Rule::reading | Rule::side => "a value",
-        Rule::chain | Rule::opposed => "dice read die by die",
+        Rule::chain | Rule::opposed | Rule::clamped => "dice read die by die",
+        Rule::clamp => "`at least N` or `at most N`",
+        // After a value, `at least` may follow: the value is what was expected.
+        Rule::at_kw => "a value",
+        Rule::least_kw | Rule::most_kw => "`least` or `most`",
         Rule::modifier => "`+ N` or `- N`",
         Rule::keep_read | Rule::keep_word => "`highest … of` or `lowest … of`",
         Rule::keep_count => "how many dice to keep",
@@ -509,6 +513,29 @@ impl Reader {
                     second,
                     ties,
                     force,
+                }
+            }
+            Rule::clamped => {
+                let span = self.span(&form);
+                let mut parts = inner(form);
+                let inner_side = self.side(parts.next().expect("a clamped side"))?;
+                let (mut least, mut most) = (None, None);
+                for clamp in parts {
+                    let mut words = inner(clamp);
+                    words.next(); // at
+                    let bound = words.next().expect("least or most").as_str() == "least";
+                    let n = self.number(words.next().expect("a bound"))?;
+                    if bound {
+                        least = Some(n);
+                    } else {
+                        most = Some(n);
+                    }
+                }
+                RollExpr::Clamp {
+                    inner: inner_side,
+                    least,
+                    most,
+                    span,
                 }
             }
             _ => RollExpr::Read(Box::new(self.reading(form)?)),

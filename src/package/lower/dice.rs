@@ -183,9 +183,10 @@ pub fn dice_from_ast(expr: &ast::Expr, dice: &IndexMap<String, Die>) -> Result<D
 }
 
 pub(super) fn numbered(count: u32, sides: u32, span: Span) -> Result<Part, Diagnostic> {
-    if count == 0 || sides == 0 {
+    // No dice (`0d6`) roll nothing: a total of 0, a pool read as no dice (as `0 red`).
+    if sides == 0 {
         return Err(
-            Diagnostic::error(span, "a die needs at least one die and one side", "nothing to roll")
+            Diagnostic::error(span, "a die needs at least one side", "nothing to roll")
                 .with_help("write `d6`, `2d6`, …"),
         );
     }
@@ -338,6 +339,36 @@ impl RollLower<'_> {
                     return None;
                 }
                 Some(roll)
+            }
+            ast::RollExpr::Clamp {
+                inner,
+                least,
+                most,
+                span,
+            } => {
+                let reading = self.side(inner)?;
+                if reading.is_flag() {
+                    self.err(
+                        Diagnostic::error(*span, "a yes or no has no bounds", "not a number")
+                            .with_help("`at least` and `at most` bound a number: a total, a kept total, a count"),
+                    );
+                    return None;
+                }
+                if let (Some(lo), Some(hi)) = (least, most)
+                    && lo > hi
+                {
+                    self.err(Diagnostic::error(
+                        *span,
+                        format!("at least {lo} and at most {hi} leave no number"),
+                        "empty bounds",
+                    ));
+                    return None;
+                }
+                Some(Roll::Clamp {
+                    inner: reading,
+                    least: *least,
+                    most: *most,
+                })
             }
             ast::RollExpr::Chain { first, stages } => {
                 let first_read = self.read(first)?;
@@ -567,7 +598,9 @@ impl RollLower<'_> {
         let read = match &r.how {
             ast::How::Keep { highest, drop, n } => {
                 let (k, kspan) = n.map_or((1, r.span), |(k, s)| (k, s));
-                if k == 0 || (pool.is_some() && k > dice_count) || (*drop && k >= dice_count && pool.is_some()) {
+                // A pool of no dice keeps nothing, whatever it keeps: it reads 0.
+                let empty = pool.is_some() && dice_count == 0;
+                if k == 0 || (!empty && pool.is_some() && (k > dice_count || (*drop && k >= dice_count))) {
                     let word = if *drop { "drop" } else { "keep" };
                     self.err(
                         Diagnostic::error(kspan, format!("cannot {word} {k} of {dice_count} dice"), "out of range")
@@ -579,7 +612,12 @@ impl RollLower<'_> {
                     );
                     return None;
                 }
-                if *drop {
+                if empty {
+                    Read::Keep {
+                        highest: *highest,
+                        n: 0,
+                    }
+                } else if *drop {
                     Read::Keep {
                         highest: !highest,
                         n: dice_count - k,
@@ -834,6 +872,7 @@ fn expr_span(expr: &ast::RollExpr) -> Span {
             span(first).to(span(second))
         }
         ast::RollExpr::Chain { first, stages } => stages.last().map_or(first.span, |s| first.span.to(s.span)),
+        ast::RollExpr::Clamp { span, .. } => *span,
     }
 }
 
