@@ -618,7 +618,7 @@ impl Game {
         } = *walk;
         let from = self.state.pieces[i].at.expect("on the board");
         if let Some(side) = avoid
-            && !self.view.unseen(&self.state.pieces, to, side)
+            && !self.view.unseen_by(&self.state.pieces, to, side, Some(i))
         {
             return PricedStep::Stopped("sight");
         }
