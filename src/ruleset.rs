@@ -211,6 +211,26 @@ pub enum TriggerTiming {
     AfterActivation,
 }
 
+/// The fields of a piece's stats record that the engine itself reads, whatever the game: its
+/// life, footprint, diagonal steps and base (on a battlefield), and the action-point prices
+/// of its steps, turns and doors (`game::actions::StatCosts`). The game's `action-points FIELD`
+/// is read too. `check` counts them as read.
+pub const ENGINE_STATS_FIELDS: [&str; 13] = [
+    "life",
+    "size",
+    "diagonal",
+    "base",
+    "ap-forward",
+    "ap-forward-diagonal",
+    "ap-sideways",
+    "ap-backward",
+    "ap-backward-diagonal",
+    "ap-turn",
+    "ap-turn-with-move",
+    "ap-step",
+    "ap-door",
+];
+
 /// A game's line of sight (`sight`, `sight-diagonals`, `sight-models`, `sight-tokens` and
 /// `sight-doors` in the `game` item): the one rule every sight question of the game asks —
 /// moving out of sight, revealing, placing, firing, watches and the player's commands.

@@ -22,7 +22,8 @@ pub enum Goal {
     Engage(usize),
 }
 
-/// The stats fields that price a facing piece's actions, in `StepKind` order.
+/// The stats fields that price a facing piece's actions, in `StepKind` order (with the others
+/// `StatCosts` reads, in `ruleset::ENGINE_STATS_FIELDS`, which `check` counts as read).
 pub const STEP_COST_FIELDS: [&str; 5] = [
     "ap-forward",
     "ap-forward-diagonal",
