@@ -263,7 +263,17 @@ impl Game {
                 break;
             }
             spent += price;
-            if self.view.may_end(&self.state.pieces, i, at) && !self.shares_at(i, at) {
+            // A turn made as part of the step after it is priced with that step: the plan may
+            // not stop between them (else a quarter turn with a move would be made with no
+            // move, at its price).
+            let before_step = matches!(
+                action,
+                facing::Action::Turn {
+                    made: facing::TurnMade::BeforeStep,
+                    ..
+                }
+            );
+            if !before_step && self.view.may_end(&self.state.pieces, i, at) && !self.shares_at(i, at) {
                 best = (k + 1, spent);
             }
         }
