@@ -5,7 +5,7 @@
 //! through `api/actions.rs`.
 
 use super::Game;
-use super::state::Action;
+use super::state::{Action, footprint};
 use crate::board::Square;
 use crate::board::facing::{self, Costs, FACING_NAMES, StepKind};
 use crate::board::moves::UNREACHABLE;
@@ -524,6 +524,8 @@ pub struct PricedWalk<'a> {
     pub budget: i64,
     /// The side whose sight the walk never steps into.
     pub avoid: Option<&'a str>,
+    /// The side whose pieces the walk never steps next to (the eight squares round them).
+    pub apart: Option<&'a str>,
     /// Squares the walk stops before (shunned, unless told to cross).
     pub refused: &'a [Square],
 }
@@ -625,9 +627,22 @@ impl Game {
             door,
             budget,
             avoid,
+            apart,
             refused,
         } = *walk;
         let from = self.state.pieces[i].at.expect("on the board");
+        if let Some(side) = apart {
+            let near = footprint(Some(to), self.state.pieces[i].size);
+            let beside = self.state.pieces.iter().enumerate().any(|(o, p)| {
+                o != i
+                    && p.on_board()
+                    && p.side == side
+                    && p.squares().iter().any(|s| near.iter().any(|n| n.chebyshev(*s) <= 1))
+            });
+            if beside {
+                return PricedStep::Stopped("apart");
+            }
+        }
         if let Some(side) = avoid
             && !self.view.unseen_by(&self.state.pieces, to, side, Some(i))
         {
