@@ -211,6 +211,77 @@ pub enum TriggerTiming {
     AfterActivation,
 }
 
+/// The fields of a piece's stats record that the engine itself reads, whatever the game: its
+/// life, footprint, diagonal steps and base (on a battlefield), and the action-point prices
+/// of its steps, turns and doors (`game::actions::StatCosts`). The game's `action-points FIELD`
+/// is read too. `check` counts them as read.
+pub const ENGINE_STATS_FIELDS: [&str; 13] = [
+    "life",
+    "size",
+    "diagonal",
+    "base",
+    "ap-forward",
+    "ap-forward-diagonal",
+    "ap-sideways",
+    "ap-backward",
+    "ap-backward-diagonal",
+    "ap-turn",
+    "ap-turn-with-move",
+    "ap-step",
+    "ap-door",
+];
+
+/// A game's line of sight (`sight`, `sight-diagonals`, `sight-models`, `sight-tokens` and
+/// `sight-doors` in the `game` item): the one rule every sight question of the game asks —
+/// moving out of sight, revealing, placing, firing, watches and the player's commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SightRule {
+    /// A piece with a facing sees only its front quarter (`sight front-arc`); `sight all`
+    /// (the default): all round.
+    pub front_arc: bool,
+    /// What the board does to a line: diagonal neighbours (`sight-diagonals blind`, the
+    /// default, or `see`) and closed doors (`sight-doors block`, the default, or `pass`).
+    pub los: crate::board::los::LosRule,
+    /// Which lines a model standing on them stops (`sight-models`).
+    pub models: ModelsBlock,
+    /// A face-down piece (a token) stops a line where a model would (`sight-tokens block`,
+    /// the default) or never (`pass`: a token is no model).
+    pub tokens_pass: bool,
+}
+
+/// Which sight a model on the line stops (`sight-models shots | always | never`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ModelsBlock {
+    /// A shot (and every question of sight to shoot), not the sight that reveals or that a
+    /// piece keeps out of (the default).
+    #[default]
+    Shots,
+    /// Every line of sight.
+    Always,
+    /// None.
+    Never,
+}
+
+/// What a line of sight is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// To shoot (or react to what is seen): a target in sight.
+    Shoot,
+    /// To see: revealing a hidden piece, placing or moving out of sight.
+    Spot,
+}
+
+impl SightRule {
+    /// Whether a model on the line stops sight asked for `purpose`.
+    pub fn models_block(self, purpose: Purpose) -> bool {
+        match self.models {
+            ModelsBlock::Always => true,
+            ModelsBlock::Never => false,
+            ModelsBlock::Shots => purpose == Purpose::Shoot,
+        }
+    }
+}
+
 /// How doors work in a game (`doors` and `doorways` in the `game` item).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DoorRules {
@@ -275,9 +346,8 @@ pub struct GameDef {
     pub reserves: IndexMap<String, String>,
     /// The watches a piece may keep (`watch MODE FUNCTION ARC RANGE`), by mode.
     pub watches: IndexMap<String, WatchDef>,
-    /// A piece with a facing sees only its front quarter (`sight front-arc`); `sight all` (the
-    /// default): all round.
-    pub front_arc: bool,
+    /// The game's line of sight (`sight …` lines).
+    pub sight: SightRule,
     /// A piece may step through its own side's pieces (`friends pass`, the default) or not
     /// (`friends block`: every model blocks, as in a corridor one model wide).
     pub friends_block: bool,

@@ -55,6 +55,17 @@ fn check_warns_on_a_variant_that_changes_nothing() {
     );
 }
 
+/// An override of a stats field the engine reads (a priced move's `ap-turn-with-move`,
+/// `ap-door`) changes games though no script reads it: `check` warns about neither (issue 35,
+/// item 9: it said "no script reads `ap-turn-with-move` … overriding it changes no game").
+#[test]
+fn check_counts_a_field_the_engine_reads_as_read() {
+    let (stdout, stderr, code) = servitor(&["check", "tests/fixtures/engine-read-variant"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("ok: engine-read-variant"), "{stdout}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+}
+
 /// `packages --export NAME DIR` writes the bundled package's files, byte for byte, under
 /// DIR/NAME, and they load from there; a second export into the same place writes nothing
 /// and exits 2, as does a name that is not bundled.

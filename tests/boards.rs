@@ -104,6 +104,32 @@ fn diagonally_adjacent_squares_never_see_each_other() {
     assert!(line_of_sight(g, sq("1,3"), sq("3,3"), &|_| false).visible);
 }
 
+/// A game may declare its own line of sight (issue 35, item 3): diagonal neighbours that see
+/// each other, the corner between them judged as any line's; closed doors that do not block.
+#[test]
+fn a_declared_rule_lets_diagonal_neighbours_see_and_doors_pass() {
+    use servitor::board::los::{LosRule, line_of_sight_by};
+    let r = examples();
+    let g = &r.missions["blast"].grid;
+    let see = LosRule {
+        diagonals: true,
+        doors_block: true,
+    };
+    assert!(line_of_sight_by(see, g, sq("2,2"), sq("3,3"), &|_| false).visible);
+    assert!(!line_of_sight_by(LosRule::default(), g, sq("2,2"), sq("3,3"), &|_| false).visible);
+    // Both ways round the corner taken by models: blocked, as any line through a corner.
+    let crowded = |s: Square| s == sq("3,2") || s == sq("2,3");
+    assert!(!line_of_sight_by(see, g, sq("2,2"), sq("3,3"), &crowded).visible);
+    // A closed door across a line: blocks by default, not where doors pass.
+    let shut = tiny("\n+-+-+-+\n|.D. .|\n+ + + +\n|. . .|\n+ + + +\n|. . .|\n+-+-+-+\n");
+    assert!(!line_of_sight(&shut, sq("1,1"), sq("3,1"), &|_| false).visible);
+    let pass = LosRule {
+        diagonals: false,
+        doors_block: false,
+    };
+    assert!(line_of_sight_by(pass, &shut, sq("1,1"), sq("3,1"), &|_| false).visible);
+}
+
 #[test]
 fn pieces_block_firing_but_not_revealing() {
     let r = examples();

@@ -204,7 +204,7 @@ fn the_placement_roll_of_six_asks_the_player_which_entry_and_the_save_keeps_the_
     assert_eq!(code, 0, "{stderr}");
     assert!(!stderr.contains("choose 1-"), "a resume asks nothing again:\n{stderr}");
     assert!(
-        resumed.contains("on the board: blip-1, genestealer-1, genestealer-2, genestealer-3, genestealer-4"),
+        resumed.contains("on the board: blip-1, genestealer-1, genestealer-2\n"),
         "{resumed}"
     );
     // `auto` leaves it to servitor: the stand-in's answer, the farthest free entry.

@@ -59,8 +59,9 @@ struct Declared {
     second_attack_cards: BTreeSet<String>,
     /// Whether pieces are placed when a side first enters a section (`on entered-section`).
     scans: bool,
-    /// A game declares `sight front-arc`: a piece with a facing sees its front quarter only.
-    front_arc: bool,
+    /// The game's declared line of sight (`sight …`): the arc, diagonals, doors, and which
+    /// sight models block — the rule every sight check below holds the game to.
+    sight: servitor::ruleset::SightRule,
     /// A game declares `action-points`: every attack is paid for, so a piece may make as many
     /// in a turn as its points pay (Space Hulk), and one attack a turn does not hold.
     action_points: bool,
@@ -101,7 +102,7 @@ fn declared(ruleset: &Ruleset) -> Declared {
         second_attack_cards,
         target_priority: ruleset.consts.get("target-priority").and_then(|c| names(&c.value)),
         card_effects,
-        front_arc: ruleset.games.values().any(|g| g.front_arc),
+        sight: ruleset.games.values().next().map(|g| g.sight).unwrap_or_default(),
         action_points: ruleset.games.values().any(|g| g.action_points.is_some()),
         scans: ruleset.games.values().any(|g| {
             g.triggers
@@ -191,28 +192,44 @@ impl<'a> Checker<'a> {
         self.state.pieces.iter().filter(|p| p.on_board())
     }
 
-    /// Whether any on-board piece of another side than `side` sees square `s` (pieces do not
-    /// block this sight: it is the sight that reveals).
+    /// The squares that block a line for `purpose` under the game's declared rule: those of
+    /// the pieces on the board but `a` and `b`, where models block that sight (a token only
+    /// where tokens do).
+    fn blockers(&self, a: &str, b: &str, purpose: servitor::ruleset::Purpose) -> BTreeSet<Square> {
+        let rule = self.declared.sight;
+        if !rule.models_block(purpose) {
+            return BTreeSet::new();
+        }
+        self.on_board()
+            .filter(|p| p.id != a && p.id != b && (!rule.tokens_pass || p.hidden.is_none()))
+            .flat_map(|p| p.squares())
+            .collect()
+    }
+
+    /// Whether any on-board piece of another side than `side` sees square `s` (the sight that
+    /// reveals, as the game declares it).
     fn seen_by_others(&self, s: Square, side: &str) -> Option<String> {
+        let rule = self.declared.sight;
         self.on_board()
             .filter(|p| p.side != side)
-            .filter(|p| !self.declared.front_arc || servitor::game::view::in_arc(p, s))
-            .find(|p| los::from_footprint(&self.grid, &p.squares(), s, &|_| false).is_some())
+            .filter(|p| !rule.front_arc || servitor::game::view::in_arc(p, s))
+            .find(|p| {
+                let occupied = self.blockers(&p.id, "", servitor::ruleset::Purpose::Spot);
+                los::from_footprint_by(rule.los, &self.grid, &p.squares(), s, &|q| occupied.contains(&q)).is_some()
+            })
             .map(|p| p.id.clone())
     }
 
-    /// Whether `a` sees `b` to shoot at it: other pieces block.
+    /// Whether `a` sees `b` to shoot at it, as the game declares its sight.
     fn sees_to_shoot(&self, a: &Piece, b: &Piece) -> bool {
-        let occupied: BTreeSet<Square> = self
-            .on_board()
-            .filter(|p| p.id != a.id && p.id != b.id)
-            .flat_map(|p| p.squares())
-            .collect();
+        let rule = self.declared.sight;
+        let occupied = self.blockers(&a.id, &b.id, servitor::ruleset::Purpose::Shoot);
         let blocks = |s: Square| occupied.contains(&s);
         let from = a.squares();
-        b.squares()
-            .iter()
-            .any(|&t| los::from_footprint(&self.grid, &from, t, &blocks).is_some())
+        b.squares().iter().any(|&t| {
+            (!rule.front_arc || servitor::game::view::in_arc(a, t))
+                && los::from_footprint_by(rule.los, &self.grid, &from, t, &blocks).is_some()
+        })
     }
 
     /// Steps from `a` to the nearest square of `b`, doors passable, pieces ignored.

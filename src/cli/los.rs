@@ -4,8 +4,9 @@
 use super::show::{square, write_svg};
 use clap::Args;
 use servitor::board::Square;
-use servitor::board::los::{from_footprint, line_of_sight};
+use servitor::board::los::{from_footprint_by, line_of_sight_by};
 use servitor::board::render::{self, Overlay};
+use servitor::ruleset::{Purpose, SightRule};
 use std::io::IsTerminal;
 
 #[derive(Args)]
@@ -19,7 +20,8 @@ pub struct LosArgs {
     from: String,
     /// The square looked at
     to: String,
-    /// For revealing hidden tokens: pieces do not block (they do when firing)
+    /// For revealing hidden tokens (the sight a piece keeps out of): pieces block as the
+    /// package's game declares (`sight-models`; by default they block only when firing)
     #[arg(long)]
     reveal: bool,
     /// Another occupied square that blocks firing (repeatable)
@@ -56,10 +58,20 @@ pub fn run(args: LosArgs) -> Result<(), super::Failure> {
     for piece in &mission.pieces {
         occupied.extend(piece.squares());
     }
-    let blocks = |s: Square| !args.reveal && occupied.contains(&s);
-    let seen_from = from_footprint(grid, &footprint, to, &blocks);
+    // The package's game's line of sight (its `sight …` lines; the default rule without one).
+    let rule: SightRule = loaded
+        .ruleset
+        .games
+        .values()
+        .next()
+        .map(|g| g.sight)
+        .unwrap_or_default();
+    let purpose = if args.reveal { Purpose::Spot } else { Purpose::Shoot };
+    let models = rule.models_block(purpose);
+    let blocks = |s: Square| models && occupied.contains(&s);
+    let seen_from = from_footprint_by(rule.los, grid, &footprint, to, &blocks);
     let start = seen_from.unwrap_or(from);
-    let sight = line_of_sight(grid, start, to, &|s| blocks(s) && !footprint.contains(&s));
+    let sight = line_of_sight_by(rule.los, grid, start, to, &|s| blocks(s) && !footprint.contains(&s));
     let visible = seen_from.is_some();
     if args.json {
         let json = serde_json::json!({

@@ -5,7 +5,7 @@
 //! through `api/actions.rs`.
 
 use super::Game;
-use super::state::Action;
+use super::state::{Action, footprint};
 use crate::board::Square;
 use crate::board::facing::{self, Costs, FACING_NAMES, StepKind};
 use crate::board::moves::UNREACHABLE;
@@ -22,7 +22,8 @@ pub enum Goal {
     Engage(usize),
 }
 
-/// The stats fields that price a facing piece's actions, in `StepKind` order.
+/// The stats fields that price a facing piece's actions, in `StepKind` order (with the others
+/// `StatCosts` reads, in `ruleset::ENGINE_STATS_FIELDS`, which `check` counts as read).
 pub const STEP_COST_FIELDS: [&str; 5] = [
     "ap-forward",
     "ap-forward-diagonal",
@@ -262,7 +263,17 @@ impl Game {
                 break;
             }
             spent += price;
-            if self.view.may_end(&self.state.pieces, i, at) && !self.shares_at(i, at) {
+            // A turn made as part of the step after it is priced with that step: the plan may
+            // not stop between them (else a quarter turn with a move would be made with no
+            // move, at its price).
+            let before_step = matches!(
+                action,
+                facing::Action::Turn {
+                    made: facing::TurnMade::BeforeStep,
+                    ..
+                }
+            );
+            if !before_step && self.view.may_end(&self.state.pieces, i, at) && !self.shares_at(i, at) {
                 best = (k + 1, spent);
             }
         }
@@ -513,6 +524,8 @@ pub struct PricedWalk<'a> {
     pub budget: i64,
     /// The side whose sight the walk never steps into.
     pub avoid: Option<&'a str>,
+    /// The side whose pieces the walk never steps next to (the eight squares round them).
+    pub apart: Option<&'a str>,
     /// Squares the walk stops before (shunned, unless told to cross).
     pub refused: &'a [Square],
 }
@@ -614,11 +627,24 @@ impl Game {
             door,
             budget,
             avoid,
+            apart,
             refused,
         } = *walk;
         let from = self.state.pieces[i].at.expect("on the board");
+        if let Some(side) = apart {
+            let near = footprint(Some(to), self.state.pieces[i].size);
+            let beside = self.state.pieces.iter().enumerate().any(|(o, p)| {
+                o != i
+                    && p.on_board()
+                    && p.side == side
+                    && p.squares().iter().any(|s| near.iter().any(|n| n.chebyshev(*s) <= 1))
+            });
+            if beside {
+                return PricedStep::Stopped("apart");
+            }
+        }
         if let Some(side) = avoid
-            && !self.view.unseen(&self.state.pieces, to, side)
+            && !self.view.unseen_by(&self.state.pieces, to, side, Some(i))
         {
             return PricedStep::Stopped("sight");
         }

@@ -245,7 +245,7 @@ impl Host {
             .or_insert_with(|| Arc::new(OpenBoard::new(&grid)))
             .clone();
         let mut view = View::new(grid, open, def.doors);
-        view.front_arc = def.front_arc;
+        view.sight = def.sight;
         view.friends_block = def.friends_block;
         self.budget.begin_game();
         Ok(Game::new(self.ruleset.clone(), def, mission, seed, options, view))

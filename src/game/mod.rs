@@ -636,7 +636,7 @@ impl Game {
                 pieces[w].on_board()
                     && pieces[w].hidden.is_none()
                     && pieces[w].side != pieces[h].side
-                    && self.view.sees(pieces, w, h, false)
+                    && self.view.sees(pieces, w, h, crate::ruleset::Purpose::Spot)
             };
             // The piece that moved is the only watcher to ask, unless it is the hidden one.
             let watcher = match moved {
@@ -697,7 +697,7 @@ impl Game {
             if range > def.range as i32 || (def.front && !view::in_arc(p, at)) {
                 continue;
             }
-            if !self.view.sees(pieces, w, i, true) {
+            if !self.view.sees(pieces, w, i, crate::ruleset::Purpose::Shoot) {
                 continue;
             }
             found.push((p.id.clone(), mode.to_string(), def.function.clone()));

@@ -10,8 +10,9 @@ use super::Game;
 use super::state::{Piece, footprint};
 use super::view::Goal;
 use crate::board::moves::{Ties, UNREACHABLE};
-use crate::board::{DIRECTIONS, Square, los};
+use crate::board::{DIRECTIONS, Square};
 use crate::dice::Rng;
+use crate::ruleset::Purpose;
 
 /// Which of a side's pieces on the board `units` lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,7 +234,7 @@ impl Game {
             .into_iter()
             .filter(|&(b, _)| !rule.face_up || pieces[b].hidden.is_none())
             .filter(|&(b, _)| !rule.adjacent || beside.contains(&b))
-            .filter(|&(b, _)| rule.sight == Sight::Any || self.view.sees(pieces, a, b, true))
+            .filter(|&(b, _)| rule.sight == Sight::Any || self.view.sees(pieces, a, b, Purpose::Shoot))
             .map(|(b, d)| ((d, rank_of(b)), b))
             .collect();
         candidates.sort_unstable();
@@ -343,25 +344,29 @@ impl Game {
             .iter()
             .copied()
             .filter(|&t| {
-                let to = pieces[t].squares();
-                let blocks = |s: Square| !from.contains(&s) && self.view.occupant(s).is_some_and(|o| o != a && o != t);
-                to.iter()
-                    .any(|&ts| los::from_footprint(&self.view.grid, &from, ts, &blocks).is_some())
+                let passes = |o: usize| o == a || o == t;
+                pieces[t].squares().iter().any(|&ts| {
+                    self.view
+                        .line(&self.view.grid, pieces, &from, ts, Purpose::Shoot, &passes)
+                })
             })
             .collect()
     }
 
     /// Whether no piece of `watchers` sees any square of piece `a` standing on `at`: walls
-    /// hide it, pieces never do, and doors are counted open (the walk there may open them, and
-    /// a door left shut may be opened by the side it hides from).
+    /// hide it, pieces as the game's sight rule says (the sight that reveals: by default they
+    /// never do), and doors are counted open (the walk there may open them, and a door left
+    /// shut may be opened by the side it hides from).
     fn hidden_at(&self, a: usize, at: Square, watchers: &[usize]) -> bool {
         let pieces = &self.state.pieces;
         let own = footprint(Some(at), pieces[a].size);
         let grid = self.view.open_grid();
         !watchers.iter().any(|&w| {
             let from = pieces[w].squares();
-            own.iter()
-                .any(|&s| los::from_footprint(grid, &from, s, &|_| false).is_some())
+            own.iter().any(|&s| {
+                self.view
+                    .line(grid, pieces, &from, s, Purpose::Spot, &|o| o == w || o == a)
+            })
         })
     }
 
@@ -523,10 +528,10 @@ impl Game {
         };
         let sees = |grid: &crate::board::Grid, p: usize, q: usize| {
             let from = pieces[p].squares();
-            pieces[q]
-                .squares()
-                .iter()
-                .any(|&t| los::from_footprint(grid, &from, t, &|_| false).is_some())
+            pieces[q].squares().iter().any(|&t| {
+                self.view
+                    .line(grid, pieces, &from, t, Purpose::Spot, &|o| o == p || o == q)
+            })
         };
         let grid = &self.view.grid;
         let (ours, theirs) = (on(side), on(other));

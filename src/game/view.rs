@@ -6,7 +6,7 @@ use super::state::{Piece, footprint};
 use crate::board::moves::{self, Steps, UNREACHABLE};
 use crate::board::{DIRECTIONS, Edge, Grid, Square, area, los};
 use crate::dice::Rng;
-use crate::ruleset::DoorRules;
+use crate::ruleset::{DoorRules, Purpose, SightRule};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -105,8 +105,9 @@ pub struct View {
     occ: Vec<u32>,
     /// How the game's doors open and are crossed.
     pub doors: DoorRules,
-    /// A piece with a facing sees only its front quarter (`sight front-arc`).
-    pub front_arc: bool,
+    /// The game's line of sight (`sight …` in the game item): the one rule of every sight
+    /// question below.
+    pub sight: SightRule,
     /// Pieces never step through their own side's (`friends block`).
     pub friends_block: bool,
 }
@@ -143,7 +144,7 @@ impl View {
             open,
             occ,
             doors,
-            front_arc: false,
+            sight: SightRule::default(),
             friends_block: false,
         }
     }
@@ -153,9 +154,36 @@ impl View {
         &self.open.grid
     }
 
-    /// Whether `p` may see square `to` at all as its facing goes (see `front_arc`).
+    /// Whether `p` may see square `to` at all as its facing goes (`sight front-arc`).
     pub fn faces(&self, p: &Piece, to: Square) -> bool {
-        !self.front_arc || in_arc(p, to)
+        !self.sight.front_arc || in_arc(p, to)
+    }
+
+    /// The one line-of-sight test of a game: whether a looker whose squares are `from` sees
+    /// square `to` for `purpose`, through `grid` (the doors as they are, or as a question
+    /// supposes them), under the game's declared rule — diagonal neighbours, closed doors, and
+    /// the models standing on the line where the rule says they block (pieces `passes` lets
+    /// through never do: the looker, its target, a mover not yet where it is asked about).
+    /// The front arc is the caller's, who knows how the looker faces ([`Self::faces`]).
+    pub fn line(
+        &self,
+        grid: &Grid,
+        pieces: &[Piece],
+        from: &[Square],
+        to: Square,
+        purpose: Purpose,
+        passes: &dyn Fn(usize) -> bool,
+    ) -> bool {
+        let models = self.sight.models_block(purpose);
+        let tokens = !self.sight.tokens_pass;
+        let blocks = |s: Square| {
+            models
+                && s != to
+                && self
+                    .occupant(s)
+                    .is_some_and(|o| !passes(o) && (tokens || pieces[o].hidden.is_none()))
+        };
+        los::from_footprint_by(self.sight.los, grid, from, to, &blocks).is_some()
     }
 
     pub fn rebuild(&mut self, pieces: &[Piece]) {
@@ -173,7 +201,7 @@ impl View {
     /// Whether the occupancy kept step by step agrees with one built afresh (for tests).
     pub fn occupancy_is_fresh(&self, pieces: &[Piece]) -> bool {
         let mut fresh = View::new(self.grid.clone(), self.open.clone(), self.doors);
-        fresh.front_arc = self.front_arc;
+        fresh.sight = self.sight;
         fresh.friends_block = self.friends_block;
         fresh.rebuild(pieces);
         fresh.occ == self.occ
@@ -267,22 +295,22 @@ impl View {
         out
     }
 
-    /// Whether `a` can see `b`: to shoot (`pieces_block`) or to reveal (pieces never block).
-    pub fn sees(&self, pieces: &[Piece], a: usize, b: usize, pieces_block: bool) -> bool {
+    /// Whether `a` can see `b`, for `purpose` (to shoot, or to see it: a reveal), by
+    /// [`Self::line`] and `a`'s arc.
+    pub fn sees(&self, pieces: &[Piece], a: usize, b: usize, purpose: Purpose) -> bool {
         let (from, to) = (pieces[a].squares(), pieces[b].squares());
         if from.is_empty() || to.is_empty() {
             return false;
         }
-        let blocks = |s: Square| pieces_block && self.occupant(s).is_some_and(|o| o != a && o != b);
+        let passes = |o: usize| o == a || o == b;
         to.iter()
-            .any(|&t| self.faces(&pieces[a], t) && los::from_footprint(&self.grid, &from, t, &blocks).is_some())
+            .any(|&t| self.faces(&pieces[a], t) && self.line(&self.grid, pieces, &from, t, purpose, &passes))
     }
 
     /// Whether a piece on `from` can see square `to` to shoot at it.
     pub fn sees_square(&self, pieces: &[Piece], a: usize, to: Square) -> bool {
         let from = pieces[a].squares();
-        let blocks = |s: Square| s != to && self.occupant(s).is_some_and(|o| o != a);
-        self.faces(&pieces[a], to) && los::from_footprint(&self.grid, &from, to, &blocks).is_some()
+        self.faces(&pieces[a], to) && self.line(&self.grid, pieces, &from, to, Purpose::Shoot, &|o| o == a)
     }
 
     /// Every square piece `a` can see (as [`Self::sees_square`] judges each), for a picture
@@ -300,7 +328,7 @@ impl View {
     pub fn visible(&self, pieces: &[Piece], a: usize, side: &str) -> Vec<(usize, u16)> {
         self.by_distance(pieces, a, side)
             .into_iter()
-            .filter(|&(b, _)| self.sees(pieces, a, b, true))
+            .filter(|&(b, _)| self.sees(pieces, a, b, Purpose::Shoot))
             .collect()
     }
 
@@ -331,12 +359,26 @@ impl View {
             .any(|p| p.on_board() && p.side != pieces[a].side && self.nearest_in(&field, p) != UNREACHABLE)
     }
 
-    /// Whether no piece of `side` on the board can see square `s` (pieces do not block).
+    /// Whether no piece of `side` on the board can see square `s` (the sight that reveals:
+    /// [`Self::line`] for `Purpose::Spot`, each watcher's arc).
     pub fn unseen(&self, pieces: &[Piece], s: Square, side: &str) -> bool {
-        !pieces.iter().filter(|p| p.on_board() && p.side == side).any(|p| {
-            let from = p.squares();
-            self.faces(p, s) && los::from_footprint(&self.grid, &from, s, &|_| false).is_some()
-        })
+        self.unseen_by(pieces, s, side, None)
+    }
+
+    /// The same for a piece `mover` that would stand on `s`: where models block sight, it does
+    /// not hide the square it is stepping to from where it stands now.
+    pub fn unseen_by(&self, pieces: &[Piece], s: Square, side: &str, mover: Option<usize>) -> bool {
+        !pieces
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.on_board() && p.side == side)
+            .any(|(w, p)| {
+                let from = p.squares();
+                self.faces(p, s)
+                    && self.line(&self.grid, pieces, &from, s, Purpose::Spot, &|o| {
+                        o == w || Some(o) == mover
+                    })
+            })
     }
 
     /// The pieces along each of the 8 straight lines from `a`, nearest first.
@@ -556,7 +598,6 @@ impl View {
         let mut best: Option<(Square, u16, Vec<usize>)> = None;
         for (at, steps) in self.reachable(pieces, a, max) {
             let from = footprint(Some(at), pieces[a].size);
-            let blocks = |s: Square| !from.contains(&s) && self.occupant(s).is_some_and(|o| o != a);
             let seen: Vec<usize> = targets
                 .iter()
                 .copied()
@@ -564,7 +605,7 @@ impl View {
                     pieces[t]
                         .squares()
                         .iter()
-                        .any(|&ts| los::from_footprint(&self.grid, &from, ts, &|s| s != ts && blocks(s)).is_some())
+                        .any(|&ts| self.line(&self.grid, pieces, &from, ts, Purpose::Shoot, &|o| o == a))
                 })
                 .collect();
             if seen.is_empty() {

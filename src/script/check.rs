@@ -127,9 +127,6 @@ fn mentions(ruleset: &Ruleset) -> HashSet<String> {
     names
 }
 
-/// The fields of a piece's stats record that the engine itself reads.
-const ENGINE_STATS_FIELDS: [&str; 3] = ["life", "size", "diagonal"];
-
 /// Entries every record may carry that are for people, not for rules.
 const RECORD_NOTES: [&str; 4] = ["source", "text", "label", "provisional"];
 
@@ -183,6 +180,12 @@ pub fn unused(ruleset: &Ruleset) -> Vec<Diagnostic> {
     }
     // Overrides of constants and of record fields that no script reads.
     let stats_kinds: HashSet<&str> = ruleset.games.values().filter_map(|g| g.stats.as_deref()).collect();
+    // The stats fields the engine reads: its own (life, size, the action-point prices…) and
+    // each game's `action-points FIELD`. A field the engine reads is read.
+    let engine_fields: HashSet<&str> = crate::ruleset::ENGINE_STATS_FIELDS
+        .into_iter()
+        .chain(ruleset.games.values().filter_map(|g| g.action_points.as_deref()))
+        .collect();
     for o in &ruleset.overrides {
         let (what, name, read_by) = match &o.entry {
             None => (
@@ -192,7 +195,7 @@ pub fn unused(ruleset: &Ruleset) -> Vec<Diagnostic> {
             ),
             Some(field) if ruleset.schemas.contains_key(&o.kind) => {
                 if RECORD_NOTES.contains(&field.as_str())
-                    || (stats_kinds.contains(o.kind.as_str()) && ENGINE_STATS_FIELDS.contains(&field.as_str()))
+                    || (stats_kinds.contains(o.kind.as_str()) && engine_fields.contains(field.as_str()))
                 {
                     continue;
                 }

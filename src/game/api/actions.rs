@@ -219,6 +219,10 @@ fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &
         .get("avoid")
         .map(|v| v.to_string())
         .filter(|s| !s.is_empty() && s != "()");
+    let apart = opts
+        .get("apart")
+        .map(|v| v.to_string())
+        .filter(|s| !s.is_empty() && s != "()");
     let shun = opts.get("shun").filter(|v| !v.is_unit()).cloned();
     let cross = match opts.get("cross") {
         None => false,
@@ -274,6 +278,7 @@ fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &
         door,
         budget,
         avoid: avoid.as_deref(),
+        apart: apart.as_deref(),
         refused: &refused,
     };
     let mut spent: i64 = 0;

@@ -66,7 +66,7 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
         a.with(|g, _| {
             let (i, j) = (g.on_grid(from)?, g.on_grid(to)?);
             a.cost(side_len(g))?;
-            Ok(g.view.sees(&g.state.pieces, i, j, true))
+            Ok(g.view.sees(&g.state.pieces, i, j, crate::ruleset::Purpose::Shoot))
         })
     });
     let a = api.clone();

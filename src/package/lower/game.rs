@@ -36,6 +36,10 @@ impl Lower<'_> {
             "reserve",
             "watch",
             "sight",
+            "sight-diagonals",
+            "sight-models",
+            "sight-tokens",
+            "sight-doors",
             "friends",
             "source",
             "text",
@@ -220,7 +224,19 @@ impl Lower<'_> {
                 ),
             }
         }
-        let front_arc = self.choice(&props, "sight", &["all", "front-arc"]) == Some(1);
+        let sight = crate::ruleset::SightRule {
+            front_arc: self.choice(&props, "sight", &["all", "front-arc"]) == Some(1),
+            los: crate::board::los::LosRule {
+                diagonals: self.choice(&props, "sight-diagonals", &["blind", "see"]) == Some(1),
+                doors_block: self.choice(&props, "sight-doors", &["block", "pass"]) != Some(1),
+            },
+            models: match self.choice(&props, "sight-models", &["shots", "always", "never"]) {
+                Some(1) => crate::ruleset::ModelsBlock::Always,
+                Some(2) => crate::ruleset::ModelsBlock::Never,
+                _ => crate::ruleset::ModelsBlock::Shots,
+            },
+            tokens_pass: self.choice(&props, "sight-tokens", &["block", "pass"]) == Some(1),
+        };
         let friends_block = self.choice(&props, "friends", &["pass", "block"]) == Some(1);
         Some(GameDef {
             id: item.id.text.clone(),
@@ -238,7 +254,7 @@ impl Lower<'_> {
             action_points,
             reserves,
             watches,
-            front_arc,
+            sight,
             friends_block,
             source,
             text,
