@@ -351,6 +351,9 @@ pub struct GameDef {
     /// A piece may step through its own side's pieces (`friends pass`, the default) or not
     /// (`friends block`: every model blocks, as in a corridor one model wide).
     pub friends_block: bool,
+    /// Marks every mission the game plays puts on at least one square (`needs-marks [entry]`),
+    /// each with where it was declared: checked at load against every mission with a map.
+    pub needs_marks: Vec<(String, Span)>,
     pub source: Option<String>,
     pub text: Option<String>,
     pub span: Span,

@@ -10,7 +10,7 @@ use super::Game;
 use super::state::{Piece, footprint};
 use super::view::Goal;
 use crate::board::moves::{Ties, UNREACHABLE};
-use crate::board::{DIRECTIONS, Square};
+use crate::board::{DIRECTIONS, Edge, Square, area, los};
 use crate::dice::Rng;
 use crate::ruleset::Purpose;
 
@@ -139,25 +139,31 @@ pub enum Aim {
     Nearest,
     /// The square within its move from which it sees the most of them (then fewest steps).
     Most,
+    /// The square within its move from which one blast it can see catches the most of them,
+    /// and neither itself nor a piece of its own side (then fewest steps).
+    Blast,
 }
 
 impl Aim {
-    pub const NAMES: [&'static str; 2] = ["nearest", "most"];
+    pub const NAMES: [&'static str; 3] = ["nearest", "most", "blast"];
 
     pub fn parse(name: &str) -> Result<Aim, String> {
         match name {
             "nearest" => Ok(Aim::Nearest),
             "most" => Ok(Aim::Most),
+            "blast" => Ok(Aim::Blast),
             _ => Err(unknown("way to aim", name, &Self::NAMES)),
         }
     }
 }
 
-/// A move a verb decided on: the squares to walk (empty: it stays), and why, for the log.
+/// A move a verb decided on: the squares to walk (empty: it stays), and why, for the log;
+/// `door`, a closed door it opens once it stands where the walk ends (to fight across it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
     pub path: Vec<Square>,
     pub why: String,
+    pub door: Option<(Square, Square)>,
 }
 
 fn unknown(what: &str, name: &str, names: &[&str]) -> String {
@@ -282,16 +288,25 @@ impl Game {
             let field = self.view.field_to(&pieces[a], &fronts);
             if let Some(d) = self.view.steps_in(&field, &pieces[a]) {
                 if d == 0 {
-                    return stay(format!("already beside {name}"));
+                    let mut plan = stay(format!("already beside {name}"));
+                    plan.door = self.door_to_fight(&pieces[a], target);
+                    if plan.door.is_some() {
+                        plan.why = format!("beside {name}, behind a closed door it opens to fight");
+                    }
+                    return plan;
                 }
                 if let Some(path) = self.view.plan(pieces, a, Goal::Towards(&field), max, rng) {
-                    let why =
-                        if path.len() as u16 >= d && self.view.steps_in(&field, &moved(&pieces[a], &path)) == Some(0) {
-                            format!("to fight {name}, the nearest {side} piece")
-                        } else {
-                            format!("towards {name}, the nearest {side} piece ({distance} away)")
-                        };
-                    return Plan { path, why };
+                    let end = moved(&pieces[a], &path);
+                    let beside = path.len() as u16 >= d && self.view.steps_in(&field, &end) == Some(0);
+                    let door = if beside { self.door_to_fight(&end, target) } else { None };
+                    let why = if door.is_some() {
+                        format!("to fight {name}, the nearest {side} piece, opening the door between")
+                    } else if beside {
+                        format!("to fight {name}, the nearest {side} piece")
+                    } else {
+                        format!("towards {name}, the nearest {side} piece ({distance} away)")
+                    };
+                    return Plan { path, why, door };
                 }
             }
         }
@@ -300,6 +315,7 @@ impl Game {
             Some(path) => Plan {
                 path,
                 why: format!("towards {name}, the nearest {side} piece ({distance} away)"),
+                door: None,
             },
             None => stay(format!("no square nearer to {name} can be reached")),
         }
@@ -329,6 +345,7 @@ impl Game {
                 Plan {
                     path,
                     why: format!("away from every {side} piece ({d} from the nearest)"),
+                    door: None,
                 }
             }
             None => stay(format!("no square farther from the {side} side can be reached")),
@@ -351,6 +368,49 @@ impl Game {
                 })
             })
             .collect()
+    }
+
+    /// How many of `targets` the best blast piece `a` could fire with its top-left square on
+    /// `at` would catch: a blast on a square it sees from there (other pieces block the line),
+    /// catching neither `a` itself standing there nor any piece of its own side. 0 when none
+    /// catches one.
+    pub fn blast_hits_from(&self, a: usize, at: Square, targets: &[usize]) -> usize {
+        let pieces = &self.state.pieces;
+        let grid = &self.view.grid;
+        let from = footprint(Some(at), pieces[a].size);
+        // Who stands on a square once `a` stands on `at`.
+        let occupant = |s: Square| {
+            if from.contains(&s) {
+                Some(a)
+            } else {
+                self.view.occupant(s).filter(|&o| o != a)
+            }
+        };
+        let mut candidates: Vec<Square> = Vec::new();
+        for t in self.seen_from(a, at, targets) {
+            for s in pieces[t].squares() {
+                for n in area::blast(grid, s) {
+                    if !candidates.contains(&n) {
+                        candidates.push(n);
+                    }
+                }
+            }
+        }
+        let mut best = 0;
+        for s in candidates {
+            let blocks = |q: Square| q != s && !from.contains(&q) && occupant(q).is_some();
+            if los::from_footprint(grid, &from, s, &blocks).is_none() {
+                continue;
+            }
+            let mut caught: Vec<usize> = area::blast(grid, s).into_iter().filter_map(occupant).collect();
+            caught.sort_unstable();
+            caught.dedup();
+            if caught.iter().any(|&o| o == a || pieces[o].side == pieces[a].side) {
+                continue;
+            }
+            best = best.max(caught.iter().filter(|o| targets.contains(o)).count());
+        }
+        best
     }
 
     /// Whether no piece of `watchers` sees any square of piece `a` standing on `at`: walls
@@ -401,17 +461,21 @@ impl Game {
         let pieces = &self.state.pieces;
         let field = self.view.field_to(&pieces[a], &[to]);
         self.view
-            .plan(pieces, a, Goal::Towards(&field), max, rng)
+            .plan(pieces, a, Goal::Onto(&field), max, rng)
             .unwrap_or_default()
     }
 
-    /// Towards the nearest of `squares` (as near as `max` steps allow), or `None` when it
-    /// cannot get nearer than it stands.
+    /// Towards the nearest of `squares`, places for its top-left square (as near as `max`
+    /// steps allow), or `None` when it cannot get nearer than it stands.
     fn towards_squares(&self, a: usize, squares: &[Square], max: u16, rng: &mut Rng) -> Option<(Vec<Square>, u16)> {
         let pieces = &self.state.pieces;
         let field = self.view.field_to(&pieces[a], squares);
-        let d = self.view.steps_in(&field, &pieces[a])?;
-        let path = self.view.plan(pieces, a, Goal::Towards(&field), max, rng)?;
+        let here = pieces[a].at?;
+        let d = field
+            .get(self.view.grid.index(here))
+            .copied()
+            .filter(|&d| d != UNREACHABLE)?;
+        let path = self.view.plan(pieces, a, Goal::Onto(&field), max, rng)?;
         Some((path, d))
     }
 
@@ -439,15 +503,25 @@ impl Game {
         if targets.is_empty() {
             return stay(format!("no face-up {side} piece to aim at"));
         }
+        // What a square is worth: the pieces it sees, or those its best blast catches.
+        let worth = |at: Square| match aim {
+            Aim::Blast => self.blast_hits_from(a, at, &targets),
+            _ => self.seen_from(a, at, &targets).len(),
+        };
         let found = self.best_reachable(a, max, rng, |at, steps| {
-            let seen = self.seen_from(a, at, &targets).len();
+            let seen = worth(at);
             (seen > 0).then_some(match aim {
                 Aim::Nearest => (0, steps),
-                Aim::Most => (usize::MAX - seen, steps),
+                Aim::Most | Aim::Blast => (usize::MAX - seen, steps),
             })
         });
         match found {
-            Some(None) => return stay(format!("it already has a {side} piece in sight to shoot")),
+            Some(None) => {
+                return stay(match aim {
+                    Aim::Blast => format!("its blast already catches the most {side} pieces where it stands"),
+                    _ => format!("it already has a {side} piece in sight to shoot"),
+                });
+            }
             Some(Some((to, (k, _)))) => {
                 let path = self.walk_to(a, to, max, rng);
                 if !path.is_empty() {
@@ -457,19 +531,24 @@ impl Game {
                             "to the square in reach that sees the most {side} pieces ({})",
                             usize::MAX - k
                         ),
+                        Aim::Blast => format!(
+                            "to the square in reach whose blast catches the most {side} pieces ({}) and none of its own",
+                            usize::MAX - k
+                        ),
                     };
-                    return Plan { path, why };
+                    return Plan { path, why, door: None };
                 }
             }
             None => {}
         }
-        let squares = self.standing_squares(a, |s| !self.seen_from(a, s, &targets).is_empty());
+        let squares = self.standing_squares(a, |s| worth(s) > 0);
         if !squares.is_empty()
             && let Some((path, d)) = self.towards_squares(a, &squares, max, rng)
         {
             return Plan {
                 path,
                 why: format!("towards the nearest square with a {side} piece in sight ({d} away)"),
+                door: None,
             };
         }
         let mut plan = self.plan_advance(a, side, max, Advance::Towards, rng);
@@ -501,6 +580,7 @@ impl Game {
                     return Plan {
                         path,
                         why: format!("to the nearest square out of sight of every {side} piece"),
+                        door: None,
                     };
                 }
             }
@@ -511,6 +591,7 @@ impl Game {
             return Plan {
                 path,
                 why: format!("towards the nearest square out of sight of every {side} piece ({d} away)"),
+                door: None,
             };
         }
         stay(format!("no square out of sight of the {side} side can be reached"))
@@ -558,30 +639,59 @@ impl Game {
     }
 
     /// The squares from which a piece can fight piece `t`: beside one of its squares, on the
-    /// four sides, with no wall or shut door between, not solid.
+    /// four sides, with no wall between, not solid. A shut door between counts only where a
+    /// step opens doors (`doors open-on-step`): the piece opens it from there, as a step would,
+    /// and fights (`door_to_fight`).
     fn fronts(&self, t: usize) -> Vec<Square> {
         let own = self.state.pieces[t].squares();
         let grid = &self.view.grid;
+        let through_doors = self.view.doors.open_on_step;
         let mut out = Vec::new();
         for &s in &own {
             for &(dx, dy) in &DIRECTIONS[..4] {
                 let n = s.offset(dx, dy);
-                if grid.contains(n)
-                    && !grid.is_solid(n)
-                    && !own.contains(&n)
-                    && !grid.edge(s, n).blocks()
-                    && !out.contains(&n)
-                {
+                let edge = grid.edge(s, n);
+                let passable = !edge.blocks() || (through_doors && edge == Edge::Door { open: false });
+                if grid.contains(n) && !grid.is_solid(n) && !own.contains(&n) && passable && !out.contains(&n) {
                     out.push(n);
                 }
             }
         }
         out
     }
+
+    /// The closed door piece `p` (where it stands) must open to fight piece `t`: none when it
+    /// is already beside `t` with nothing shut between, or not beside it at all; otherwise the
+    /// first door, its own square first.
+    fn door_to_fight(&self, p: &Piece, t: usize) -> Option<(Square, Square)> {
+        let theirs = self.state.pieces[t].squares();
+        let grid = &self.view.grid;
+        let mut door = None;
+        for s in p.squares() {
+            for &(dx, dy) in &DIRECTIONS[..4] {
+                let n = s.offset(dx, dy);
+                if !theirs.contains(&n) {
+                    continue;
+                }
+                match grid.edge(s, n) {
+                    Edge::Door { open: false } => {
+                        door.get_or_insert((s, n));
+                    }
+                    e if !e.blocks() => return None,
+                    _ => {}
+                }
+            }
+        }
+        door
+    }
 }
 
 fn stay(why: String) -> Plan {
-    Plan { path: Vec::new(), why }
+    Plan {
+        path: Vec::new(),
+        why,
+        door: None,
+    }
 }
 
 /// A copy of `p` standing at the end of `path`.

@@ -94,6 +94,10 @@ pub enum Goal<'a> {
     Towards(&'a [u16]),
     /// Farther from them.
     Away(&'a [u16]),
+    /// With its top-left square nearer to the squares of this distance field: a piece bigger
+    /// than a square walks until it stands on the square chosen, not as soon as its base
+    /// covers it.
+    Onto(&'a [u16]),
 }
 
 pub struct View {
@@ -411,7 +415,8 @@ impl View {
     }
 
     /// Of the squares `a` can see on and around `side`'s visible pieces, the one whose blast
-    /// hits most of them without catching `a` (then fewest of `a`'s side, then nearest).
+    /// hits most of them without catching `a` (then one with such a piece on it, which takes
+    /// the whole roll, then fewest of `a`'s side, then nearest).
     pub fn best_blast(&self, pieces: &[Piece], a: usize, side: &str) -> Option<Shot> {
         self.best_blast_sparing(pieces, a, side, false)
     }
@@ -430,7 +435,7 @@ impl View {
             }
         }
         candidates.sort_by_key(|s| (s.y, s.x));
-        let mut best: Option<(Shot, (usize, usize, i32))> = None;
+        let mut best: Option<(Shot, (usize, bool, usize, i32))> = None;
         for s in candidates {
             if !self.sees_square(pieces, a, s) {
                 continue;
@@ -449,8 +454,9 @@ impl View {
             if hits.is_empty() || (spare_own && !own.is_empty()) {
                 continue;
             }
-            // Bigger is better: most hits, fewest own, nearest.
-            let key = (hits.len(), usize::MAX - own.len(), -from.chebyshev(s));
+            // Bigger is better: most hits, a target on the square itself, fewest own, nearest.
+            let on_target = centre.is_some_and(|c| pieces[c].side == side);
+            let key = (hits.len(), on_target, usize::MAX - own.len(), -from.chebyshev(s));
             if best.as_ref().is_none_or(|(_, k)| key > *k) {
                 best = Some((
                     Shot {
@@ -635,10 +641,11 @@ impl View {
     pub fn plan(&self, pieces: &[Piece], a: usize, goal: Goal, max: u16, rng: &mut Rng) -> Option<Vec<Square>> {
         let size = pieces[a].size;
         let field = match goal {
-            Goal::Towards(f) | Goal::Away(f) => f,
+            Goal::Towards(f) | Goal::Away(f) | Goal::Onto(f) => f,
         };
-        // A footprint is as near as its nearest square.
+        // A footprint is as near as its nearest square (`Onto`: its top-left square).
         let score = |i: usize| -> Option<i32> {
+            let size = if matches!(goal, Goal::Onto(_)) { 1 } else { size };
             let d = footprint(Some(self.grid.square(i)), size)
                 .iter()
                 .filter(|s| self.grid.contains(**s))
@@ -646,7 +653,7 @@ impl View {
                 .min()
                 .filter(|d| *d != UNREACHABLE)?;
             Some(match goal {
-                Goal::Towards(_) => d as i32,
+                Goal::Towards(_) | Goal::Onto(_) => d as i32,
                 Goal::Away(_) => -(d as i32),
             })
         };

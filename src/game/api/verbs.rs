@@ -286,22 +286,44 @@ fn log_choice(g: &mut Game, i: usize, rule: &TargetRule, choice: &TargetChoice) 
 /// Walks a verb's plan; the reason goes on the move's line, or on a line of its own when the
 /// piece stays.
 fn follow(a: &Api, ctx: &NativeCallContext, id: &str, plan: Plan) -> Res<Map> {
-    let Plan { path, why } = plan;
-    if path.is_empty() {
+    let Plan { path, why, door } = plan;
+    let mut m = if path.is_empty() {
         a.with(|g, _| {
             let id = g.state.pieces[g.index(id)?].id.clone();
             g.stays(&id, &why);
             Ok(())
         })?;
-        let mut m = stuck();
-        m.insert("why".into(), why.into());
-        return Ok(m);
+        stuck()
+    } else {
+        a.with(|g, _| {
+            g.move_reason = Some(why.clone());
+            Ok(())
+        })?;
+        let end = path.last().copied();
+        let m = walk(a, ctx, id, path)?;
+        // The door is opened only from where the plan said it would stand.
+        let arrived = a.with(|g, _| Ok(g.state.pieces[g.index(id)?].at == end))?;
+        if !arrived {
+            let mut m = m;
+            m.insert("why".into(), why.into());
+            return Ok(m);
+        }
+        m
+    };
+    if let Some((x, y)) = door {
+        let open = a.with(|g, _| Ok(g.door_between(x, y) == Some(false)))?;
+        if open {
+            a.with(|g, _| {
+                a.cost(super::sightings_cost(g))?;
+                g.open_door(x, y)
+            })?;
+            a.triggers(ctx)?;
+            m.insert(
+                "door".into(),
+                Dynamic::from_array(vec![x.to_string().into(), y.to_string().into()]),
+            );
+        }
     }
-    a.with(|g, _| {
-        g.move_reason = Some(why.clone());
-        Ok(())
-    })?;
-    let mut m = walk(a, ctx, id, path)?;
     m.insert("why".into(), why.into());
     Ok(m)
 }

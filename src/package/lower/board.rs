@@ -4,7 +4,7 @@
 use super::Lower;
 use crate::board::map::{self, MapText};
 use crate::board::{Board, Grid, Mission, Piece, Square};
-use crate::diagnostic::{Diagnostic, did_you_mean};
+use crate::diagnostic::{Diagnostic, Report, did_you_mean};
 use crate::limits::*;
 use crate::package::merge::MergedItem;
 use crate::ruleset::*;
@@ -330,5 +330,36 @@ impl Lower<'_> {
             source: self.text(props.get("source")),
             span: item.span,
         })
+    }
+}
+
+/// Every mission with a map marks at least one square with each mark a game `needs-marks`
+/// (its scripts look for them: a mission without would fail in the middle of a game). Reported
+/// at the mission, with the game's declaration as a note.
+pub(super) fn check_needed_marks(ruleset: &Ruleset, report: &mut Report) {
+    for game in ruleset.games.values() {
+        for mission in ruleset.missions.values() {
+            if mission.grid.is_empty() {
+                continue;
+            }
+            for (mark, span) in &game.needs_marks {
+                if mission.grid.marked(mark).is_empty() {
+                    report.push(
+                        Diagnostic::error(
+                            mission.span,
+                            format!(
+                                "mission `{}` marks no square `{mark}`, which game `{}` needs",
+                                mission.id, game.id
+                            ),
+                            format!("no `{mark}` square"),
+                        )
+                        .with_note(*span, format!("game `{}` needs every mission to mark `{mark}`", game.id))
+                        .with_help(format!(
+                            "put a board with a square marked `{mark}` in the mission, or give one of its boards' legends a letter for `{mark}` and draw it on the map"
+                        )),
+                    );
+                }
+            }
+        }
     }
 }

@@ -41,6 +41,7 @@ impl Lower<'_> {
             "sight-tokens",
             "sight-doors",
             "friends",
+            "needs-marks",
             "source",
             "text",
             "label",
@@ -238,6 +239,7 @@ impl Lower<'_> {
             tokens_pass: self.choice(&props, "sight-tokens", &["block", "pass"]) == Some(1),
         };
         let friends_block = self.choice(&props, "friends", &["pass", "block"]) == Some(1);
+        let needs_marks = self.needs_marks(&props);
         Some(GameDef {
             id: item.id.text.clone(),
             label,
@@ -256,9 +258,36 @@ impl Lower<'_> {
             watches,
             sight,
             friends_block,
+            needs_marks,
             source,
             text,
             span: item.span,
+        })
+    }
+
+    /// `needs-marks [entry, airlock]`: the marks every mission the game plays must put on at
+    /// least one square (its scripts look for them), each with where it was written.
+    fn needs_marks(&mut self, props: &Props) -> Vec<(String, Span)> {
+        let Some(p) = props.get("needs-marks") else {
+            return Vec::new();
+        };
+        let Some(value) = self.one(p, "[mark, mark]") else {
+            return Vec::new();
+        };
+        let names: Option<Vec<(String, Span)>> = match &value.kind {
+            ast::ValueKind::List(items) => items
+                .iter()
+                .map(|v| v.as_name().map(|n| (n.to_string(), v.span)))
+                .collect(),
+            _ => None,
+        };
+        names.unwrap_or_else(|| {
+            self.err(
+                Diagnostic::error(value.span, "`needs-marks` takes a list of mark names", value.describe()).with_help(
+                    "write `needs-marks [entry]`: the marks (a board legend's names) every mission must have",
+                ),
+            );
+            Vec::new()
         })
     }
 

@@ -179,6 +179,7 @@ pub fn lower(
         }
     }
     ruleset.dice = std::mem::take(&mut cx.dice);
+    board::check_needed_marks(&ruleset, cx.report);
     tables::check_follow_ups(&ruleset, cx.report);
     records::check_references(&ruleset, cx.report);
     procedure::check_arg_choices(&ruleset, cx.report);
