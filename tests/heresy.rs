@@ -37,12 +37,17 @@ fn the_options_play_too() {
         "battlefield-events=no",
         "player-style=bold",
         "battlefield=listening-post",
+        "berserk-halt=target-only",
+        "spawn-fall-back=stops",
+        "vod-hands=top-up",
     ] {
+        // Victory or Death's hands only matter in that mission.
+        let mission = if set.starts_with("vod-hands") { "victory-or-death" } else { "raid" };
         let json = ok(&[
             "sim",
             "solo-heresy",
             "--mission",
-            "raid",
+            mission,
             "--games",
             "12",
             "--set",
