@@ -37,12 +37,21 @@ fn the_options_play_too() {
         "battlefield-events=no",
         "player-style=bold",
         "battlefield=listening-post",
+        "berserk-halt=target-only",
+        "spawn-fall-back=stops",
+        "vod-hands=top-up",
     ] {
+        // Victory or Death's hands only matter in that mission.
+        let mission = if set.starts_with("vod-hands") {
+            "victory-or-death"
+        } else {
+            "raid"
+        };
         let json = ok(&[
             "sim",
             "solo-heresy",
             "--mission",
-            "raid",
+            mission,
             "--games",
             "12",
             "--set",
@@ -122,14 +131,24 @@ fn sim_gives_the_same_report_for_any_number_of_jobs() {
 /// A player at the table from a pipe: the battlefield drawn with the units lettered and the
 /// spawn markers, a move to a point, moves refused (off the table, within 1" of an enemy)
 /// that change nothing, servitor rolling a shooting, then `end` turn after turn until the
-/// game is over.
+/// game is over. The game asks the player (Overwatch, a Battlefield Event's unit): each
+/// command is followed by `auto` answers, servitor's (an `auto` left over at the command
+/// prompt is refused and changes nothing; a command given to a question is asked again).
 #[test]
 fn a_whole_game_at_the_table_from_a_pipe() {
-    let mut input = String::from(
-        "board\nmove warden-line-squad-2 30,34\nmove warden-line-squad-2 100,20\nmove warden-captain-1 21,41\nshoot warden-line-squad-2 rust-rabble-1\n",
-    );
+    let answers = "auto\n".repeat(4);
+    let mut input = answers.clone();
+    for command in [
+        "board",
+        "move warden-line-squad-2 30,34",
+        "move warden-line-squad-2 100,20",
+        "move warden-captain-1 21,41",
+        "shoot warden-line-squad-2 rust-rabble-1",
+    ] {
+        input.push_str(&format!("{command}\n{answers}"));
+    }
     for _ in 0..30 {
-        input.push_str("end\n");
+        input.push_str(&format!("end\n{answers}"));
     }
     let (stdout, stderr, code) = servitor(&["play", "solo-heresy", "--mission", "raid", "--seed", "2"], &input);
     assert_eq!(code, 0, "{stderr}");
@@ -154,6 +173,11 @@ fn a_whole_game_at_the_table_from_a_pipe() {
         "{stdout}"
     );
     assert!(stdout.contains("The game is over"), "{stdout}");
+    // Overwatch is the player's to fire or hold: asked when an enemy unit charges.
+    assert!(
+        stdout.contains("fire Overwatch (snap shots, once a turn) at it?"),
+        "{stdout}"
+    );
 }
 
 /// Your own army is a small package over `solo-heresy`: its units and army are checked at

@@ -40,6 +40,9 @@ pub struct Towards {
     pub reached: bool,
     /// No route leads there (the target is inside terrain or shut in).
     pub blocked: bool,
+    /// Which of the stops the move ended at (an index into the stops it was given: 0 is the
+    /// target's own), if it ended at one.
+    pub halted: Option<usize>,
 }
 
 impl Game {
@@ -128,14 +131,31 @@ impl Game {
     /// The move of piece `i` towards `target`: at most `max` inches along the shortest route
     /// round impassable terrain, ending as soon as it is within `stop` inches (straight) of it.
     pub fn towards(&self, i: usize, target: Point, max: f64, stop: f64) -> Result<Towards, String> {
+        self.towards_halting(i, target, max, stop, &[])
+    }
+
+    /// [`Game::towards`], the move also ending as soon as it comes within `radius` inches
+    /// (straight) of any of `halts`' points, on the way: a piece that stops near whatever it
+    /// meets first. `halted` says which ended it (0 the target, k the halt k − 1).
+    pub fn towards_halting(
+        &self,
+        i: usize,
+        target: Point,
+        max: f64,
+        stop: f64,
+        halts: &[(Point, f64)],
+    ) -> Result<Towards, String> {
         let from = self.point_of(i)?;
         let field = self.battlefield()?;
-        if from.distance(target) <= stop + TIE {
+        let stops: Vec<(Point, f64)> = std::iter::once((target, stop)).chain(halts.iter().copied()).collect();
+        let at_start = stops.iter().position(|&(c, r)| from.distance(c) <= r + TIE);
+        if at_start.is_some() {
             return Ok(Towards {
                 route: vec![from],
                 left: from.distance(target),
-                reached: true,
+                reached: from.distance(target) <= stop + TIE,
                 blocked: false,
+                halted: at_start,
             });
         }
         let Some(route) = field.route(from, target) else {
@@ -144,15 +164,25 @@ impl Game {
                 left: from.distance(target),
                 reached: false,
                 blocked: true,
+                halted: None,
             });
         };
         let mut walked = vec![from];
         let mut budget = max.max(0.0);
+        let mut halted = None;
         for leg in route.windows(2) {
             let (a, b) = (leg[0], leg[1]);
             let len = a.distance(b);
-            // Where along this leg the move first comes within `stop` of the target.
-            let t_stop = first_within(a, b, target, stop);
+            // Where along this leg the move first comes within a stop's distance of it.
+            let mut t_stop: Option<f64> = None;
+            for (k, &(c, r)) in stops.iter().enumerate() {
+                if let Some(t) = first_within(a, b, c, r)
+                    && t_stop.is_none_or(|s| t < s - TIE)
+                {
+                    t_stop = Some(t);
+                    halted = Some(k);
+                }
+            }
             let t_budget = if len > 0.0 { budget / len } else { 1.0 };
             let t = t_stop.unwrap_or(1.0).min(t_budget).min(1.0);
             let exact = a.lerp(b, t);
@@ -166,7 +196,11 @@ impl Game {
                 walked.push(end);
             }
             budget -= len * t;
-            if t_stop.is_some_and(|s| s <= t + TIE) || t < 1.0 || budget <= TIE {
+            let stopped = t_stop.is_some_and(|s| s <= t + TIE);
+            if !stopped {
+                halted = None;
+            }
+            if stopped || t < 1.0 || budget <= TIE {
                 break;
             }
         }
@@ -177,7 +211,67 @@ impl Game {
             left,
             route: walked,
             blocked: false,
+            halted,
         })
+    }
+
+    /// How far piece `i` must move along the shortest route round impassable terrain for its
+    /// base to touch `j`'s (a charge's distance), or `None` when no route leads there.
+    pub fn route_gap(&self, i: usize, j: usize) -> Result<Option<f64>, String> {
+        let at = self.point_of(j)?;
+        let t = self.towards(i, at, f64::INFINITY, self.base(i) / 2.0 + self.base(j) / 2.0)?;
+        Ok((!t.blocked).then(|| inches(&t.route)))
+    }
+
+    /// The nearest point to `at` where a base `base` inches across stands on the table,
+    /// outside impassable terrain, at least `gap` inches from every other piece's base (piece
+    /// `except` aside): `at` itself when it is free, else the first ring of points round it
+    /// (a quarter inch apart, rings a quarter inch out, as far as `reach` inches) that has a
+    /// free one, the dice choosing among that ring's free points. `None` when none is free.
+    pub fn free_spot(
+        &self,
+        at: Point,
+        base: f64,
+        gap: f64,
+        reach: f64,
+        except: Option<usize>,
+        rng: &mut Rng,
+    ) -> Result<Option<Point>, String> {
+        let field = self.battlefield()?;
+        let others: Vec<(Point, f64)> = self
+            .state
+            .pieces
+            .iter()
+            .enumerate()
+            .filter(|&(j, p)| Some(j) != except && p.on_board() && p.point.is_some())
+            .map(|(j, p)| (p.point.expect("filtered"), self.base(j)))
+            .collect();
+        let free = |p: Point| {
+            let p = settle(field, p);
+            may_stand(field, p).is_ok()
+                && others
+                    .iter()
+                    .all(|&(q, b)| p.distance(q) - base / 2.0 - b / 2.0 >= gap - TIE)
+        };
+        if free(at) {
+            return Ok(Some(settle(field, at)));
+        }
+        const STEP: f64 = 0.25;
+        let rings = (reach.clamp(0.0, 1000.0) / STEP).ceil() as usize;
+        for k in 1..=rings {
+            let r = k as f64 * STEP;
+            // Points about STEP apart round the ring, from up the table clockwise.
+            let n = ((2.0 * std::f64::consts::PI * r / STEP).ceil() as usize).max(4);
+            let ring: Vec<Point> = (0..n)
+                .map(|m| settle(field, at.towards_bearing(360.0 * m as f64 / n as f64, r)))
+                .filter(|&p| free(p))
+                .collect();
+            if !ring.is_empty() {
+                let pick = rng.below(ring.len() as u64) as usize;
+                return Ok(Some(ring[pick]));
+            }
+        }
+        Ok(None)
     }
 }
 

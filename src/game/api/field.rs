@@ -267,31 +267,103 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
             Ok(m)
         },
     );
-    let a = api.clone();
-    engine.register_fn(
-        "close_in",
-        move |ctx: NativeCallContext,
-              _: GameRef,
-              id: &str,
-              target: &str,
-              max: Dynamic,
-              stop: Dynamic,
-              why: &str|
+    for with_halts in [false, true] {
+        let a = api.clone();
+        let close_in = move |ctx: NativeCallContext,
+                             id: &str,
+                             target: &str,
+                             max: Dynamic,
+                             stop: Dynamic,
+                             why: &str,
+                             halts: Array|
               -> Res<Map> {
             a.activate(&ctx, id)?;
             let m = a.with(|g, _| {
                 let (i, j) = (g.on_board(id)?, g.on_board(target)?);
-                a.cost(route_cost(g.field_corners()))?;
+                let stop = num(&stop, "stop")?.max(0.0);
+                let mut near: Vec<(Point, f64)> = Vec::new();
+                let mut names: Vec<String> = Vec::new();
+                for h in &halts {
+                    let name = h.to_string();
+                    let k = g.on_board(&name)?;
+                    if k == i || k == j {
+                        continue;
+                    }
+                    near.push((g.point_of(k)?, stop + g.base(i) / 2.0 + g.base(k) / 2.0));
+                    names.push(name);
+                }
+                a.cost(route_cost(g.field_corners()).saturating_add(near.len() as u64))?;
                 let at = g.point_of(j)?;
-                let stop = num(&stop, "stop")?.max(0.0) + g.base(i) / 2.0 + g.base(j) / 2.0;
-                let t = g.towards(i, at, num(&max, "max")?, stop)?;
+                let t = g.towards_halting(
+                    i,
+                    at,
+                    num(&max, "max")?,
+                    stop + g.base(i) / 2.0 + g.base(j) / 2.0,
+                    &near,
+                )?;
                 g.walk_route(i, &t, why);
                 let mut m = towards_map(&t);
                 m.insert("gap".into(), Dynamic::from_float(g.gap(i, j)?));
+                let by = match t.halted {
+                    Some(0) => Dynamic::from(target.to_string()),
+                    Some(k) => Dynamic::from(names[k - 1].clone()),
+                    None => Dynamic::UNIT,
+                };
+                m.insert("halted_by".into(), by);
                 Ok(m)
             })?;
             a.triggers(&ctx)?;
             Ok(m)
+        };
+        if with_halts {
+            engine.register_fn(
+                "close_in",
+                move |ctx: NativeCallContext,
+                      _: GameRef,
+                      id: &str,
+                      target: &str,
+                      max: Dynamic,
+                      stop: Dynamic,
+                      why: &str,
+                      halts: Array|
+                      -> Res<Map> { close_in(ctx, id, target, max, stop, why, halts) },
+            );
+        } else {
+            engine.register_fn(
+                "close_in",
+                move |ctx: NativeCallContext,
+                      _: GameRef,
+                      id: &str,
+                      target: &str,
+                      max: Dynamic,
+                      stop: Dynamic,
+                      why: &str|
+                      -> Res<Map> { close_in(ctx, id, target, max, stop, why, Array::new()) },
+            );
+        }
+    }
+    let a = api.clone();
+    engine.register_fn("route_gap", move |_: GameRef, from: &str, to: &str| {
+        a.with(|g, _| {
+            let (i, j) = (g.index(from)?, g.index(to)?);
+            a.cost(route_cost(g.field_corners()))?;
+            Ok(g.route_gap(i, j)?.map_or(Dynamic::UNIT, Dynamic::from_float))
+        })
+    });
+    let a = api.clone();
+    engine.register_fn(
+        "free_spot",
+        move |_: GameRef, id: &str, x: Dynamic, y: Dynamic, gap: Dynamic, reach: Dynamic| {
+            a.with(|g, run| {
+                let i = g.index(id)?;
+                let at = Point::new(num(&x, "x")?, num(&y, "y")?);
+                let reach = num(&reach, "reach")?;
+                let rings = (reach.clamp(0.0, 1000.0) * 4.0).ceil() as u64;
+                // Every ring's points against every piece.
+                a.cost(piece_count(g).saturating_mul(rings.saturating_mul(rings).saturating_mul(4).saturating_add(1)))?;
+                let spot = g.free_spot(at, g.base(i), num(&gap, "gap")?.max(0.0), reach, Some(i), &mut run.rng)?;
+                Ok(spot.map_or(Dynamic::UNIT, |p| Dynamic::from_map(point_map(p))))
+            })
         },
     );
 }
