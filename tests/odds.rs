@@ -742,6 +742,8 @@ fn refused_dice_are_quoted_as_written_and_cut_when_long() {
             assert!(stderr.contains("…` (120,0"), "{command}: {stderr}");
         }
     }
+}
+
 /// Issue 34, item 3: exact odds whose steps are few but whose numbers are huge are costed by
 /// the words of those numbers, so each is answered or refused at once, naming the limit —
 /// on the command line (`odds`, `roll`) and when a package holding one is loaded.
