@@ -506,7 +506,14 @@ fn sim_profile_shares_script_time_by_function() {
             .unwrap_or_else(|| panic!("{name} in {profile}"));
         line.split_whitespace().next().unwrap().parse().unwrap()
     };
-    let phases = share("marine_turn") + share("alien_turn") + share("setup_game");
+    // The set-up runs once a game: on a loaded machine its share can fall below the
+    // profile's cut and leave the list (timed shares), so it counts 0 then.
+    let setup = profile
+        .lines()
+        .any(|l| l.ends_with("  setup_game"))
+        .then(|| share("setup_game"))
+        .unwrap_or(0.0);
+    let phases = share("marine_turn") + share("alien_turn") + setup;
     assert!(
         (70.0..=100.1).contains(&phases),
         "the phases (besides the after-activation triggers the engine calls) hold {phases} % of script time:\n{profile}"

@@ -138,7 +138,7 @@ fn at_the_table_blips_stay_secret_until_seen() {
 fn at_the_table_the_game_ends_when_the_event_deck_runs_out() {
     let input = format!("{}quit\n", "end\n".repeat(30));
     let (stdout, stderr, code) = servitor(
-        &["play", "starquest-solitaire", "--mission", "mission-8", "--seed", "5"],
+        &["play", "starquest-solitaire", "--mission", "mission-8", "--seed", "6"],
         &input,
     );
     assert_eq!(code, 0, "{stderr}");

@@ -345,7 +345,7 @@ pub fn status(game: &Game) -> String {
     out
 }
 
-/// The last lines of the log about a piece: the reasons for what it did.
+/// The last lines (12) of the log about a piece: the reasons for what it did.
 pub fn why(game: &Game, piece: Option<&str>) -> String {
     let Some(id) = piece else {
         return "say which piece: `why raider-2`\n".into();
@@ -375,7 +375,7 @@ pub fn why(game: &Game, piece: Option<&str>) -> String {
         return format!("nothing is known of `{id}` {hint}\n");
     }
     let mut out = String::new();
-    for e in lines.iter().rev().take(8).rev() {
+    for e in lines.iter().rev().take(12).rev() {
         let source = e.source.as_deref().map(|s| format!("  [{s}]")).unwrap_or_default();
         out.push_str(&format!("turn {}: {}{source}\n", e.turn, e.text));
     }

@@ -85,7 +85,8 @@ pub struct TargetRule {
     pub face_up: bool,
     /// At equal distance, kinds earlier in this list first; kinds not in it after them.
     pub rank: Vec<String>,
-    /// Ties left after distance and rank: the dice decide (`true`) or placement order.
+    /// Ties left after distance and rank: the dice decide (`true`, the default: the seeds
+    /// say "in doubt, roll a die") or placement order, where a package declares it.
     pub random_ties: bool,
 }
 
@@ -96,7 +97,7 @@ impl Default for TargetRule {
             adjacent: false,
             face_up: true,
             rank: Vec::new(),
-            random_ties: false,
+            random_ties: true,
         }
     }
 }
@@ -274,12 +275,42 @@ impl Game {
         })
     }
 
+    /// The piece of `side` nearest `a` (steps, doors passable) and its distance; among pieces
+    /// as near, a die decides (one the player rolls at the table, [`Rng::pick`]). `None` when
+    /// none can be reached.
+    pub fn nearest(&self, a: usize, side: &str, rng: &mut Rng) -> Option<(usize, u16)> {
+        let pieces = &self.state.pieces;
+        let near = self.view.by_distance(pieces, a, side);
+        let &(_, best) = near.first()?;
+        let tied: Vec<usize> = near.iter().take_while(|&&(_, d)| d == best).map(|&(b, _)| b).collect();
+        if tied.len() == 1 {
+            return Some((tied[0], best));
+        }
+        let n = tied.len() as u64;
+        let k = rng.pick(n, &|| {
+            let names: Vec<String> = tied
+                .iter()
+                .enumerate()
+                .map(|(k, &b)| format!("{} {}", k + 1, pieces[b].id))
+                .collect();
+            (
+                (1..=n).map(|k| k.to_string()).collect(),
+                format!(
+                    "the {side} piece {} heads for, among equals: {}",
+                    pieces[a].id,
+                    names.join(", ")
+                ),
+            )
+        });
+        Some((tied[k as usize], best))
+    }
+
     /// Where piece `a` advances on the nearest piece of `side` with a move of `max` steps.
     /// Fallbacks, in order: a square it can fight from (with `Engage`) or as near as the move
     /// allows; when no way leads to it, it stays. Ties: fewest steps, then the dice.
     pub fn plan_advance(&self, a: usize, side: &str, max: u16, how: Advance, rng: &mut Rng) -> Plan {
         let pieces = &self.state.pieces;
-        let Some(&(target, distance)) = self.view.by_distance(pieces, a, side).first() else {
+        let Some((target, distance)) = self.nearest(a, side, rng) else {
             return stay(format!("no {side} piece can be reached"));
         };
         let name = &pieces[target].id;

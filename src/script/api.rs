@@ -40,26 +40,17 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
         Ok(roll(&r, &s, &b, text)?.total)
     });
     let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
+    engine.register_fn("roll", move |text: &str, about: Map| -> Res<INT> {
+        let (piece, why) = piece_and_why("roll", &about)?;
+        Ok(roll_about(&r, &s, &b, text, piece, why)?.total)
+    });
+    let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
     engine.register_fn("roll_dice", move |text: &str| -> Res<Map> {
         Ok(dice_map(&roll(&r, &s, &b, text)?))
     });
     let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
     engine.register_fn("roll_dice", move |text: &str, about: Map| -> Res<Map> {
-        let text_of = |key: &str| -> Res<Option<String>> {
-            match about.get(key) {
-                None => Ok(None),
-                Some(v) if v.is_string() => Ok(Some(v.to_string())),
-                Some(v) => fail(format!(
-                    "roll_dice: `{key}` is a text (a piece's id, a reason), not {v}"
-                )),
-            }
-        };
-        if let Some(key) = about.keys().find(|k| !["piece", "why"].contains(&k.as_str())) {
-            return fail(format!(
-                "roll_dice: no `{key}` for a roll; say whose roll it is and why: #{{ piece: id, why: \"to hit\" }}"
-            ));
-        }
-        let (piece, why) = (text_of("piece")?, text_of("why")?);
+        let (piece, why) = piece_and_why("roll_dice", &about)?;
         Ok(dice_map(&roll_about(&r, &s, &b, text, piece, why)?))
     });
 
@@ -320,6 +311,35 @@ pub(super) fn push(st: &mut RunState, budget: &Budget, step: Step) -> Res<()> {
     Ok(())
 }
 
+/// A roll's `#{ piece, why }`: whose roll it is and what for, both texts, both optional.
+fn piece_and_why(function: &str, about: &Map) -> Res<(Option<String>, Option<String>)> {
+    let text_of = |key: &str| -> Res<Option<String>> {
+        match about.get(key) {
+            None => Ok(None),
+            Some(v) if v.is_string() => Ok(Some(v.to_string())),
+            Some(v) => fail(format!(
+                "{function}: `{key}` is a text (a piece's id, a reason), not {v}"
+            )),
+        }
+    };
+    if let Some(key) = about.keys().find(|k| !["piece", "why"].contains(&k.as_str())) {
+        return fail(format!(
+            "{function}: no `{key}` for a roll; say whose roll it is and why: #{{ piece: id, why: \"to hit\" }}"
+        ));
+    }
+    Ok((text_of("piece")?, text_of("why")?))
+}
+
+/// What a die prompt says the roll is for: `piece: why`, either alone, or nothing.
+fn about_text(piece: Option<&str>, why: Option<&str>) -> Option<String> {
+    match (piece, why) {
+        (Some(p), Some(w)) => Some(format!("{p}: {w}")),
+        (Some(p), None) => Some(p.to_string()),
+        (None, Some(w)) => Some(w.to_string()),
+        (None, None) => None,
+    }
+}
+
 fn roll(ruleset: &Ruleset, state: &Shared, budget: &Budget, text: &str) -> Res<DiceRoll> {
     roll_about(ruleset, state, budget, text, None, None)
 }
@@ -342,13 +362,7 @@ fn roll_about(
             e
         }
     };
-    let about = match (&piece, &why) {
-        (Some(p), Some(w)) => Some(format!("{p}: {w}")),
-        (Some(p), None) => Some(p.clone()),
-        (None, Some(w)) => Some(w.clone()),
-        (None, None) => None,
-    };
-    let before = st.rng.rolling_about(about);
+    let before = st.rng.rolling_about(about_text(piece.as_deref(), why.as_deref()));
     let roll = expr.roll(&mut st.rng);
     st.rng.rolling_about(before);
     push(
@@ -411,9 +425,9 @@ fn availability(table: &crate::tables::Table, ctx: &Map) -> Res<Availability> {
         }
     };
     for key in ctx.keys() {
-        if !["unavailable", "available", "who"].contains(&key.as_str()) {
+        if !["unavailable", "available", "who", "why"].contains(&key.as_str()) {
             return fail(format!(
-                "unknown roll option `{key}`: use `unavailable`, `available` or `who` (whose roll it is, for the log)"
+                "unknown roll option `{key}`: use `unavailable`, `available`, `who` (whose roll it is, for the log) or `why` (what it is for, for the die prompt)"
             ));
         }
     }
@@ -438,8 +452,13 @@ fn roll_table(
     let avail = availability(table, ctx)?;
     // `who`: whose roll it is, said in the log line ("Movement for raider-2: …").
     let who = ctx.get("who").filter(|v| !v.is_unit()).map(|v| v.to_string());
+    // `why`: what the roll decides, said in the die prompt at the table with `who`.
+    let why = ctx.get("why").filter(|v| !v.is_unit()).map(|v| v.to_string());
     let mut st = lock(state);
-    let rolls = roll_series(&ruleset.tables, table, times as usize, &avail, &mut st.rng)?;
+    let before = st.rng.rolling_about(about_text(who.as_deref(), why.as_deref()));
+    let rolls = roll_series(&ruleset.tables, table, times as usize, &avail, &mut st.rng);
+    st.rng.rolling_about(before);
+    let rolls = rolls?;
     for r in &rolls {
         let mut step = r.clone();
         if let Some(who) = &who {

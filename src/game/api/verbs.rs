@@ -354,7 +354,11 @@ fn target_rule(map: &Map) -> Result<TargetRule, String> {
                 rule.random_ties = match value.clone().into_immutable_string().as_deref() {
                     Ok("random") => true,
                     Ok("order") => false,
-                    _ => return Err(bad("give \"random\" (the dice decide) or \"order\" (placement order)")),
+                    _ => {
+                        return Err(bad(
+                            "give \"random\" (the dice decide, the default) or \"order\" (placement order)",
+                        ));
+                    }
                 }
             }
             other => {
