@@ -292,6 +292,10 @@ pub struct DoorRules {
     /// it, never diagonally past its frame (`doorways straight`); `doorways any` (the default)
     /// lets a diagonal step pass a door as it passes any open edge.
     pub straight: bool,
+    /// A piece with a facing opens a closed door only when the door is in front of it: its
+    /// step through the door is a step forward, a turn before it included (`door-opener
+    /// front`); `door-opener any` (the default) opens it from any side a step may go.
+    pub from_front: bool,
 }
 
 impl Default for DoorRules {
@@ -299,6 +303,7 @@ impl Default for DoorRules {
         DoorRules {
             open_on_step: true,
             straight: false,
+            from_front: false,
         }
     }
 }

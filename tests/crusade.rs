@@ -508,11 +508,8 @@ fn sim_profile_shares_script_time_by_function() {
     };
     // The set-up runs once a game: on a loaded machine its share can fall below the
     // profile's cut and leave the list (timed shares), so it counts 0 then.
-    let setup = profile
-        .lines()
-        .any(|l| l.ends_with("  setup_game"))
-        .then(|| share("setup_game"))
-        .unwrap_or(0.0);
+    let listed = profile.lines().any(|l| l.ends_with("  setup_game"));
+    let setup = if listed { share("setup_game") } else { 0.0 };
     let phases = share("marine_turn") + share("alien_turn") + setup;
     assert!(
         (70.0..=100.1).contains(&phases),

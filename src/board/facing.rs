@@ -151,8 +151,12 @@ pub fn cheapest_plan_guided(
     goal: &dyn Fn(Square, usize) -> bool,
     costs: &Costs,
     passable: &dyn Fn(Square) -> bool,
-    steps_left: &[u16],
+    guide: Guide,
 ) -> Option<(u64, Vec<Action>)> {
+    let Guide {
+        steps_left,
+        front_doors,
+    } = guide;
     search(
         grid,
         from,
@@ -163,6 +167,7 @@ pub fn cheapest_plan_guided(
         Bounds {
             limit: None,
             steps_left: Some(steps_left),
+            front_doors,
         },
     )
     .1
@@ -216,10 +221,12 @@ pub fn cheapest_costs(
     costs: &Costs,
     passable: &dyn Fn(Square) -> bool,
     limit: u64,
+    front_doors: Option<&dyn Fn(Square, usize) -> bool>,
 ) -> Vec<u64> {
     let bounds = Bounds {
         limit: Some(limit),
         steps_left: None,
+        front_doors,
     };
     let (best, _) = search(grid, from, facing, &|_, _| false, costs, passable, bounds);
     best.into_iter()
@@ -233,12 +240,23 @@ pub fn cheapest_costs(
         .collect()
 }
 
+/// What guides [`cheapest_plan_guided`]: `steps_left`, and the doors a piece may open only
+/// from in front (see `Bounds`).
+#[derive(Clone, Copy)]
+pub struct Guide<'a> {
+    pub steps_left: &'a [u16],
+    pub front_doors: Option<&'a dyn Fn(Square, usize) -> bool>,
+}
+
 /// What bounds a search: the most points it looks at (`cheapest_costs`), and the guide that
 /// settles states nearest the goal first (`cheapest_plan_guided`).
 #[derive(Default, Clone, Copy)]
 struct Bounds<'a> {
     limit: Option<u64>,
     steps_left: Option<&'a [u16]>,
+    /// Steps (square, direction) through a door that opens only from in front: such a step
+    /// must be a step forward as the piece faces when it takes it.
+    front_doors: Option<&'a dyn Fn(Square, usize) -> bool>,
 }
 
 /// How a state was reached, in the low three bits of its back word (see `search`).
@@ -300,7 +318,11 @@ fn search(
     passable: &dyn Fn(Square) -> bool,
     bounds: Bounds,
 ) -> (Vec<u64>, Option<(u64, Vec<Action>)>) {
-    let Bounds { limit, steps_left } = bounds;
+    let Bounds {
+        limit,
+        steps_left,
+        front_doors,
+    } = bounds;
     if !grid.contains(from) || facing > 3 {
         return (vec![u64::MAX; grid.len() * 4], None);
     }
@@ -410,6 +432,26 @@ fn search(
                 continue;
             }
             let at = grid.index(next) * 4;
+            if front_doors.is_some_and(|door| door(square, d)) {
+                // A door opened from in front: a step forward as the piece faces when it
+                // takes it — now, or after a quarter turn made with the step.
+                let Some(w) = FACINGS.iter().position(|&v| v == (dx, dy)) else {
+                    continue;
+                };
+                if w == f {
+                    for &(nf, extra, how) in &moves[f][d] {
+                        if how == HOW_STEP || how == HOW_STEP_TURN {
+                            relax(at + nf, extra, how, &mut heap);
+                        }
+                    }
+                } else if (w == (f + 1) % 4 || w == (f + 3) % 4)
+                    && let (Some(t), Some(c)) = (costs.turn_with_move, costs.steps[StepKind::Forward as usize])
+                {
+                    let extra = (u64::from(c) + u64::from(t)) * FINE + TURN_TIE;
+                    relax(at + w, extra, HOW_TURN_STEP, &mut heap);
+                }
+                continue;
+            }
             for &(nf, extra, how) in &moves[f][d] {
                 if how != HOW_NONE {
                     relax(at + nf, extra, how, &mut heap);

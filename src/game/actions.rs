@@ -148,6 +148,15 @@ impl Game {
             .map(|(cost, plan)| (cost, plan, !shun.is_empty()))
     }
 
+    /// Whether piece `i` stepping from `at` in direction `d` (of [`crate::board::DIRECTIONS`])
+    /// meets a closed door it may open only from in front (`door-opener front`, pieces with a
+    /// facing, doors that open on a step).
+    fn door_in_front_only(&self, i: usize, at: Square, d: usize) -> bool {
+        let (dx, dy) = crate::board::DIRECTIONS[d];
+        let p = &self.state.pieces[i];
+        p.facing.is_some() && self.view.doors.open_on_step && !self.view.doors_on_step(at, p.size, dx, dy).is_empty()
+    }
+
     /// [`Game::plan_facing`] stepping only onto squares `allowed` lets it.
     fn plan_within(
         &self,
@@ -158,6 +167,12 @@ impl Game {
     ) -> Option<(u64, Vec<facing::Action>)> {
         let p = &self.state.pieces[i];
         let from = p.at?;
+        let front = |s: Square, d: usize| self.door_in_front_only(i, s, d);
+        let front_doors = self
+            .view
+            .doors
+            .from_front
+            .then_some(&front as &dyn Fn(Square, usize) -> bool);
         let pieces = &self.state.pieces;
         let view = &self.view;
         let grid = view.step_grid();
@@ -223,7 +238,18 @@ impl Game {
         let reachable =
             ends.iter().any(|&m| m != 0) && facing::could_reach(grid, from, &passable, &|s| ends[grid.index(s)] != 0);
         let plan = if reachable {
-            facing::cheapest_plan_guided(grid, from, start, &goal_fn, &costs, &passable, &guide)
+            facing::cheapest_plan_guided(
+                grid,
+                from,
+                start,
+                &goal_fn,
+                &costs,
+                &passable,
+                facing::Guide {
+                    steps_left: &guide,
+                    front_doors,
+                },
+            )
         } else {
             None
         };
@@ -236,7 +262,18 @@ impl Game {
             let mut anywhere = vec![0u8; grid.len()];
             mark(&mut anywhere, false);
             let anywhere_fn = |s: Square, f: usize| anywhere[grid.index(s)] & (1 << f) != 0;
-            facing::cheapest_plan_guided(grid, from, start, &anywhere_fn, &costs, allowed, &guide)
+            facing::cheapest_plan_guided(
+                grid,
+                from,
+                start,
+                &anywhere_fn,
+                &costs,
+                allowed,
+                facing::Guide {
+                    steps_left: &guide,
+                    front_doors,
+                },
+            )
         }
     }
 
@@ -332,7 +369,13 @@ impl Game {
             return Vec::new();
         }
         let start = usize::from(p.facing.unwrap_or(0));
-        let best = facing::cheapest_costs(grid, from, start, &costs, &passable, max);
+        let front = |s: Square, d: usize| self.door_in_front_only(i, s, d);
+        let front_doors = self
+            .view
+            .doors
+            .from_front
+            .then_some(&front as &dyn Fn(Square, usize) -> bool);
+        let best = facing::cheapest_costs(grid, from, start, &costs, &passable, max, front_doors);
         let faced = p.facing.is_some();
         let mut cheapest: Vec<(usize, u64)> = Vec::new();
         for &(t, s, f) in &ends {
@@ -511,6 +554,10 @@ pub enum PricedStep {
     /// The piece stepped from `from`, paying `paid` (a door it opened included);
     /// `interrupted` when the step queued triggers.
     Took { from: Square, paid: i64, interrupted: bool },
+    /// The piece opened the door(s) in its way, paying `paid`, and a watch answered that
+    /// action (an overwatch shot, a reaction): the triggers run before the step is tried again
+    /// (the doors now open).
+    Opened { paid: i64 },
     /// The walk stops before this step: `"sight"`, `"shunned"`, `"ap"` or `"blocked"`.
     Stopped(&'static str),
 }
@@ -662,6 +709,15 @@ impl Game {
         }
         if self.view.check_step(&self.state.pieces, i, from, to).is_err() {
             return PricedStep::Stopped("blocked");
+        }
+        // Opening a door is an action of its own that watches answer (an overwatch shot at
+        // the model in the doorway), before the model steps through.
+        if opens && !self.def.watches.is_empty() && self.state.pieces[i].hidden.is_none() {
+            self.open_doors_on_step(i, from, to);
+            self.check_reactions(i);
+            if !self.pending.is_empty() {
+                return PricedStep::Opened { paid };
+            }
         }
         self.step(i, to);
         PricedStep::Took {

@@ -719,8 +719,9 @@ impl Game {
 
     /// One step of piece `i` to `to` (its top-left square), opening doors on the way; checks
     /// sightings and section entries. The caller validated the step.
-    pub fn step(&mut self, i: usize, to: Square) {
-        let from = self.state.pieces[i].at.expect("a walking piece is on the board");
+    /// Opens the closed doors piece `i` meets stepping from `from` to `to` (logged, each
+    /// followed by what comes into sight).
+    pub fn open_doors_on_step(&mut self, i: usize, from: Square, to: Square) {
         let size = self.state.pieces[i].size;
         let doors = self.view.doors_on_step(from, size, to.x - from.x, to.y - from.y);
         for (a, b) in doors {
@@ -733,6 +734,11 @@ impl Game {
             );
             self.check_sightings(None);
         }
+    }
+
+    pub fn step(&mut self, i: usize, to: Square) {
+        let from = self.state.pieces[i].at.expect("a walking piece is on the board");
+        self.open_doors_on_step(i, from, to);
         // Walk: the state follows every step; the log gets one line per segment.
         self.forget_piece_view(i);
         self.state.pieces[i].at = Some(to);

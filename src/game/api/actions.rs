@@ -311,11 +311,31 @@ fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &
                 }
             }
             facing::Action::Step { to, .. } => {
-                let step = a.with(|g, _| {
+                let mut step = a.with(|g, _| {
                     let i = g.on_board(id)?;
                     a.cost(piece_count(g).saturating_mul(side_len(g)))?;
                     Ok(g.priced_step(&walk, i, to, price, spent))
                 })?;
+                // A door opened and a watch answered it: the triggers, then the step again
+                // (a reaction may have shut the door again: it is opened again, if paid for).
+                let mut removed = false;
+                while let PricedStep::Opened { paid } = step {
+                    spent += paid - price;
+                    a.triggers(ctx)?;
+                    if !a.with(|g, _| Ok(g.state.piece(id).is_some_and(|p| p.on_board())))? {
+                        removed = true;
+                        break;
+                    }
+                    step = a.with(|g, _| {
+                        let i = g.on_board(id)?;
+                        a.cost(piece_count(g).saturating_mul(side_len(g)))?;
+                        Ok(g.priced_step(&walk, i, to, price, spent))
+                    })?;
+                }
+                if removed {
+                    stopped = "removed";
+                    break;
+                }
                 let (from, paid, interrupted) = match step {
                     PricedStep::Stopped(why) => {
                         stopped = why;
@@ -330,6 +350,7 @@ fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &
                         paid,
                         interrupted,
                     } => (from, paid, interrupted),
+                    PricedStep::Opened { .. } => continue,
                 };
                 behind.push(from);
                 spent += paid;

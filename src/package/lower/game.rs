@@ -31,6 +31,7 @@ impl Lower<'_> {
             "max-turns",
             "doors",
             "doorways",
+            "door-opener",
             "reveal-ids",
             "action-points",
             "reserve",
@@ -178,6 +179,7 @@ impl Lower<'_> {
         let doors = DoorRules {
             open_on_step: self.choice(&props, "doors", &["open-on-step", "by-action"]) != Some(1),
             straight: self.choice(&props, "doorways", &["any", "straight"]) == Some(1),
+            from_front: self.choice(&props, "door-opener", &["any", "front"]) == Some(1),
         };
         let reveal_renames = self.choice(&props, "reveal-ids", &["kept", "by-kind"]) == Some(1);
         let action_points = props.get("action-points").and_then(|p| self.name(p)).map(|(n, _)| n);
