@@ -416,6 +416,13 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
         }
         Action::Set { id, field, value } => {
             let Some(i) = piece(state, id) else { return false };
+            // A piece's own `diagonal` (true or false) overrides its record's for how it
+            // steps: a reading a package's option decides, model by model.
+            if field == "diagonal"
+                && let Some(d) = value.as_bool()
+            {
+                state.pieces[i].diagonal = d;
+            }
             if value.is_null() {
                 state.pieces[i].fields.shift_remove(field);
             } else {

@@ -212,7 +212,9 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
 /// a step into the sight of `opts.avoid`'s pieces (`"sight"`), when a reaction removes it
 /// (`"removed"`), reveals it (`"revealed"`) or shuts the way (`"blocked"`). With `opts.shun`
 /// (squares), the plan goes round them; when every way crosses one (`shunned: true`) the walk
-/// stops before the first (`"shunned"`), or with `opts.cross` goes through.
+/// stops before the first (`"shunned"`), or with `opts.cross` goes through. With `opts.halt`
+/// (a side), the walk ends after a step that leaves it beside a piece of that side
+/// (`"beside"`), where it may stand.
 fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &Map) -> Res<Map> {
     a.activate(ctx, id)?;
     let avoid = opts
@@ -221,6 +223,11 @@ fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &
         .filter(|s| !s.is_empty() && s != "()");
     let apart = opts
         .get("apart")
+        .map(|v| v.to_string())
+        .filter(|s| !s.is_empty() && s != "()");
+    // `halt`: the walk ends after a step that leaves it beside a piece of that side.
+    let halt = opts
+        .get("halt")
         .map(|v| v.to_string())
         .filter(|s| !s.is_empty() && s != "()");
     let shun = opts.get("shun").filter(|v| !v.is_unit()).cloned();
@@ -358,6 +365,16 @@ fn move_priced(a: &Api, ctx: &NativeCallContext, id: &str, to: &Dynamic, opts: &
                 if let AfterStep::Stop(why) = after_step(a, ctx, id, interrupted)? {
                     stopped = why;
                     break;
+                }
+                if let Some(side) = &halt {
+                    let beside = a.with(|g, _| {
+                        let i = g.on_board(id)?;
+                        Ok(!g.state.shares_a_square(i) && !g.view.adjacent(&g.state.pieces, i, side).is_empty())
+                    })?;
+                    if beside {
+                        stopped = "beside";
+                        break;
+                    }
                 }
             }
         }
