@@ -291,3 +291,53 @@ fn a_misplaced_trigger_filter_is_refused_with_its_place() {
         assert!(stderr.contains(expected), "missing {expected:?} in:\n{stderr}");
     }
 }
+
+/// The referee's log names who and why (issue 35 item 4), in every grid game: a choice names
+/// the piece choosing, a "stays" decision the piece staying, a decision opening with a piece's
+/// id that piece, and every roll and table roll of the bundled scripts what it decides
+/// (`purpose`); a table rolled again keeps its earlier rolls (`rerolled`).
+#[test]
+fn the_referees_log_names_who_and_why() {
+    let games = [
+        ["space-crusade-solo", "purge"],
+        ["space-crusade-solo", "reactor-strike"],
+        ["starquest-solitaire", "mission-1"],
+        ["space-hulk-solo", "breach-run"],
+        ["space-hulk-solo", "relay-sabotage"],
+    ];
+    let mut rerolled = 0;
+    for [package, mission] in games {
+        for seed in ["1", "2", "3"] {
+            let json = ok(&["game", package, "--mission", mission, "--seed", seed, "--json"]);
+            let log: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+            let pieces: std::collections::BTreeSet<String> = log["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|e| e["piece"].as_str().map(str::to_string))
+                .collect();
+            for e in log["events"].as_array().unwrap() {
+                let (kind, text) = (e["kind"].as_str().unwrap(), e["text"].as_str().unwrap());
+                let at = format!("{package} {mission} seed {seed}: {e}");
+                match kind {
+                    "choice" => assert!(e["piece"].is_string(), "a choice names its chooser: {at}"),
+                    "roll" | "table" => assert!(e["purpose"].is_string(), "a roll says what it is for: {at}"),
+                    "decision" => {
+                        let first = text.split([' ', ':', ',']).next().unwrap();
+                        if pieces.contains(first) {
+                            assert!(e["piece"].is_string(), "a decision about a piece names it: {at}");
+                        }
+                    }
+                    _ => {}
+                }
+                if kind == "table" && e["rerolled"].is_array() {
+                    rerolled += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        rerolled > 0,
+        "some table was rolled again in 15 games (blip placement rows)"
+    );
+}

@@ -90,6 +90,14 @@ pub struct Event {
     /// Life points lost (a `damage` event), or what a script says a strike does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub damage: Option<i64>,
+    /// What a roll (a `roll` or `table` event) was for, as the script said (`roll_dice`'s and
+    /// `roll`'s `why`, `roll_table`'s `why`): "to fire", "hand-to-hand", "a blip's row".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub purpose: Option<String>,
+    /// A table's rolls before its last, each die of each (a row that sends the roll round
+    /// again, or a result left out): the last is `dice` and `total`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rerolled: Vec<Rerolled>,
     /// What a choice was made among, with the measures that decided it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<Candidate>,
@@ -100,6 +108,13 @@ pub struct Event {
     /// `secret` are the referee's only.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub fields: IndexMap<String, Json>,
+}
+
+/// One roll of a table rolled again: its dice and total.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rerolled {
+    pub dice: Vec<Die>,
+    pub total: i64,
 }
 
 /// One die of a roll, as the log gives it.

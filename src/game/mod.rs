@@ -291,7 +291,16 @@ impl Game {
         self.flush_segment();
         let mut e = self.event("decision", text);
         e.source = source;
+        e.piece = self.subject_of(&e.text);
         self.push_event(e);
+    }
+
+    /// The piece a decision is about when its text opens with a piece's id ("blip-3 is walled
+    /// in…"), so the referee's log names it in the `piece` field too.
+    fn subject_of(&self, text: &str) -> Option<String> {
+        let first = text.split([' ', ':', ',', '\'']).next()?;
+        let i = self.state.index_of(first)?;
+        Some(self.state.pieces[i].id.clone())
     }
 
     /// A question put to the player (`game.ask`): `choices` to pick one of, `default` the
@@ -356,11 +365,13 @@ impl Game {
         Ok(choices[pick].clone())
     }
 
-    /// A choice made natively (a verb's target): a `choice` event with what it was made
-    /// among. Bookkeeping at the table (shown with `--verbose`); the referee's log keeps it.
-    pub fn choice(&mut self, text: String, candidates: Vec<event::Candidate>) {
+    /// A choice made natively (a verb's target) by piece `chooser`: a `choice` event with
+    /// what it was made among. Bookkeeping at the table (shown with `--verbose`); the
+    /// referee's log keeps it.
+    pub fn choice(&mut self, chooser: &str, text: String, candidates: Vec<event::Candidate>) {
         self.flush_segment();
         let mut e = self.event("choice", text);
+        e.piece = Some(chooser.to_string());
         e.candidates = candidates;
         self.push_event(e);
     }
@@ -376,6 +387,9 @@ impl Game {
         let mut e = self.event("decision", text);
         e.source = source;
         e.attach(fields)?;
+        if e.piece.is_none() {
+            e.piece = self.subject_of(&e.text);
+        }
         self.flush_segment();
         self.push_event(e);
         Ok(())
@@ -397,6 +411,7 @@ impl Game {
                     };
                     let mut e = self.event("roll", text);
                     e.piece = piece;
+                    e.purpose = why;
                     e.dice = roll.dice.iter().map(Into::into).collect();
                     e.total = Some(roll.total);
                     e
@@ -422,10 +437,19 @@ impl Game {
                     );
                     e.table = Some(t.table.clone());
                     e.result = result;
-                    if let Some(last) = t.rolls.last() {
+                    if let Some((last, earlier)) = t.rolls.split_last() {
                         e.dice = last.dice.iter().map(Into::into).collect();
                         e.total = Some(last.total);
+                        e.rerolled = earlier
+                            .iter()
+                            .map(|r| event::Rerolled {
+                                dice: r.dice.iter().map(Into::into).collect(),
+                                total: r.total,
+                            })
+                            .collect();
                     }
+                    e.piece = t.piece;
+                    e.purpose = t.purpose;
                     e.source = t.outcome.as_ref().and_then(|o| o.source.clone()).or(t.source.clone());
                     e
                 }

@@ -427,7 +427,10 @@ impl Game {
 
     /// A piece that was to move stays where it is: the log says why.
     pub fn stays(&mut self, id: &str, why: &str) {
-        self.say(format!("{id} stays: {why}"), None);
+        self.flush_segment();
+        let mut e = self.event("decision", format!("{id} stays: {why}"));
+        e.piece = Some(id.to_string());
+        self.push_event(e);
     }
 
     /// Piece `id` on the board, face down and on the board: (hidden, on the board).

@@ -224,33 +224,11 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
 
     let (s, b) = (state.clone(), budget.clone());
     engine.register_fn("random", move |lo: INT, hi: INT| -> Res<INT> {
-        if hi < lo {
-            return fail(format!("random({lo}, {hi}): the upper bound is below the lower"));
-        }
-        let mut st = lock(&s);
-        // A number the rules leave to a die: at the table, the player may roll it.
-        let value = match u64::try_from(hi as i128 - lo as i128 + 1) {
-            Ok(width) if width > 1 && width <= crate::dice::rng::MAX_ASKED_PICK => {
-                lo + st.rng.pick(width, &|| {
-                    (
-                        (lo..=hi).map(|v| v.to_string()).collect(),
-                        format!("a number from {lo} to {hi} at random"),
-                    )
-                }) as INT
-            }
-            _ => st.rng.range(lo, hi),
-        };
-        let roll = DiceRoll::random(lo, hi, value);
-        push(
-            &mut st,
-            &b,
-            Step::Roll {
-                roll,
-                why: None,
-                piece: None,
-            },
-        )?;
-        Ok(value)
+        random(&s, &b, lo, hi, None)
+    });
+    let (s, b) = (state.clone(), budget.clone());
+    engine.register_fn("random", move |lo: INT, hi: INT, why: &str| -> Res<INT> {
+        random(&s, &b, lo, hi, Some(why.to_string()))
     });
     // An array is copied into a call and walked: charged by its length (a loop of shuffles of
     // 10,000 items stops at MAX_SCRIPT_WORK, the same on every machine, not at the deadline).
@@ -338,6 +316,30 @@ fn about_text(piece: Option<&str>, why: Option<&str>) -> Option<String> {
         (None, Some(w)) => Some(w.to_string()),
         (None, None) => None,
     }
+}
+
+/// A whole number from `lo` to `hi` the rules leave to a die (`random(lo, hi)`, and with
+/// `why`, what it decides: said in the die prompt at the table and logged as the purpose).
+fn random(state: &Shared, budget: &Budget, lo: INT, hi: INT, why: Option<String>) -> Res<INT> {
+    if hi < lo {
+        return fail(format!("random({lo}, {hi}): the upper bound is below the lower"));
+    }
+    let mut st = lock(state);
+    // A number the rules leave to a die: at the table, the player may roll it.
+    let value = match u64::try_from(hi as i128 - lo as i128 + 1) {
+        Ok(width) if width > 1 && width <= crate::dice::rng::MAX_ASKED_PICK => {
+            lo + st.rng.pick(width, &|| {
+                let about = why
+                    .clone()
+                    .unwrap_or_else(|| format!("a number from {lo} to {hi} at random"));
+                ((lo..=hi).map(|v| v.to_string()).collect(), about)
+            }) as INT
+        }
+        _ => st.rng.range(lo, hi),
+    };
+    let roll = DiceRoll::random(lo, hi, value);
+    push(&mut st, budget, Step::Roll { roll, why, piece: None })?;
+    Ok(value)
 }
 
 fn roll(ruleset: &Ruleset, state: &Shared, budget: &Budget, text: &str) -> Res<DiceRoll> {
@@ -464,6 +466,8 @@ fn roll_table(
         if let Some(who) = &who {
             step.title = format!("{} for {who}", step.title);
         }
+        step.piece.clone_from(&who);
+        step.purpose.clone_from(&why);
         push(&mut st, budget, Step::Table(Box::new(step)))?;
     }
     Ok(rolls)

@@ -26,6 +26,11 @@ pub struct TableRoll {
     pub outcome: Option<Landed>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// Whose roll it is and what it decides, as the script said (`roll_table`'s `who`, `why`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub piece: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub purpose: Option<String>,
 }
 
 /// The row a roll ended on and what it yielded.
@@ -210,6 +215,8 @@ fn roll_once(
         notes,
         outcome,
         source: table.source.clone(),
+        piece: None,
+        purpose: None,
     }
 }
 

@@ -172,8 +172,8 @@ fn rank(
                 let roll = crate::dice::DiceRoll::random(1, n, value);
                 let step = crate::script::Step::Roll {
                     roll,
-                    why: None,
-                    piece: None,
+                    why: Some(format!("a die among {n} as high on the priority list")),
+                    piece: mover.map(|m| g.state.pieces[m].id.clone()),
                 };
                 a.budget.try_log(step.log_bytes())?;
                 run.steps.push(step);
@@ -280,7 +280,8 @@ fn log_choice(g: &mut Game, i: usize, rule: &TargetRule, choice: &TargetChoice) 
             ..Candidate::default()
         })
         .collect();
-    g.choice(text, candidates);
+    let who = who.clone();
+    g.choice(&who, text, candidates);
 }
 
 /// Walks a verb's plan; the reason goes on the move's line, or on a line of its own when the
