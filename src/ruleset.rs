@@ -332,6 +332,9 @@ pub struct GameDef {
     /// The record kind whose records give pieces their stats (`life`, `size`, `diagonal`).
     pub stats: Option<String>,
     pub setup: Option<String>,
+    /// `status FUNCTION`: `fn FUNCTION(game)` returns the lines the player's `status` adds
+    /// (the objective and its score, cards held, points to spend), run on a copy of the game.
+    pub status: Option<String>,
     pub phases: Vec<PhaseDef>,
     pub triggers: Vec<TriggerDef>,
     pub options: IndexMap<String, GameOption>,

@@ -610,3 +610,47 @@ fn input_a_script_cannot_use_is_refused_in_one_line() {
     );
     assert!(shown[0].ends_with("b.rhai:3:7) — nothing changed"), "{shown:?}");
 }
+
+/// `status` at the table says what the table needs (issue 33): the package's own lines from
+/// its `status` function — the mission's goal and how far it is, command points, lurking
+/// blips, cards held — after the engine's turn, scores, pieces and pools.
+#[test]
+fn status_at_the_table_says_the_missions_goal_and_what_is_held() {
+    let cases = [
+        (
+            ["space-hulk-solo", "breach-run"],
+            vec![
+                "objective: 2 Terminators out by the airlock (0 out so far); turn 1 of 10",
+                "command points: ",
+                "lurking blips: none",
+                "blips still to come on: ",
+            ],
+        ),
+        (
+            ["starquest-solitaire", "mission-1"],
+            vec![
+                "primary mission (30 points): a Marine ends a move on the objective square to set the charge (on section-4): not yet",
+                "secondary mission (15 points): enter every section: not yet",
+                "cards held: ",
+            ],
+        ),
+        (
+            ["space-crusade-solo", "purge"],
+            vec![
+                "primary mission (30 points): every section scanned",
+                "secondary mission (15 points): the Commander is never eliminated: not yet",
+            ],
+        ),
+    ];
+    for ([package, mission], lines) in cases {
+        let (stdout, stderr, code) = common::servitor(
+            &["play", package, "--mission", mission, "--seed", "3"],
+            "status\nquit\n",
+        );
+        assert_eq!(code, 0, "{stderr}");
+        let status = stdout.split("> status").nth(1).expect("status answered");
+        for line in lines {
+            assert!(status.contains(line), "{package}: no `{line}` in\n{status}");
+        }
+    }
+}

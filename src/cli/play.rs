@@ -779,7 +779,10 @@ impl Table {
                     Some(format!("{why} — nothing changed")),
                 ),
             },
-            "status" => self.say(&table::status(&self.game)),
+            "status" => {
+                let text = table::status_at_the_table(&self.game, &mut self.host);
+                self.say(&text)
+            }
             "why" => self.say(&table::why(&self.game, rest.first().copied())),
             "sees" => self.say(&table::sees(&self.game, rest.first().copied())),
             "odds" => self.say(&odds(&self.game, rest.first().copied())),

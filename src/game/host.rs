@@ -429,6 +429,28 @@ impl Host {
         self.call_args(program, game, function, stream, vec![Dynamic::from(GameRef)], false)
     }
 
+    /// The lines the package's `status` function adds to the player's `status` (none when the
+    /// game declares none). It runs on a copy of the game: whatever it changes is dropped. A
+    /// failure is one line in the list, never the end of the session.
+    pub fn status_lines(&mut self, game: &Game) -> Vec<String> {
+        let Some(function) = game.def.status.clone() else {
+            return Vec::new();
+        };
+        let ruleset = self.ruleset.clone();
+        let copy = game.clone();
+        let args = vec![Dynamic::from(GameRef)];
+        match self.call_value(&ruleset.program, copy, &function, super::IDLE_STREAM, args, true) {
+            Ok((_, value)) => match value.try_cast::<rhai::Array>() {
+                Some(lines) => lines.into_iter().map(|l| l.to_string()).collect(),
+                None => vec![format!("(`{function}` returns a list of lines)")],
+            },
+            Err(e) => vec![format!(
+                "(the package's status could not be read: {})",
+                e.refusal_line(&ruleset)
+            )],
+        }
+    }
+
     fn call_args(
         &mut self,
         program: &rhai::AST,
@@ -438,6 +460,20 @@ impl Host {
         args: Vec<Dynamic>,
         refusable: bool,
     ) -> Result<Game, GameError> {
+        self.call_value(program, game, function, stream, args, refusable)
+            .map(|(game, _)| game)
+    }
+
+    /// [`Host::call_args`] with what the function returned.
+    fn call_value(
+        &mut self,
+        program: &rhai::AST,
+        game: Game,
+        function: &str,
+        stream: &str,
+        args: Vec<Dynamic>,
+        refusable: bool,
+    ) -> Result<(Game, Dynamic), GameError> {
         // The game's totals go on from where its last run left them, whatever the host ran
         // in between (another game, a placeholder while a command waits).
         self.budget.resume_game(game.spent);
@@ -468,7 +504,7 @@ impl Host {
             game.pending.clear();
         }
         match outcome {
-            Ok(_) => Ok(game),
+            Ok(value) => Ok((game, value)),
             Err(error) if refusable && refusal(&error).is_some() => {
                 Err(GameError::Refused(refusal(&error).unwrap_or_default()))
             }

@@ -37,6 +37,7 @@ use view::View;
 
 /// A trigger function waiting to run, with the stream it rolls on and what it is told of
 /// its event.
+#[derive(Clone)]
 pub struct Pending {
     pub function: String,
     pub stream: String,
@@ -79,6 +80,7 @@ impl TriggerArgs {
 }
 
 /// One game being played: its state, its log, its board view and its random streams.
+#[derive(Clone)]
 pub struct Game {
     pub ruleset: Arc<Ruleset>,
     pub def: GameDef,

@@ -305,6 +305,17 @@ pub fn sees(game: &Game, piece: Option<&str>) -> String {
     out
 }
 
+/// [`status`] with the lines the package's `status` function adds (the objective and its
+/// score, cards held, points to spend): what the player's `status` command shows.
+pub fn status_at_the_table(game: &Game, host: &mut super::Host) -> String {
+    let mut out = status(game);
+    for line in host.status_lines(game) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
 /// Turn, scores, the pieces on the board (with the life left of a face-up piece that has
 /// more than one), pools (a secret one only counted) and decks (only counted).
 pub fn status(game: &Game) -> String {

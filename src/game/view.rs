@@ -100,6 +100,7 @@ pub enum Goal<'a> {
     Onto(&'a [u16]),
 }
 
+#[derive(Clone)]
 pub struct View {
     /// Doors as they are now.
     pub grid: Grid,

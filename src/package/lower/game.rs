@@ -24,6 +24,7 @@ impl Lower<'_> {
             "sides",
             "stats",
             "setup",
+            "status",
             "phase",
             "on",
             "option",
@@ -55,6 +56,15 @@ impl Lower<'_> {
         let sides = self.game_sides(item, &props)?;
         let stats = props.get("stats").and_then(|p| self.name(p)).map(|(n, _)| n);
         let setup = match props.get("setup") {
+            Some(p) => {
+                let (name, span) = self.name(p)?;
+                self.bound_function(&name, span, 1, "fn NAME(game)", scripts, sources);
+                Some(name)
+            }
+            None => None,
+        };
+        // `status FUNCTION`: what the player's `status` shows beyond the engine's own lines.
+        let status = match props.get("status") {
             Some(p) => {
                 let (name, span) = self.name(p)?;
                 self.bound_function(&name, span, 1, "fn NAME(game)", scripts, sources);
@@ -248,6 +258,7 @@ impl Lower<'_> {
             sides,
             stats,
             setup,
+            status,
             phases,
             triggers,
             options,

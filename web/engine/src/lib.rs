@@ -415,7 +415,7 @@ impl Companion {
         };
         match first {
             "help" => info(table::help(game)),
-            "status" => info(table::status(game)),
+            "status" => info(table::status_at_the_table(game, &mut self.host)),
             "why" => info(table::why(game, rest)),
             "sees" => info(table::sees(game, rest)),
             "odds" => odds(game, rest),
