@@ -654,3 +654,24 @@ fn status_at_the_table_says_the_missions_goal_and_what_is_held() {
         }
     }
 }
+
+/// `undo` of `end` says what to set back on the table, last first, in the player's view, and
+/// that `end` again plays the same enemy turn (issue 33).
+#[test]
+fn undo_of_end_lists_what_to_set_back_and_says_the_turn_is_the_same() {
+    let (stdout, stderr, code) = common::servitor(
+        &["play", "space-crusade-solo", "--mission", "purge", "--seed", "3"],
+        "end\nundo\nquit\n",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let answer = stdout.split("> undo").nth(1).expect("undo answered");
+    assert!(
+        answer.contains("took back `end`; set the table back by undoing these, last first (4):"),
+        "{answer}"
+    );
+    assert!(
+        answer.contains("  - gretchin-2: Gretchin (gretchin) (alien) placed on 17,24"),
+        "{answer}"
+    );
+    assert!(answer.contains("`end` again plays the same enemy turn"), "{answer}");
+}

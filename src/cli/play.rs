@@ -916,13 +916,10 @@ impl Table {
             );
             return Ok(());
         }
+        let before = std::mem::take(&mut self.game.events);
         self.restore()?;
-        self.respond(
-            "undo",
-            true,
-            self.game.events.len(),
-            Some(format!("took back `{}`", entry.line)),
-        );
+        let message = servitor::game::session::took_back(&entry.line, &before, self.game.events.len());
+        self.respond("undo", true, self.game.events.len(), Some(message));
         Ok(())
     }
 

@@ -3,8 +3,8 @@
 //! `undo` is "replay one fewer", `redo` puts the same command (and dice) back, and both work
 //! the same after a resume. Replays are cheap: a whole game plays in about a millisecond.
 
-use super::Game;
 use super::host::{GameError, Host, Setup};
+use super::{Event, Game};
 use crate::dice::rng::Forced;
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
@@ -371,3 +371,52 @@ pub fn run_line(host: &mut Host, game: Game, line: &str, side: &str) -> Result<G
     }
     host.command(game, &first, words.collect())
 }
+
+/// What `undo` says: the command taken back and, in the player's view, what to put back on
+/// the table, last first (the pieces that moved, came, went or were revealed since
+/// `kept` events); an `end` taken back says its enemy turn will play the same again.
+pub fn took_back(line: &str, before: &[Event], kept: usize) -> String {
+    const ON_THE_TABLE: [&str; 10] = [
+        "move",
+        "place",
+        "enter",
+        "leave",
+        "remove",
+        "reveal",
+        "damage",
+        "door",
+        "face",
+        "correction",
+    ];
+    let seen = super::event::player_log(before);
+    let undone: Vec<&Event> = seen
+        .iter()
+        .skip(kept)
+        .filter(|e| ON_THE_TABLE.contains(&e.kind.as_str()))
+        .collect();
+    let mut out = format!("took back `{line}`");
+    if !undone.is_empty() {
+        out.push_str(&format!(
+            "; set the table back by undoing these, last first ({}):",
+            undone.len()
+        ));
+        for e in undone.iter().rev().take(MAX_UNDONE_SHOWN) {
+            out.push_str(&format!("\n  - {}", e.text));
+        }
+        if undone.len() > MAX_UNDONE_SHOWN {
+            out.push_str(&format!(
+                "\n  - … and {} more before them",
+                undone.len() - MAX_UNDONE_SHOWN
+            ));
+        }
+    }
+    if line.split_whitespace().next() == Some("end") {
+        out.push_str(
+            "\nwith servitor's dice, `end` again plays the same enemy turn (its dice come from the game's seed: not a new roll); `redo` puts this one back as it was",
+        );
+    }
+    out
+}
+
+/// How many of the moves an `undo` takes back it lists.
+const MAX_UNDONE_SHOWN: usize = 20;

@@ -140,7 +140,8 @@ pub fn unused(ruleset: &Ruleset) -> Vec<Diagnostic> {
         called.insert(&p.function);
     }
     for g in ruleset.games.values() {
-        called.extend(g.setup.iter().map(String::as_str));
+        called.extend(g.setup.iter().chain(g.status.iter()).map(String::as_str));
+        called.extend(g.watches.values().map(|w| w.function.as_str()));
         called.extend(g.phases.iter().map(|p| p.function.as_str()));
         called.extend(g.triggers.iter().map(|t| t.function.as_str()));
         called.extend(g.commands.values().map(|c| c.function.as_str()));

@@ -498,10 +498,13 @@ impl Companion {
         if let Some(s) = self.session.as_mut() {
             s.redo.push(entry.clone());
         }
+        let before = self.game.as_ref().map(|g| g.events.clone()).unwrap_or_default();
         if let Err(e) = self.restore() {
             return refusal("undo", e);
         }
-        self.answer("undo", true, Some(format!("took back `{}`", entry.line)), Vec::new())
+        let kept = self.game.as_ref().map_or(0, |g| g.events.len());
+        let message = servitor::game::session::took_back(&entry.line, &before, kept);
+        self.answer("undo", true, Some(message), Vec::new())
     }
 
     fn redo(&mut self) -> Json {
