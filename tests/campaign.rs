@@ -539,3 +539,41 @@ fn a_next_whose_hook_fails_is_refused_and_the_session_goes_on() {
     assert_eq!(saved["session"]["mission"], "hall-fight");
     assert!(saved["ended"].is_null());
 }
+
+/// A campaign file's `manual_dice` is the player's preference for how each mission asks for
+/// its dice, not game state (issue 34 item 5): flipped by hand, the mission at the table
+/// resumes as the same game (every die of a command is saved with it, whoever rolled it), and
+/// only the dice still to come are asked the other way. A value that is not true or false is
+/// refused and the file kept.
+#[test]
+fn a_campaign_files_dice_preference_changes_how_dice_are_asked_never_the_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("exercise.json");
+    let path = file.to_str().unwrap();
+    let (_, err, code) = servitor(
+        &["play", "starquest-solitaire", "--campaign", path, "--seed", "3"],
+        &to_the_next_mission(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let events = |p: &str| -> serde_json::Value {
+        let (json, err, code) = servitor(&["play", "--campaign", p, "--json"], "quit\n");
+        assert_eq!(code, 0, "{err}");
+        let start: serde_json::Value = serde_json::from_str(json.lines().nth(1).unwrap()).unwrap();
+        start["events"].clone()
+    };
+    let base = events(path);
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(v["manual_dice"], false);
+    v["manual_dice"] = true.into();
+    let flipped = dir.path().join("flipped.json");
+    std::fs::write(&flipped, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    assert_eq!(events(flipped.to_str().unwrap()), base, "the same game");
+    v["manual_dice"] = "yes".into();
+    let bad = dir.path().join("bad.json");
+    let text = serde_json::to_vec_pretty(&v).unwrap();
+    std::fs::write(&bad, &text).unwrap();
+    let (_, err, code) = servitor(&["play", "--campaign", bad.to_str().unwrap()], "quit\n");
+    assert_ne!(code, 0, "a dice preference of \"yes\" is refused");
+    assert!(err.contains("manual_dice") || err.contains("boolean"), "{err}");
+    assert_eq!(std::fs::read(&bad).unwrap(), text, "the file is kept");
+}
