@@ -6,17 +6,24 @@
 //!   has every table's exact odds asked for.
 //! - **script**: generated scripts calling the engine API (dice, tables, board and
 //!   battlefield questions) with ordinary and extreme arguments, run as a procedure.
-//! - **game**: the bundled `space-crusade` + `space-crusade-solo` and `solo-heresy` packages and the test game
+//! - **game**: the bundled packages (`space-crusade-solo`, `solo-heresy`, `space-hulk-solo`,
+//!   `starquest-solitaire`, each with what it extends) and the test game
 //!   `tests/games/skirmish`, their scripts and rules files mutated (numbers flipped, calls to
 //!   the game API swapped, hostile statements spliced in: endless loops, huge numbers, deep
 //!   recursion, moves into walls and off the board, unknown pieces), each played for one or
 //!   two short games through `servitor::sim` (what `servitor sim` runs) and now and then
 //!   saved, read back and played on.
 //!
+//! - **play**: random `play` sessions of every bundled mission (`tests/common/sessions.rs`, the
+//!   generator `tests/sessions.rs` runs as a property test) with hostile lines mixed in (words
+//!   cut, repeated, swapped for huge numbers, odd characters, other sides' pieces): commands,
+//!   typed and servitor's dice, answers, undo, redo and a resume after every step, each resume
+//!   the live game.
+//!
 //! Every input must end without a panic and within a time budget, with a result or a clean
 //! diagnostic. `cargo test` runs each target for a few seconds; for a long run set
 //! `SERVITOR_FUZZ_SECONDS` (per target) and optionally `SERVITOR_FUZZ_SEED`, in a release
-//! build, one target at a time (`load`, `script` or `game`):
+//! build, one target at a time (`load`, `script`, `game` or `play`):
 //!
 //! ```text
 //! SERVITOR_FUZZ_SECONDS=1800 SERVITOR_FUZZ_SEED=7 cargo test --release --test fuzz load -- --nocapture
@@ -28,6 +35,8 @@
 //! become a fixture under `tests/hostile/`, and the run goes on. An input still running after
 //! [`HANG`] ends the process. The test process may use at most [`MEMORY`] bytes of address
 //! space, so running out of memory is an abort here instead of trouble for the machine.
+
+mod common;
 
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
@@ -902,6 +911,22 @@ const GAMES: &[GameCorpus] = &[
         options: &[("player-style", "bold"), ("challenge", "roll")],
     },
     GameCorpus {
+        folders: &["rulesets/space-hulk", "rulesets/space-hulk-solo"],
+        play: "space-hulk-solo",
+        missions: &["breach-run", "purge-the-nest", "relay-sabotage"],
+        options: &[
+            ("marine-style", "bold"),
+            ("stealer-walk", "step"),
+            ("entry-overflow", "stack"),
+        ],
+    },
+    GameCorpus {
+        folders: &["rulesets/space-crusade", "rulesets/starquest-solitaire"],
+        play: "starquest-solitaire",
+        missions: &["mission-1", "mission-6", "mission-8"],
+        options: &[("marine-style", "cautious"), ("unreachable-fight", "rolls")],
+    },
+    GameCorpus {
         folders: &["tests/games/skirmish"],
         play: "skirmish",
         missions: &["hall-fight"],
@@ -1088,4 +1113,31 @@ fn game_target() {
     h.finish(&format!(
         "{played} games played ({refused} ended with a diagnostic), {unloaded} packages did not load"
     ));
+}
+
+// ----- play ------------------------------------------------------------------------------
+
+#[test]
+fn play() {
+    on_script_stack(play_target);
+}
+
+fn play_target() {
+    let mut h = Harness::new("play", seed() ^ 0x91a7, GAME_BUDGET);
+    let mut rng = Prng(h.seed);
+    let missions = common::sessions::missions();
+    let (mut sessions, mut accepted) = (0u64, 0u64);
+    while h.running() {
+        let (ruleset, game, mission) = rng.pick(&missions).clone();
+        let seed = rng.next();
+        let what = format!(
+            "a hostile session of {} mission {mission}, seed {seed}\n",
+            ruleset.name()
+        );
+        h.run(&what, || {
+            accepted += common::sessions::one_session(&ruleset, game, &mission, seed, true, 12) as u64;
+            sessions += 1;
+        });
+    }
+    h.finish(&format!("{sessions} sessions, {accepted} commands accepted"));
 }

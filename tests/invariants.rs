@@ -65,6 +65,8 @@ struct Declared {
     /// A game declares `action-points`: every attack is paid for, so a piece may make as many
     /// in a turn as its points pay (Space Hulk), and one attack a turn does not hold.
     action_points: bool,
+    /// `door-opener front`: a piece with a facing opens a door only facing it.
+    doors_faced: bool,
 }
 
 fn declared(ruleset: &Ruleset) -> Declared {
@@ -104,6 +106,7 @@ fn declared(ruleset: &Ruleset) -> Declared {
         card_effects,
         sight: ruleset.games.values().next().map(|g| g.sight).unwrap_or_default(),
         action_points: ruleset.games.values().any(|g| g.action_points.is_some()),
+        doors_faced: ruleset.games.values().any(|g| g.doors.from_front),
         scans: ruleset.games.values().any(|g| {
             g.triggers
                 .iter()
@@ -391,6 +394,24 @@ impl<'a> Checker<'a> {
                         ),
                     };
                     self.violate("doors-from-front", message);
+                }
+                // Facing the door (issue 35 item 8): its front square is across the door.
+                let opener = e.piece.as_deref().and_then(|id| self.piece(id));
+                if self.declared.doors_faced
+                    && let Some(p) = opener
+                    && let (Some(f), Some(at)) = (p.facing, p.at)
+                    && (at == *a || at == *b)
+                {
+                    let across = if at == *a { *b } else { *a };
+                    let (fx, fy) = servitor::board::facing::FACINGS[usize::from(f)];
+                    if at.offset(fx, fy) != across {
+                        let message = format!(
+                            "{} opens the door between {a} and {b} facing {}, not the door",
+                            p.id,
+                            servitor::board::facing::FACING_NAMES[usize::from(f)]
+                        );
+                        self.violate("doors-faced", message);
+                    }
                 }
                 if let Some(id) = e.piece.clone() {
                     self.acts(&id);

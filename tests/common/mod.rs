@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests (each test crate uses some of them).
 #![allow(dead_code)]
 
+pub mod sessions;
+
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
