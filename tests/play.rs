@@ -675,3 +675,38 @@ fn undo_of_end_lists_what_to_set_back_and_says_the_turn_is_the_same() {
     );
     assert!(answer.contains("`end` again plays the same enemy turn"), "{answer}");
 }
+
+/// A whole mission of each grid game at the table, as first played under tmux by a driver
+/// typing what a player types (issue 33): every die typed as it is asked, Enter after each of
+/// the enemy's activations (`--pace activation`), the game's questions answered. The lines
+/// typed are in `tests/table/`; played again through one pipe for both streams (the prompts
+/// among the events, as the terminal showed them), the session reads as the transcript.
+#[test]
+fn whole_missions_with_typed_dice_one_activation_at_a_time() {
+    let servitor = env!("CARGO_BIN_EXE_servitor");
+    for (package, mission, seed) in [
+        ("space-hulk-solo", "breach-run", "5"),
+        ("starquest-solitaire", "mission-1", "5"),
+        ("space-crusade-solo", "reactor-strike", "5"),
+    ] {
+        let input = format!("tests/table/{package}-{mission}-{seed}.input");
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "'{servitor}' play {package} --mission {mission} --seed {seed} --dice manual --pace activation < {input} 2>&1"
+            ))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("NO_COLOR", "1")
+            .env_remove("SERVITOR_RULESETS")
+            .output()
+            .expect("sh runs");
+        let both = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{package}: {both}");
+        assert!(both.contains("The game is over"), "{package}: {both}");
+        assert!(
+            both.contains("(Enter: the next activation"),
+            "{package}: no pause between activations"
+        );
+        insta::assert_snapshot!(format!("whole-mission-{package}"), both);
+    }
+}

@@ -86,52 +86,12 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
     });
     let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
     engine.register_fn("read_record", move |kind: &str, id: &str| -> Res<Map> {
-        let records = find_kind(&r, kind)?;
-        let Some(record) = records.get(id) else {
-            return fail(format!(
-                "no {kind} `{id}`{}",
-                hint(did_you_mean(id, records.keys().map(String::as_str)))
-            ));
-        };
-        let declared: Vec<read::Declared> = record
-            .fields
-            .iter()
-            .filter_map(|(name, v)| match v {
-                Value::Roll(rt) => Some(read::Declared {
-                    name,
-                    roll: &rt.roll,
-                    reads: rt.reads.as_deref(),
-                }),
-                _ => None,
-            })
-            .collect();
-        if declared.is_empty() {
-            return fail(format!(
-                "{kind} `{id}` declares no roll: give its schema a field of type `roll` (`kill any 6 in dice`), or roll its dice with roll_dice"
-            ));
-        }
-        let mut st = lock(&s);
-        let rolled = read::roll_declared(&declared, &mut st.rng);
-        for line in read::describe_declared(&declared, &rolled) {
-            push(
-                &mut st,
-                &b,
-                Step::Note {
-                    text: format!("{kind} {id}: {line}"),
-                    source: record.source.clone(),
-                },
-            )?;
-        }
-        let mut map = Map::new();
-        let mut shown = Map::new();
-        for (d, (field, result)) in declared.iter().zip(&rolled) {
-            map.insert(field.as_str().into(), reading_value(result));
-            if let (Some(f), Rolled::Read { reading, .. }) = (d.reads, result) {
-                shown.insert(f.into(), faces(reading.dice()).into());
-            }
-        }
-        map.insert("rolled".into(), shown.into());
-        Ok(map)
+        read_record(&r, &s, &b, kind, id, None)
+    });
+    let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
+    engine.register_fn("read_record", move |kind: &str, id: &str, about: Map| -> Res<Map> {
+        let (piece, why) = piece_and_why("read_record", &about)?;
+        read_record(&r, &s, &b, kind, id, about_text(piece.as_deref(), why.as_deref()))
     });
 
     let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
@@ -287,6 +247,66 @@ pub(super) fn push(st: &mut RunState, budget: &Budget, step: Step) -> Res<()> {
     budget.log(step.log_bytes())?;
     st.steps.push(step);
     Ok(())
+}
+
+/// A record's declared rolls, rolled once and read (`read_record(kind, id)`), `about` what
+/// the die prompt at the table says they are for.
+fn read_record(
+    ruleset: &Ruleset,
+    state: &Shared,
+    budget: &Budget,
+    kind: &str,
+    id: &str,
+    about: Option<String>,
+) -> Res<Map> {
+    let records = find_kind(ruleset, kind)?;
+    let Some(record) = records.get(id) else {
+        return fail(format!(
+            "no {kind} `{id}`{}",
+            hint(did_you_mean(id, records.keys().map(String::as_str)))
+        ));
+    };
+    let declared: Vec<read::Declared> = record
+        .fields
+        .iter()
+        .filter_map(|(name, v)| match v {
+            Value::Roll(rt) => Some(read::Declared {
+                name,
+                roll: &rt.roll,
+                reads: rt.reads.as_deref(),
+            }),
+            _ => None,
+        })
+        .collect();
+    if declared.is_empty() {
+        return fail(format!(
+            "{kind} `{id}` declares no roll: give its schema a field of type `roll` (`kill any 6 in dice`), or roll its dice with roll_dice"
+        ));
+    }
+    let mut st = lock(state);
+    let before = st.rng.rolling_about(about);
+    let rolled = read::roll_declared(&declared, &mut st.rng);
+    st.rng.rolling_about(before);
+    for line in read::describe_declared(&declared, &rolled) {
+        push(
+            &mut st,
+            budget,
+            Step::Note {
+                text: format!("{kind} {id}: {line}"),
+                source: record.source.clone(),
+            },
+        )?;
+    }
+    let mut map = Map::new();
+    let mut shown = Map::new();
+    for (d, (field, result)) in declared.iter().zip(&rolled) {
+        map.insert(field.as_str().into(), reading_value(result));
+        if let (Some(f), Rolled::Read { reading, .. }) = (d.reads, result) {
+            shown.insert(f.into(), faces(reading.dice()).into());
+        }
+    }
+    map.insert("rolled".into(), shown.into());
+    Ok(map)
 }
 
 /// A roll's `#{ piece, why }`: whose roll it is and what for, both texts, both optional.
