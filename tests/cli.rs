@@ -600,7 +600,7 @@ fn what_an_arg_may_name_is_accepted() {
             "starquest-solitaire",
             "choose-random-marine",
             "--arg",
-            "unavailable=[2, marine-4]",
+            "unavailable=[2, number-4]",
         ],
         vec!["run", "solo-heresy", "place-spawn-markers", "--arg", "battlefield=none"],
         vec![
