@@ -390,3 +390,49 @@ fn status_shows_what_the_table_needs() {
         "{first}"
     );
 }
+
+/// Battlefield corners and markers to the half inch (issue 37: `.5` was a parse error): a
+/// battlefield drawn with them loads, shows and plays; a number with a decimal point where a
+/// whole number belongs (a unit's Move) is an error at its file:line:col.
+#[test]
+fn battlefield_corners_may_be_half_inches() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("half");
+    std::fs::create_dir(&pkg).unwrap();
+    let rules = |moves: &str| {
+        format!(
+            "package half \"Half-inch corners\" {{\n  extends solo-heresy\n}}\n\n\
+             battlefield half-inch-yard \"A yard drawn to the half inch\" {{\n  size 48 48\n  source \"test\"\n  \
+             zone deployment [0, 36, 48, 36, 48, 48, 0, 48]\n  marker objective-1 at 8.5 8\n  marker objective-2 at 24 6\n  \
+             marker objective-3 at 40 8\n  marker objective-4 at 10 26\n  marker objective-5 at 38 26\n  marker objective-6 at 24 20.5\n  \
+             terrain crate [20.5, 30, 23.5, 30, 23.5, 32.5, 20.5, 32.5]\n}}\n\n\
+             unit odd-squad \"Odd squad\" {{\n  models 1; wounds 1; life 1; base 1; move {moves}\n  \
+             ws 4; bs 4; strength 4; toughness 4; initiative 4; attacks 1; leadership 9; save 3; melee-ap 7\n  \
+             weapons [boltgun]; points 10\n}}\n"
+        )
+    };
+    std::fs::write(pkg.join("package.rules"), rules("6.5")).unwrap();
+    let path = pkg.to_str().unwrap();
+    let (_, stderr, code) = servitor(&["check", path], "");
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("`move` expects a number, found a number with a decimal point"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("package.rules:19:44"), "{stderr}");
+    std::fs::write(pkg.join("package.rules"), rules("6")).unwrap();
+    let shown = ok(&["show", path, "--battlefield", "half-inch-yard", "--json"]);
+    assert!(shown.contains("20.5"), "{shown}");
+    let out = ok(&[
+        "game",
+        path,
+        "--mission",
+        "raid",
+        "--seed",
+        "3",
+        "--set",
+        "battlefield=half-inch-yard",
+    ]);
+    assert!(out.contains("Objective markers: [1 at (8.5, 8.0)"), "{out}");
+    assert!(out.contains("Result: "), "{out}");
+}

@@ -811,6 +811,7 @@ impl Reader {
                 }
             }
             Rule::die_name => Term::Name(text.to_string()),
+            Rule::decimal => Term::Decimal(text.to_string()),
             Rule::number => Term::Number(
                 text.parse()
                     .map_err(|_| Diagnostic::error(span, "this number is too large", "too large"))?,
