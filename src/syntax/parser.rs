@@ -173,7 +173,7 @@ fn describe(rule: &Rule) -> &'static str {
         Rule::pool_die => "dice (`2 red`)",
         Rule::tagged => "a tagged value (`arrow(90)`)",
         Rule::placement_word => "`at`, `size` or `times`",
-        Rule::die_count | Rule::die_sides | Rule::number => "a number",
+        Rule::die_count | Rule::die_sides | Rule::number | Rule::decimal => "a number",
         Rule::ident => "a name",
         Rule::text | Rule::text_body => "a text in quotes",
         Rule::arrow => "`=>`",
