@@ -180,6 +180,9 @@ pub struct PhaseDef {
     pub side: String,
     pub id: String,
     pub function: String,
+    /// Played in turn 1 only (`phase SIDE ID FUNCTION first-turn`): a set-up step the
+    /// player takes at the table (deploying), played by the function in `game` and `sim`.
+    pub first_turn: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -362,6 +365,9 @@ pub struct GameDef {
     /// Marks every mission the game plays puts on at least one square (`needs-marks [entry]`),
     /// each with where it was declared: checked at load against every mission with a map.
     pub needs_marks: Vec<(String, Span)>,
+    /// Game variables `status` shows the player, each with its label (`show VAR "label"`),
+    /// in declaration order: only what the player may know at the table.
+    pub shown: Vec<(String, String)>,
     pub source: Option<String>,
     pub text: Option<String>,
     pub span: Span,

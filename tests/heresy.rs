@@ -137,13 +137,16 @@ fn sim_gives_the_same_report_for_any_number_of_jobs() {
 #[test]
 fn a_whole_game_at_the_table_from_a_pipe() {
     let answers = "auto\n".repeat(4);
-    let mut input = answers.clone();
+    // Turn 1 opens with your deployment: every unit where the stand-in would put it.
+    let mut input = format!("deploy auto\nend\n{answers}");
     for command in [
         "board",
         "move warden-line-squad-2 30,34",
+        "move warden-line-squad-2 32,38",
         "move warden-line-squad-2 100,20",
-        "move warden-captain-1 21,41",
-        "shoot warden-line-squad-2 rust-rabble-1",
+        "move warden-breachers-1 56,35.5",
+        "shoot warden-line-squad-2 rust-mob-1",
+        "shoot warden-bulwark-1 rust-wagon-1",
     ] {
         input.push_str(&format!("{command}\n{answers}"));
     }
@@ -152,26 +155,32 @@ fn a_whole_game_at_the_table_from_a_pipe() {
     }
     let (stdout, stderr, code) = servitor(&["play", "solo-heresy", "--mission", "raid", "--seed", "2"], &input);
     assert_eq!(code, 0, "{stderr}");
+    // A move over the unit's Move is refused with the numbers (issue 33); one within it plays.
     assert!(
-        stdout.contains("warden-line-squad-2 moves 10.0\": (36.0, 42.0) → (30.0, 34.0) (your move)"),
+        stdout.contains("refused: warden-line-squad-2 may move 6.0\" this turn (Move 6); 30.0,34.0 is 8.0\" away by the shortest way round terrain"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("warden-line-squad-2 moves 4.5\": (30.0, 42.0) → (32.0, 38.0) (your move)"),
         "{stdout}"
     );
     assert!(stdout.contains("refused: 100.0,20.0 is off the table"), "{stdout}");
     // No move ends within 1" of an enemy unit outside a charge (7th edition).
     assert!(
-        stdout.contains("from rust-warboss-1: outside a charge a unit ends its move at least 1\" from enemy units"),
+        stdout.contains("0.9\" from rust-mob-1: outside a charge a unit ends its move at least 1\" from enemy units"),
         "{stdout}"
     );
     // The spawn markers thrown in setup are drawn, small letters after the units.
     assert!(stdout.contains("a spawn-1 at (22.0, 14.0)"), "{stdout}");
+    assert!(stdout.contains("warden-line-squad-2 fires at rust-mob-1"), "{stdout}");
     assert!(
-        stdout.contains("warden-line-squad-2 fires at rust-rabble-1"),
+        stdout.contains("F warden-line-squad-2 (player) at (30.0, 42.0)"),
         "{stdout}"
     );
-    assert!(
-        stdout.contains("H warden-line-squad-2 (player) at (36.0, 42.0)"),
-        "{stdout}"
-    );
+    // Your vehicle's shots go at the armour of the side it faces (vehicles.rules).
+    assert!(stdout.contains("warden-bulwark-1 fires at rust-wagon-1"), "{stdout}");
+    assert!(stdout.contains("on rust-wagon-1's front armour (11)"), "{stdout}");
+    assert!(!stdout.contains("Script error"), "{stdout}");
     assert!(stdout.contains("The game is over"), "{stdout}");
     // Overwatch is the player's to fire or hold: asked when an enemy unit charges.
     assert!(
@@ -236,4 +245,194 @@ fn your_own_army_is_a_small_package() {
     );
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("the enemy army my-list has 600 points"), "{stderr}");
+}
+
+/// Seed 001, set-up step 8 at the table (issue 33): the player deploys their own army in
+/// their zone before turn 1 — by typed points, one unit or all the rest `auto` (where the
+/// stand-in would) —, points outside the zone, on another unit or before the battle refused;
+/// the set-up's later steps and the enemy's first turn then play on where the player put
+/// them, and the deployment survives a save and resume.
+#[test]
+fn the_player_deploys_their_own_army_before_turn_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("d.json");
+    let args = [
+        "play",
+        "solo-heresy",
+        "--mission",
+        "raid",
+        "--seed",
+        "1",
+        "--save",
+        save.to_str().unwrap(),
+    ];
+    let mine = "move warden-line-squad-2 30,40\ndeploy warden-line-squad-2 30,30\ndeploy warden-line-squad-2 4,46\ndeploy warden-line-squad-2 4,45\n\
+                deploy warden-captain-1 4.5,45\ndeploy warden-captain-1 auto\ndeploy warden-line-squad-1 10,45\n\
+                deploy warden-fire-team-1 16,45\ndeploy auto\ndeploy auto\nstatus\nend\n";
+    let (stdout, stderr, code) = servitor(&args, &format!("{mine}{}status\nquit\n", "auto\n".repeat(4)));
+    assert_eq!(code, 0, "{stderr}");
+    for said in [
+        "Deploy your 6 units in your zone",
+        "Turn 1 · player · deployment",
+        "refused: the battle has not begun: place your units with deploy UNIT X,Y (or deploy auto), then end",
+        "refused: 30.0,30.0 is not wholly inside your deployment zone",
+        "refused: 4.0,46.0 is not wholly inside your deployment zone",
+        "warden-line-squad-2 enters at (4.0, 45.0) (your deployment)",
+        "refused: warden-captain-1's base at 4.5,45.0 would overlap warden-line-squad-2's",
+        "warden-captain-1 enters at (6.0, 42.0) (deployed as the stand-in would)",
+        "warden-breachers-1 enters at (54.0, 42.0) (deployed as the stand-in would)",
+        "warden-bulwark-1 enters at (66.0, 42.0) (deployed as the stand-in would)",
+        "2 unit(s) deployed as the stand-in would",
+        "refused: every unit of yours is deployed: type end to begin the battle",
+        // The set-up's later steps come after the deployment, then the enemy's first turn.
+        "Rolled 1: the enemy takes the first turn",
+    ] {
+        assert!(stdout.contains(said), "`{said}`:\n{stdout}");
+    }
+    let deployed = stdout.find("warden-line-squad-2 enters at (4.0, 45.0)").unwrap();
+    let first_turn = stdout.find("the enemy takes the first turn").unwrap();
+    assert!(deployed < first_turn, "{stdout}");
+    // The enemy's first turn acts on where the player put the army: it differs from the
+    // same seed's turn with the stand-in's deployment.
+    let (auto, stderr, code) = servitor(
+        &["play", "solo-heresy", "--mission", "raid", "--seed", "1"],
+        &format!("deploy auto\nend\n{}quit\n", "auto\n".repeat(4)),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let enemy_turn = |s: &str| -> String {
+        let from = s.find("Turn 1 · enemy · enemy-first").unwrap();
+        let to = s[from..]
+            .find("Turn 1 · player · player-turn")
+            .map_or(s.len(), |k| from + k);
+        s[from..to].to_string()
+    };
+    assert_ne!(enemy_turn(&stdout), enemy_turn(&auto));
+    // rust-mob-1 (Berserk) goes for the nearest of your units: where you put them, the fire
+    // team; where the stand-in would have, the line squad.
+    assert!(
+        enemy_turn(&stdout).contains("(Berserk: at warden-fire-team-1, the nearest player unit)"),
+        "{}",
+        enemy_turn(&stdout)
+    );
+    assert!(
+        enemy_turn(&auto)
+            .contains("rust-mob-1 moves 6.0\": (27.0, 19.0) → (27.8, 24.9) (Berserk: at warden-line-squad-2"),
+        "{}",
+        enemy_turn(&auto)
+    );
+    // Resumed, the army stands where it was put.
+    let (again, stderr, code) = servitor(&["play", "--resume", save.to_str().unwrap()], "board\nquit\n");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(again.contains("warden-line-squad-2 (player) at (4.0, 45.0)"), "{again}");
+    // `deploy` belongs to the set-up: refused once the battle is on.
+    let (late, _, _) = servitor(
+        &["play", "--resume", save.to_str().unwrap()],
+        "deploy warden-line-squad-2 4,45\nquit\n",
+    );
+    assert!(
+        late.contains("refused: your army is deployed: deploy belongs to the set-up"),
+        "{late}"
+    );
+}
+
+/// A move at the table is held to the unit's Move along the shortest way round terrain
+/// (issue 33: a 14.8" move for Move 6 was accepted): over it is refused with the numbers, and
+/// what is left after a first move counts; a vehicle goes up to Cruising Speed (issue 37) and
+/// does not charge.
+#[test]
+fn a_move_over_the_units_allowance_is_refused_with_the_numbers() {
+    let (stdout, stderr, code) = servitor(
+        &["play", "solo-heresy", "--mission", "raid", "--seed", "2"],
+        "deploy auto\nend\nauto\nauto\nauto\nauto\nmove warden-fire-team-1 40,30\nmove warden-line-squad-2 33,39\n\
+         move warden-line-squad-2 33,35\nmove warden-line-squad-2 33,38\n\
+         move warden-bulwark-1 70,28\nmove warden-bulwark-1 66,30\ncharge warden-bulwark-1 rust-wagon-1\nquit\n",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    for said in [
+        "refused: warden-fire-team-1 may move 6.0\" this turn (Move 6); 40.0,30.0 is 12.2\" away by the shortest way round terrain",
+        "warden-line-squad-2 moves 4.2\": (30.0, 42.0) → (33.0, 39.0) (your move)",
+        "refused: warden-line-squad-2 may move 6.0\" this turn (Move 6), 4.2\" of it moved already, 1.8\" left; 33.0,35.0 is 4.0\" away",
+        "warden-line-squad-2 moves 1.0\": (33.0, 39.0) → (33.0, 38.0) (your move)",
+        // A vehicle goes up to Cruising Speed, and over Combat Speed fires snap shots only.
+        "refused: warden-bulwark-1 may move 12.0\" this turn (a vehicle: up to Cruising Speed, Move 6 at Combat Speed); 70.0,28.0 is 14.6\" away",
+        "warden-bulwark-1 moves 12.0\": (66.0, 42.0) → (66.0, 30.0) (your move)",
+        "warden-bulwark-1 has moved 12.0\": Cruising Speed, snap shots only this turn",
+        "refused: warden-bulwark-1 is a vehicle: vehicles do not charge (walkers do)",
+    ] {
+        assert!(stdout.contains(said), "`{said}`:\n{stdout}");
+    }
+}
+
+/// `status` at the table (issue 33): the mission's objective, the Tactical Objective cards in
+/// the player's hand, the score, each side's units on the table with their life and those still
+/// to come — and nothing the player may not know (the deck's order, only its count).
+#[test]
+fn status_shows_what_the_table_needs() {
+    let (stdout, stderr, code) = servitor(
+        &["play", "solo-heresy", "--mission", "raid", "--seed", "2"],
+        "status\ndeploy auto\nend\nauto\nauto\nauto\nauto\nstatus\nquit\n",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let last = &stdout[stdout.rfind("> status").unwrap()..];
+    for said in [
+        "turn 1 · player · player-turn",
+        "player: 0 points; on the board: warden-captain-1 (3 of 3 life)",
+        "enemy: still to enter: rust-warboss-1, rust-mob-2, rust-gunners-1",
+        "Mission: Raid: Reach 4 Victory Points.",
+        "Tactical Objective cards in your hand: blood-and-guts, behind-enemy-lines, recon",
+        "deck tactical: 33 cards left",
+    ] {
+        assert!(last.contains(said), "`{said}`:\n{last}");
+    }
+    let first = &stdout[stdout.find("> status").unwrap()..stdout.find("> deploy auto").unwrap()];
+    assert!(
+        first.contains("player: still to enter: warden-captain-1, warden-line-squad-1"),
+        "{first}"
+    );
+}
+
+/// Battlefield corners and markers to the half inch (issue 37: `.5` was a parse error): a
+/// battlefield drawn with them loads, shows and plays; a number with a decimal point where a
+/// whole number belongs (a unit's Move) is an error at its file:line:col.
+#[test]
+fn battlefield_corners_may_be_half_inches() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("half");
+    std::fs::create_dir(&pkg).unwrap();
+    let rules = |moves: &str| {
+        format!(
+            "package half \"Half-inch corners\" {{\n  extends solo-heresy\n}}\n\n\
+             battlefield half-inch-yard \"A yard drawn to the half inch\" {{\n  size 48 48\n  source \"test\"\n  \
+             zone deployment [0, 36, 48, 36, 48, 48, 0, 48]\n  marker objective-1 at 8.5 8\n  marker objective-2 at 24 6\n  \
+             marker objective-3 at 40 8\n  marker objective-4 at 10 26\n  marker objective-5 at 38 26\n  marker objective-6 at 24 20.5\n  \
+             terrain crate [20.5, 30, 23.5, 30, 23.5, 32.5, 20.5, 32.5]\n}}\n\n\
+             unit odd-squad \"Odd squad\" {{\n  models 1; wounds 1; life 1; base 1; move {moves}\n  \
+             ws 4; bs 4; strength 4; toughness 4; initiative 4; attacks 1; leadership 9; save 3; melee-ap 7\n  \
+             weapons [boltgun]; points 10\n}}\n"
+        )
+    };
+    std::fs::write(pkg.join("package.rules"), rules("6.5")).unwrap();
+    let path = pkg.to_str().unwrap();
+    let (_, stderr, code) = servitor(&["check", path], "");
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("`move` expects a number, found a number with a decimal point"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("package.rules:19:44"), "{stderr}");
+    std::fs::write(pkg.join("package.rules"), rules("6")).unwrap();
+    let shown = ok(&["show", path, "--battlefield", "half-inch-yard", "--json"]);
+    assert!(shown.contains("20.5"), "{shown}");
+    let out = ok(&[
+        "game",
+        path,
+        "--mission",
+        "raid",
+        "--seed",
+        "3",
+        "--set",
+        "battlefield=half-inch-yard",
+    ]);
+    assert!(out.contains("Objective markers: [1 at (8.5, 8.0)"), "{out}");
+    assert!(out.contains("Result: "), "{out}");
 }

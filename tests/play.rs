@@ -491,7 +491,8 @@ fn corrections_of_each_kind_survive_undo_redo_and_resume() {
         ];
         // Solo Heresy asks the player questions in the enemy's first turn: left to servitor.
         let answers = if package == "solo-heresy" {
-            "auto\n".repeat(12)
+            // Turn 1 opens with the player's deployment: where the stand-in would.
+            format!("deploy auto\nend\n{}", "auto\n".repeat(12))
         } else {
             String::new()
         };
@@ -559,8 +560,9 @@ fn input_a_script_cannot_use_is_refused_in_one_line() {
     assert_eq!(
         refusals(
             &["solo-heresy", "--mission", "raid", "--seed", "1"],
-            // The questions of the enemy's first turn left to servitor, then the commands.
-            "auto\nauto\nauto\nauto\nauto\nauto\nauto\nauto\nauto\nauto\nauto\nauto\nmove warden-line-squad-2 ８,41\nmove warden-line-squad-2 0x10,41\nmove warden-line-squad-2 1_0,41\n\
+            // Deployed as the stand-in would, the questions of the enemy's first turn left to
+            // servitor, then the commands.
+            "deploy auto\nend\nauto\nauto\nauto\nauto\nauto\nauto\nauto\nauto\nauto\nauto\nauto\nauto\nmove warden-line-squad-2 ８,41\nmove warden-line-squad-2 0x10,41\nmove warden-line-squad-2 1_0,41\n\
              move warden-line-squad-2 inf,41\nwound rust-mob-1 12345678901234567890\nwound rust-mob-1 1_0\nquit\n",
         ),
         [

@@ -1184,7 +1184,8 @@ fn a_save_holding_an_unrounded_float_resumes() {
             "--seed",
             "353",
             "--phases",
-            "3",
+            // Setup, your deployment, the enemy's first turn and your turn.
+            "4",
             "--save",
             s(&a),
         ],

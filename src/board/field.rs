@@ -28,6 +28,58 @@ impl Point {
     pub fn lerp(self, other: Point, t: f64) -> Point {
         Point::new(self.x + (other.x - self.x) * t, self.y + (other.y - self.y) * t)
     }
+
+    /// The bearing of `other` from here, in degrees clockwise from "up the table" (0 up, 90
+    /// right, 180 down, 270 left), in `0..360`; 0 for the same point.
+    pub fn bearing_to(self, other: Point) -> f64 {
+        let (dx, dy) = (other.x - self.x, other.y - self.y);
+        if dx == 0.0 && dy == 0.0 {
+            return 0.0;
+        }
+        dx.atan2(-dy).to_degrees().rem_euclid(360.0)
+    }
+
+    /// Which side of a rectangular footprint centred here the point `p` lies in: the
+    /// footprint heads `facing` degrees (as [`Point::bearing_to`]), is `length` inches along
+    /// that heading and `width` across, and its four sides' arcs are drawn from the centre
+    /// through its corners. A point on a diagonal counts for the front or rear; the centre
+    /// itself for the front.
+    pub fn footprint_side(self, facing: f64, length: f64, width: f64, p: Point) -> Side {
+        let rad = facing.to_radians();
+        let (dx, dy) = (p.x - self.x, p.y - self.y);
+        // Along the heading (forward) and across it (to the right).
+        let ahead = dx * rad.sin() - dy * rad.cos();
+        let right = dx * rad.cos() + dy * rad.sin();
+        let (half_l, half_w) = (length.max(1e-9) / 2.0, width.max(1e-9) / 2.0);
+        // Inside the front or rear arc: |right| / half_w <= |ahead| / half_l.
+        if right.abs() * half_l <= ahead.abs() * half_w {
+            if ahead >= 0.0 { Side::Front } else { Side::Rear }
+        } else if right > 0.0 {
+            Side::Right
+        } else {
+            Side::Left
+        }
+    }
+}
+
+/// A side of a footprint ([`Point::footprint_side`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Front,
+    Right,
+    Rear,
+    Left,
+}
+
+impl Side {
+    pub fn word(self) -> &'static str {
+        match self {
+            Side::Front => "front",
+            Side::Right => "right",
+            Side::Rear => "rear",
+            Side::Left => "left",
+        }
+    }
 }
 
 /// A named polygon: its corners in order.
@@ -296,6 +348,34 @@ pub fn length(route: &[Point]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bearings_and_footprint_sides() {
+        let c = Point::new(10.0, 10.0);
+        assert_eq!(c.bearing_to(Point::new(10.0, 0.0)), 0.0);
+        assert!((c.bearing_to(Point::new(20.0, 10.0)) - 90.0).abs() < 1e-9);
+        assert!((c.bearing_to(Point::new(10.0, 20.0)) - 180.0).abs() < 1e-9);
+        assert!((c.bearing_to(Point::new(0.0, 10.0)) - 270.0).abs() < 1e-9);
+        // Heading up the table, 6" long and 2" wide: the diagonals are steep, so a point
+        // ahead and a little aside is in front, one level with the centre is a side.
+        let side = |facing: f64, x: f64, y: f64| c.footprint_side(facing, 6.0, 2.0, Point::new(x, y));
+        assert_eq!(side(0.0, 10.5, 0.0), Side::Front);
+        assert_eq!(side(0.0, 20.0, 10.0), Side::Right);
+        assert_eq!(side(0.0, 0.0, 10.0), Side::Left);
+        assert_eq!(side(0.0, 10.0, 30.0), Side::Rear);
+        // Ahead 3, aside 2: past the corner's diagonal (3 : 1): a side.
+        assert_eq!(side(0.0, 12.0, 7.0), Side::Right);
+        // Turned to face right (90): what was the right side is now in front.
+        assert_eq!(side(90.0, 20.0, 10.0), Side::Front);
+        assert_eq!(side(90.0, 10.0, 0.0), Side::Left);
+        assert_eq!(side(90.0, 0.0, 10.0), Side::Rear);
+        // A square footprint: the arcs are quarters.
+        let sq = |x: f64, y: f64| c.footprint_side(180.0, 4.0, 4.0, Point::new(x, y));
+        assert_eq!(sq(10.0, 20.0), Side::Front);
+        assert_eq!(sq(14.0, 15.0), Side::Front);
+        assert_eq!(sq(15.0, 14.0), Side::Left);
+        assert_eq!(sq(10.0, 10.0), Side::Front);
+    }
 
     fn square_terrain() -> Battlefield {
         Battlefield {

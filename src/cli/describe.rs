@@ -338,7 +338,8 @@ pub fn text(r: &Ruleset, kind: &str, id: &str) -> String {
             out.push_str(&heading("game", id, g.label.as_deref()));
             let _ = writeln!(out, "  sides: {}", g.sides.join(", "));
             for phase in &g.phases {
-                let _ = writeln!(out, "  phase {} {} → fn {}", phase.side, phase.id, phase.function);
+                let once = if phase.first_turn { " (turn 1 only)" } else { "" };
+                let _ = writeln!(out, "  phase {} {} → fn {}{once}", phase.side, phase.id, phase.function);
             }
             for (name, option) in &g.options {
                 let choices = r
@@ -476,7 +477,13 @@ pub fn json(r: &Ruleset, kind: &str, id: &str) -> serde_json::Value {
             let phases: Vec<_> = g
                 .phases
                 .iter()
-                .map(|p| json!({ "side": p.side, "id": p.id, "function": p.function }))
+                .map(|p| {
+                    let mut j = json!({ "side": p.side, "id": p.id, "function": p.function });
+                    if p.first_turn {
+                        j["first_turn"] = json!(true);
+                    }
+                    j
+                })
                 .collect();
             let options: serde_json::Map<String, serde_json::Value> = g
                 .options

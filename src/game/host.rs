@@ -361,6 +361,15 @@ impl Host {
                 break;
             }
             let phase = game.def.phases[index].clone();
+            if phase.first_turn && turn > 1 {
+                // A set-up step of turn 1 (deploying): not played again, and not counted.
+                game.next = if index + 1 < game.def.phases.len() {
+                    (turn, index + 1)
+                } else {
+                    (turn + 1, 0)
+                };
+                continue;
+            }
             if human == Some(phase.side.as_str()) {
                 if !game.awaiting {
                     game.act(

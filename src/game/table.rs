@@ -340,6 +340,29 @@ pub fn status(game: &Game) -> String {
             s.scores.get(side).copied().unwrap_or(0),
             if on.is_empty() { "none".into() } else { on.join(", ") }
         ));
+        // Face-up pieces still to enter (reserves, an army not yet deployed): the player
+        // knows them; face-down ones stay unsaid.
+        let waiting: Vec<&str> = s
+            .pieces
+            .iter()
+            .filter(|p| &p.side == side && p.status == "off" && p.hidden.is_none())
+            .map(|p| p.id.as_str())
+            .collect();
+        if !waiting.is_empty() {
+            out.push_str(&format!("{side}: still to enter: {}\n", waiting.join(", ")));
+        }
+    }
+    // The variables the game shows the player (`show VAR "label"`), once set.
+    for (var, label) in &game.def.shown {
+        let Some(value) = s.vars.get(var) else { continue };
+        let text = shown_value(value);
+        if !text.is_empty() {
+            out.push_str(&format!(
+                "{}: {}\n",
+                crate::escape::one_line(label),
+                crate::escape::one_line(&text)
+            ));
+        }
     }
     for (id, pool) in &s.pools {
         if s.secret_pools.contains(id) {
@@ -354,6 +377,25 @@ pub fn status(game: &Game) -> String {
         out.push_str(&format!("deck {id}: {n} card{} left\n", if n == 1 { "" } else { "s" }));
     }
     out
+}
+
+/// A game variable as `status` shows it: a list by commas (`none` when empty), a map as
+/// `key value` pairs, text as it is; unset (`null`) as nothing.
+fn shown_value(v: &serde_json::Value) -> String {
+    use serde_json::Value as J;
+    match v {
+        J::Null => String::new(),
+        J::String(t) => t.clone(),
+        J::Array(a) if a.is_empty() => "none".into(),
+        J::Array(a) => a.iter().map(shown_value).collect::<Vec<_>>().join(", "),
+        J::Object(m) if m.is_empty() => "none".into(),
+        J::Object(m) => m
+            .iter()
+            .map(|(k, v)| format!("{k} {}", shown_value(v)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    }
 }
 
 /// The last lines (12) of the log about a piece: the reasons for what it did.

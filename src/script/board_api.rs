@@ -227,6 +227,14 @@ fn battlefield<'r>(r: &'r Ruleset, id: &str) -> Res<&'r Battlefield> {
 }
 
 /// A number from a script, whole or not.
+/// A number under `key` of a map a script gave.
+fn map_num(m: &Map, key: &str) -> Res<f64> {
+    match m.get(key) {
+        Some(v) => num(v),
+        None => Err(format!("`footprint_side`: a map without `{key}`").into()),
+    }
+}
+
 fn num(value: &Dynamic) -> Res<f64> {
     value
         .as_float()
@@ -314,6 +322,23 @@ pub fn register_field(engine: &mut Engine, ruleset: &Arc<Ruleset>, budget: &Arc<
         "inches",
         |x1: Dynamic, y1: Dynamic, x2: Dynamic, y2: Dynamic| -> Res<FLOAT> {
             Ok(Point::new(num(&x1)?, num(&y1)?).distance(Point::new(num(&x2)?, num(&y2)?)))
+        },
+    );
+    engine.register_fn(
+        "bearing",
+        |x1: Dynamic, y1: Dynamic, x2: Dynamic, y2: Dynamic| -> Res<FLOAT> {
+            Ok(Point::new(num(&x1)?, num(&y1)?).bearing_to(Point::new(num(&x2)?, num(&y2)?)))
+        },
+    );
+    // `footprint_side(#{x, y}, facing, #{length, width}, #{x, y})`: which side of a
+    // rectangular footprint a point is in (`Point::footprint_side`).
+    engine.register_fn(
+        "footprint_side",
+        |centre: Map, facing: Dynamic, size: Map, at: Map| -> Res<String> {
+            let c = Point::new(map_num(&centre, "x")?, map_num(&centre, "y")?);
+            let p = Point::new(map_num(&at, "x")?, map_num(&at, "y")?);
+            let side = c.footprint_side(num(&facing)?, map_num(&size, "length")?, map_num(&size, "width")?, p);
+            Ok(side.word().to_string())
         },
     );
     let r = ruleset.clone();

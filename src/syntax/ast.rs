@@ -153,6 +153,8 @@ pub enum Term {
         number: i64,
     },
     Number(i64),
+    /// A number with a decimal point, as written (`12.5`): inches on a battlefield.
+    Decimal(String),
     Name(String),
 }
 
@@ -289,6 +291,17 @@ impl Value {
         }
     }
 
+    /// A whole number or one with a decimal point (`12.5`), as inches on a battlefield.
+    pub fn as_inches(&self) -> Option<f64> {
+        let t = self.single_term()?;
+        let n = match &t.term {
+            Term::Number(n) => *n as f64,
+            Term::Decimal(text) => text.parse::<f64>().ok().filter(|v| v.is_finite())?,
+            _ => return None,
+        };
+        Some(if t.negative { -n } else { n })
+    }
+
     pub fn as_name(&self) -> Option<&str> {
         let t = self.single_term()?;
         match &t.term {
@@ -321,6 +334,7 @@ impl Value {
             ValueKind::Expr(e) => match e.terms.as_slice() {
                 [t] => match t.term {
                     Term::Number(_) => "a number",
+                    Term::Decimal(_) => "a number with a decimal point",
                     Term::Name(_) => "a name",
                     Term::Tagged { .. } => "a tagged value",
                     _ => "a dice expression",

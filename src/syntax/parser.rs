@@ -173,7 +173,7 @@ fn describe(rule: &Rule) -> &'static str {
         Rule::pool_die => "dice (`2 red`)",
         Rule::tagged => "a tagged value (`arrow(90)`)",
         Rule::placement_word => "`at`, `size` or `times`",
-        Rule::die_count | Rule::die_sides | Rule::number => "a number",
+        Rule::die_count | Rule::die_sides | Rule::number | Rule::decimal => "a number",
         Rule::ident => "a name",
         Rule::text | Rule::text_body => "a text in quotes",
         Rule::arrow => "`=>`",
@@ -811,6 +811,7 @@ impl Reader {
                 }
             }
             Rule::die_name => Term::Name(text.to_string()),
+            Rule::decimal => Term::Decimal(text.to_string()),
             Rule::number => Term::Number(
                 text.parse()
                     .map_err(|_| Diagnostic::error(span, "this number is too large", "too large"))?,

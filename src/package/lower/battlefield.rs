@@ -50,11 +50,12 @@ impl Lower<'_> {
         let mut names = BTreeSet::new();
         let mut polygon = |this: &mut Self, p: &ast::Property| -> Option<Polygon> {
             let name = p.values.first().and_then(|v| v.as_name());
-            let numbers: Option<Vec<i64>> = match p.values.get(1).map(|v| &v.kind) {
-                Some(ValueKind::List(items)) if p.values.len() == 2 => items.iter().map(|v| v.as_number()).collect(),
+            // Corners in inches, whole or not (`12.5`).
+            let numbers: Option<Vec<f64>> = match p.values.get(1).map(|v| &v.kind) {
+                Some(ValueKind::List(items)) if p.values.len() == 2 => items.iter().map(|v| v.as_inches()).collect(),
                 _ => None,
             };
-            let reach = MAX_BATTLEFIELD_INCHES as i64;
+            let reach = MAX_BATTLEFIELD_INCHES as f64;
             match (name, numbers) {
                 (Some(_), Some(n)) if n.iter().any(|c| c.abs() > reach) || n.len() / 2 > corners_left => {
                     let many = n.len() / 2 > corners_left;
@@ -84,7 +85,7 @@ impl Lower<'_> {
                             "again here",
                         ));
                     }
-                    let corners = n.chunks(2).map(|c| Point::new(c[0] as f64, c[1] as f64)).collect();
+                    let corners = n.chunks(2).map(|c| Point::new(c[0], c[1])).collect();
                     Some(Polygon {
                         name: name.to_string(),
                         corners,
@@ -147,7 +148,7 @@ impl Lower<'_> {
         for p in props.all("marker") {
             let v = &p.values;
             let parsed = match v.as_slice() {
-                [name, at, x, y] if at.as_name() == Some("at") => name.as_name().zip(x.as_number().zip(y.as_number())),
+                [name, at, x, y] if at.as_name() == Some("at") => name.as_name().zip(x.as_inches().zip(y.as_inches())),
                 _ => None,
             };
             let Some((name, (x, y))) = parsed else {
@@ -157,7 +158,7 @@ impl Lower<'_> {
                 );
                 continue;
             };
-            let point = Point::new(x as f64, y as f64);
+            let point = Point::new(x, y);
             if !(0.0..=width).contains(&point.x) || !(0.0..=height).contains(&point.y) {
                 self.err(Diagnostic::error(
                     p.span,

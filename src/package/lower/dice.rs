@@ -117,6 +117,13 @@ impl Lower<'_> {
     }
 }
 
+/// A number with a decimal point where dice or a whole number belong.
+fn whole_number(span: crate::source::Span) -> Diagnostic {
+    Diagnostic::error(span, "a whole number is wanted here", "a decimal point").with_help(
+        "numbers with a decimal point are inches on a battlefield (corners and markers); dice and modifiers are whole",
+    )
+}
+
 /// Builds a dice expression from its syntax; custom dice are looked up in `dice`.
 pub fn dice_from_ast(expr: &ast::Expr, dice: &IndexMap<String, Die>) -> Result<DiceExpr, Vec<Diagnostic>> {
     let mut parts = Vec::new();
@@ -124,6 +131,7 @@ pub fn dice_from_ast(expr: &ast::Expr, dice: &IndexMap<String, Die>) -> Result<D
     for t in &expr.terms {
         let part = match &t.term {
             Term::Number(n) => Ok(Part::Modifier(*n)),
+            Term::Decimal(_) => Err(whole_number(t.span)),
             Term::Die { count, sides } => numbered(*count, *sides, t.span),
             Term::Pool { count, die } => custom(dice, *count, die, t.span),
             Term::Name(die) => custom(dice, 1, die, t.span),
@@ -460,6 +468,7 @@ impl RollLower<'_> {
                         custom(self.dice, 1, name, t.span)
                     }
                 }
+                Term::Decimal(_) => Err(whole_number(t.span)),
                 Term::Number(_) => Err(Diagnostic::error(t.span, "a pool holds dice only", "a number")
                     .with_help("add a modifier after the reading instead: `highest of 2d6 + 1`")),
                 Term::Tagged { .. } => Err(Diagnostic::error(t.span, "a tagged value is not a die", "not a die")),

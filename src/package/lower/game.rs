@@ -44,11 +44,12 @@ impl Lower<'_> {
             "sight-doors",
             "friends",
             "needs-marks",
+            "show",
             "source",
             "text",
             "label",
         ];
-        let repeatable = ["phase", "on", "option", "command", "reserve", "watch"];
+        let repeatable = ["phase", "on", "option", "command", "reserve", "watch", "show"];
         let props = self.props(&item.entries, "a game", &known, &repeatable, false);
         let label = self.label(item, &props);
         let source = self.text(props.get("source"));
@@ -75,16 +76,23 @@ impl Lower<'_> {
         let mut phases = Vec::new();
         for p in props.all("phase") {
             let words: Vec<Option<&str>> = p.values.iter().map(ast::Value::as_name).collect();
-            let [Some(side), Some(id), Some(function)] = words[..] else {
-                self.err(
-                    Diagnostic::error(
-                        p.span,
-                        "`phase` takes a side, a phase id and a function",
-                        "not understood",
-                    )
-                    .with_help("write `phase monsters monsters-turn monsters_turn` (side, phase id, function)"),
-                );
-                continue;
+            let (side, id, function, first_turn) = match words[..] {
+                [Some(side), Some(id), Some(function)] => (side, id, function, false),
+                [Some(side), Some(id), Some(function), Some("first-turn")] => (side, id, function, true),
+                _ => {
+                    self.err(
+                        Diagnostic::error(
+                            p.span,
+                            "`phase` takes a side, a phase id and a function (and `first-turn` for a phase of turn 1 only)",
+                            "not understood",
+                        )
+                        .with_help(
+                            "write `phase monsters monsters-turn monsters_turn` (side, phase id, function), or \
+                             `phase player deployment deploy_army first-turn`",
+                        ),
+                    );
+                    continue;
+                }
             };
             if !sides.iter().any(|s| s == side) {
                 self.err(
@@ -104,6 +112,7 @@ impl Lower<'_> {
                 side: side.to_string(),
                 id: id.to_string(),
                 function: function.to_string(),
+                first_turn,
             });
         }
         if phases.is_empty() {
@@ -114,6 +123,18 @@ impl Lower<'_> {
                     "no `phase`",
                 )
                 .with_help("add one `phase <side> <id> <function>` line per phase of the turn, in play order"),
+            );
+        } else if phases.iter().all(|p: &PhaseDef| p.first_turn) {
+            self.err(
+                Diagnostic::error(
+                    item.id.span,
+                    format!(
+                        "game `{}` has only `first-turn` phases: nothing plays after turn 1",
+                        item.id.text
+                    ),
+                    "no phase of every turn",
+                )
+                .with_help("`first-turn` marks a set-up step of turn 1; add the phases every turn plays"),
             );
         }
         let triggers = props
@@ -127,6 +148,21 @@ impl Lower<'_> {
             }
         }
         let mut commands = IndexMap::new();
+        let mut shown = Vec::new();
+        for p in props.all("show") {
+            match (
+                p.values.first().and_then(ast::Value::as_name),
+                p.values.get(1).and_then(ast::Value::as_text),
+            ) {
+                (Some(var), Some(label)) if p.values.len() == 2 => shown.push((var.to_string(), label.to_string())),
+                _ => self.err(
+                    Diagnostic::error(p.span, "`show` takes a game variable and its label", "not understood")
+                        .with_help(
+                            "write `show hand \"Cards in your hand\"`: `status` shows the variable with that label",
+                        ),
+                ),
+            }
+        }
         for p in props.all("command") {
             let words: Vec<Option<&str>> = p.values.iter().take(2).map(ast::Value::as_name).collect();
             let help = p.values.get(2).and_then(ast::Value::as_text).map(str::to_string);
@@ -272,6 +308,7 @@ impl Lower<'_> {
             sight,
             friends_block,
             needs_marks,
+            shown,
             source,
             text,
             span: item.span,

@@ -459,6 +459,14 @@ impl Lower<'_> {
             }
             ValueKind::Roll(_) => return self.roll_value(value, None),
             ValueKind::Expr(expr) => match expr.terms.as_slice() {
+                [t] if matches!(t.term, Term::Decimal(_)) => {
+                    self.err(
+                        Diagnostic::error(t.span, "a whole number is wanted here", "a decimal point").with_help(
+                            "numbers with a decimal point are inches on a battlefield (corners and markers); elsewhere write whole numbers",
+                        ),
+                    );
+                    return None;
+                }
                 [t] if !matches!(t.term, Term::Die { .. } | Term::Pool { .. }) => match &t.term {
                     Term::Number(n) => Value::Number(if t.negative { -n } else { *n }),
                     Term::Name(n) if n == "yes" || n == "true" => Value::Flag(true),
