@@ -88,6 +88,9 @@ fn rolls_read_die_by_die_agree_with_exact_odds() {
         ("space-hulk", "lowest 3 of 8d10"),
         ("space-hulk", "10d1000"),
         ("space-hulk", "40d6 vs 40d6"),
+        ("space-hulk", "any 6 in 2d6 then any 5+ in 2d6"),
+        ("space-hulk", "d12 * d12"),
+        ("space-hulk", "highest of 2d6 * count 4+ in 3d6"),
     ];
     for (package, text) in cases {
         let ruleset = common::load(&format!("rulesets/{package}"));
@@ -95,7 +98,13 @@ fn rolls_read_die_by_die_agree_with_exact_odds() {
         let dist = match roll.odds().unwrap() {
             Odds::Number(d) => d,
             Odds::Opposed { margin, .. } => margin,
-            Odds::Flag(_) => unreachable!(),
+            Odds::Flag(yes) => {
+                // Yes or no as 1 or 0, as a roll's value reads it.
+                let one = num_rational::BigRational::from_integer(1.into());
+                servitor::dice::Distribution {
+                    weights: [(0, &one - &yes), (1, yes)].into_iter().collect(),
+                }
+            }
         };
         let mut rng = Rng::seeded(20261128);
         let mut seen: BTreeMap<i64, usize> = BTreeMap::new();
@@ -130,4 +139,22 @@ fn rolls_read_die_by_die_agree_with_exact_odds() {
         let limit = critical((bins.len() - 1) as f64);
         assert!(chi < limit, "{text}: chi-square {chi:.2} over {limit:.2}");
     }
+}
+
+/// Issue 40's product: d12 × d12 (a count of squares) has mean 169/4 = (13/2)², exactly.
+#[test]
+fn a_product_of_two_dice_has_the_mean_of_their_means() {
+    use servitor::dice::Odds;
+    let ruleset = common::load("rulesets/space-hulk");
+    let roll = ruleset.parse_roll("d12 * d12").unwrap();
+    let Odds::Number(d) = roll.odds().unwrap() else {
+        panic!("d12 * d12 is a number");
+    };
+    let mean: num_rational::BigRational = d
+        .weights
+        .iter()
+        .map(|(v, p)| p * num_rational::BigRational::from_integer((*v).into()))
+        .sum();
+    assert_eq!(mean.to_string(), "169/4");
+    assert_eq!(roll.to_string(), "d12 * d12");
 }

@@ -1421,7 +1421,13 @@ impl Roll {
     /// pool of numbered faces with no re-roll of its own; a chain rolls one kind of die.
     pub fn check(&self) -> Result<(), String> {
         match self {
-            Roll::Read(_) | Roll::Clamp { .. } => Ok(()),
+            Roll::Read(_) | Roll::Clamp { .. } | Roll::Product { .. } => Ok(()),
+            Roll::Sequence(parts) => match parts.iter().find(|r| !r.is_flag()) {
+                Some(r) => Err(format!(
+                    "`{r}` is a number, and a sequence (`… then …`) is of yes-or-no rolls, each made while those before came to no: read it as a yes or no (`any …`, `all …`, `double in …`)"
+                )),
+                None => Ok(()),
+            },
             Roll::Opposed {
                 first,
                 second,
@@ -1482,6 +1488,28 @@ impl Roll {
         use super::big::{fractions_cost, mul_cost, words};
         match self {
             Roll::Read(r) | Roll::Clamp { inner: r, .. } => r.full_cost(),
+            Roll::Product { first, second } => {
+                // Every value of one side times every value of the other: a product of counts
+                // each, then the fractions of the products.
+                let (abits, bbits) = (first.den_bits(), second.den_bits());
+                let pairs = first.values_bound().saturating_mul(second.values_bound());
+                first
+                    .odds_cost()
+                    .saturating_add(second.odds_cost())
+                    .saturating_add(steps(pairs as f64 * mul_cost(words(abits), words(bbits)).max(1.0)))
+                    .saturating_add(steps(fractions_cost(pairs, abits + bbits, true)))
+            }
+            Roll::Sequence(parts) => {
+                // Each part's chance of yes, then one product of big numbers a part.
+                let bits: f64 = parts.iter().map(|r| r.den_bits()).sum();
+                parts
+                    .iter()
+                    .fold(0u64, |c, r| c.saturating_add(r.odds_cost()))
+                    .saturating_add(steps(
+                        parts.len() as f64 * 2.0 * mul_cost(words(bits), words(bits)).max(1.0),
+                    ))
+                    .saturating_add(steps(fractions_cost(1, bits, true)))
+            }
             Roll::Opposed {
                 first,
                 second,
@@ -1610,6 +1638,30 @@ impl Roll {
                 })
             }
             Roll::Chain { first, stages } => Ok(Odds::Number(chain(first, stages))),
+            Roll::Product { first, second } => {
+                let (a, da) = first.counts();
+                let (b, db) = second.counts();
+                let mut product: BTreeMap<i64, BigUint> = BTreeMap::new();
+                for (x, cx) in &a {
+                    for (y, cy) in &b {
+                        *product.entry(x.saturating_mul(*y)).or_default() += cx * cy;
+                    }
+                }
+                Ok(Odds::Number(distribution_of(product, &(da * db))))
+            }
+            Roll::Sequence(parts) => {
+                // No, every time: the product of each part's chance of no.
+                let mut none = BigUint::one();
+                let mut den = BigUint::one();
+                for r in parts {
+                    let (counts, d) = r.counts();
+                    let yes = counts.get(&1).cloned().unwrap_or_default();
+                    none *= &d - yes;
+                    den *= d;
+                }
+                let yes = &den - none;
+                Ok(Odds::Flag(fraction(yes, &den, Smooth::of(&den).as_ref())))
+            }
             Roll::Clamp { inner, least, most } => {
                 let (counts, den) = inner.counts();
                 let mut held: BTreeMap<i64, BigUint> = BTreeMap::new();

@@ -376,6 +376,14 @@ pub enum Roll {
         least: Option<i64>,
         most: Option<i64>,
     },
+    /// `d12 * d12`: one number read times another, each rolled on its own.
+    Product {
+        first: Reading,
+        second: Reading,
+    },
+    /// `any 6 in 2d6 then any 5+ in 2d6`: yes or no readings made one after another while each
+    /// before came to no (shots at one target until one kills); yes when one comes to yes.
+    Sequence(Vec<Reading>),
 }
 
 /// A number held within bounds.
@@ -387,7 +395,7 @@ pub fn clamp(value: i64, least: Option<i64>, most: Option<i64>) -> i64 {
 impl Roll {
     /// Yes or no, rather than a number or a contest.
     pub fn is_flag(&self) -> bool {
-        matches!(self, Roll::Read(r) if r.is_flag())
+        matches!(self, Roll::Read(r) if r.is_flag()) || matches!(self, Roll::Sequence(_))
     }
 
     /// The die every stage of a chain rolls: the first pool's one kind.
@@ -434,6 +442,16 @@ impl fmt::Display for Roll {
                 }
                 if let Some(hi) = most {
                     write!(f, " at most {hi}")?;
+                }
+                Ok(())
+            }
+            Roll::Product { first, second } => write!(f, "{first} * {second}"),
+            Roll::Sequence(parts) => {
+                for (i, p) in parts.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(" then ")?;
+                    }
+                    write!(f, "{p}")?;
                 }
                 Ok(())
             }
@@ -530,6 +548,15 @@ pub enum Rolled {
         stages: Vec<StageRoll>,
         value: i64,
     },
+    /// A product (both readings) or a sequence (the readings made, up to the first yes).
+    Parts {
+        roll: String,
+        /// ` × ` for a product, `; then ` for a sequence.
+        joiner: &'static str,
+        parts: Vec<ReadingRoll>,
+        value: i64,
+        flag: bool,
+    },
 }
 
 pub use crate::limits::MAX_TIE_ROUNDS;
@@ -538,7 +565,7 @@ impl Rolled {
     /// The result: the number read, 1 / 0 for yes / no, the margin of an opposed roll.
     pub fn value(&self) -> i64 {
         match self {
-            Rolled::Read { value, .. } | Rolled::Chain { value, .. } => *value,
+            Rolled::Read { value, .. } | Rolled::Chain { value, .. } | Rolled::Parts { value, .. } => *value,
             Rolled::Opposed { margin, .. } => *margin,
         }
     }
@@ -720,6 +747,35 @@ impl Roll {
                     value: clamp(reading.value(), *least, *most),
                     flag: false,
                     reading,
+                }
+            }
+            Roll::Product { first, second } => {
+                let (a, b) = (first.roll(rng), second.roll(rng));
+                Rolled::Parts {
+                    roll: text,
+                    joiner: " × ",
+                    value: a.value().saturating_mul(b.value()),
+                    parts: vec![a, b],
+                    flag: false,
+                }
+            }
+            Roll::Sequence(readings) => {
+                let mut parts = Vec::new();
+                let mut value = 0;
+                for r in readings {
+                    let made = r.roll(rng);
+                    value = i64::from(made.value() != 0);
+                    parts.push(made);
+                    if value == 1 {
+                        break;
+                    }
+                }
+                Rolled::Parts {
+                    roll: text,
+                    joiner: "; then ",
+                    parts,
+                    value,
+                    flag: true,
                 }
             }
             Roll::Opposed {
@@ -974,6 +1030,20 @@ impl fmt::Display for Rolled {
                     write!(f, " → {}", s.passed)?;
                 }
                 write!(f, "; {value} in all")
+            }
+            Rolled::Parts {
+                joiner,
+                parts,
+                value,
+                flag,
+                ..
+            } => {
+                let words: Vec<String> = parts.iter().map(reading_words).collect();
+                f.write_str(&words.join(joiner))?;
+                if !*flag && parts.len() > 1 {
+                    write!(f, " = {value}")?;
+                }
+                Ok(())
             }
         }
     }

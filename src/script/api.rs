@@ -525,8 +525,12 @@ fn faces(dice: &[crate::dice::RolledDie]) -> Array {
 /// opposed roll as `#{ winner, margin, first, second }`.
 fn reading_value(rolled: &Rolled) -> Dynamic {
     match rolled {
-        Rolled::Read { value, flag: true, .. } => Dynamic::from_bool(*value != 0),
-        Rolled::Read { value, .. } | Rolled::Chain { value, .. } => Dynamic::from_int(*value),
+        Rolled::Read { value, flag: true, .. } | Rolled::Parts { value, flag: true, .. } => {
+            Dynamic::from_bool(*value != 0)
+        }
+        Rolled::Read { value, .. } | Rolled::Chain { value, .. } | Rolled::Parts { value, .. } => {
+            Dynamic::from_int(*value)
+        }
         Rolled::Opposed {
             winner,
             margin,
@@ -569,6 +573,11 @@ fn rolled_map(rolled: &Rolled) -> Map {
         Rolled::Chain { stages, .. } => {
             let counts: Array = stages.iter().map(|s| Dynamic::from_int(s.passed)).collect();
             map.insert("stages".into(), counts.into());
+        }
+        Rolled::Parts { parts, .. } => {
+            // Each reading made (a product's two, a sequence's up to the first yes): its dice.
+            let dice: Array = parts.iter().map(|p| Dynamic::from(faces(p.dice()))).collect();
+            map.insert("parts".into(), dice.into());
         }
     }
     map

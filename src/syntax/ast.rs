@@ -180,6 +180,18 @@ pub enum RollExpr {
         most: Option<i64>,
         span: Span,
     },
+    /// `d12 * d12`: one number times another.
+    Product {
+        first: Side,
+        second: Side,
+        span: Span,
+    },
+    /// `any 6 in 2d6 then any 5+ in 2d6`: yes or no rolls, each made while those before came
+    /// to no.
+    Sequence {
+        parts: Vec<ReadExpr>,
+        span: Span,
+    },
 }
 
 /// One side of `… vs …`: a reading, or a plain dice total.

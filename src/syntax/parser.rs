@@ -182,7 +182,8 @@ fn describe(rule: &Rule) -> &'static str {
         Rule::close_brace => "`}`",
         Rule::close_bracket => "`]` or `,`",
         Rule::roll | Rule::reading | Rule::side => "a value",
-        Rule::chain | Rule::opposed | Rule::clamped => "dice read die by die",
+        Rule::chain | Rule::opposed | Rule::clamped | Rule::product | Rule::sequence => "dice read die by die",
+        Rule::times_op => "`*`",
         Rule::clamp => "`at least N` or `at most N`",
         // After a value, `at least` may follow: the value is what was expected.
         Rule::at_kw => "a value",
@@ -537,6 +538,22 @@ impl Reader {
                     most,
                     span,
                 }
+            }
+            Rule::product => {
+                let span = self.span(&form);
+                let mut parts = inner(form);
+                let first = self.side(parts.next().expect("a first factor"))?;
+                parts.next(); // *
+                let second = self.side(parts.next().expect("a second factor"))?;
+                RollExpr::Product { first, second, span }
+            }
+            Rule::sequence => {
+                let span = self.span(&form);
+                let parts = inner(form)
+                    .filter(|p| p.as_rule() == Rule::reading)
+                    .map(|p| self.reading(p))
+                    .collect::<Res<Vec<_>>>()?;
+                RollExpr::Sequence { parts, span }
             }
             _ => RollExpr::Read(Box::new(self.reading(form)?)),
         })

@@ -378,6 +378,33 @@ impl RollLower<'_> {
                     most: *most,
                 })
             }
+            ast::RollExpr::Product { first, second, span } => {
+                let (a, b) = (self.side(first), self.side(second));
+                let (a, b) = (a?, b?);
+                if a.is_flag() || b.is_flag() {
+                    self.err(
+                        Diagnostic::error(*span, "a yes or no is not multiplied", "not a number")
+                            .with_help("`*` multiplies two numbers: totals, kept totals, counts"),
+                    );
+                    return None;
+                }
+                Some(Roll::Product { first: a, second: b })
+            }
+            ast::RollExpr::Sequence { parts, span } => {
+                let mut out = Vec::new();
+                for p in parts {
+                    out.push(Reading::Pool(self.read(p)?));
+                }
+                let roll = Roll::Sequence(out);
+                if let Err(why) = roll.check() {
+                    self.err(
+                        Diagnostic::error(*span, why, "not a yes or no")
+                            .with_help("a sequence reads yes or no rolls: `any 6 in 2d6 then any 5+ in 2d6`"),
+                    );
+                    return None;
+                }
+                Some(roll)
+            }
             ast::RollExpr::Chain { first, stages } => {
                 let first_read = self.read(first)?;
                 let Some(kind) = Roll::chain_die(&first_read).cloned() else {
@@ -881,7 +908,9 @@ fn expr_span(expr: &ast::RollExpr) -> Span {
             span(first).to(span(second))
         }
         ast::RollExpr::Chain { first, stages } => stages.last().map_or(first.span, |s| first.span.to(s.span)),
-        ast::RollExpr::Clamp { span, .. } => *span,
+        ast::RollExpr::Clamp { span, .. }
+        | ast::RollExpr::Product { span, .. }
+        | ast::RollExpr::Sequence { span, .. } => *span,
     }
 }
 
