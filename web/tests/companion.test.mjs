@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, existsSync, cpSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -513,7 +513,10 @@ function serveWith(args, env = {}) {
 }
 
 test('the bytes over the wire: a first visit ≤ 2.5 MB (the engine fetched once, compressed), a second ≤ 50 kB', async () => {
-  const { s, url } = await serveWith(['0', join(web, 'dist')], { SERVITOR_COUNT_BYTES: '1' });
+  // A copy of the build: a new build is made in it below.
+  const dist = mkdtempSync(join(tmpdir(), 'servitor-dist-'));
+  cpSync(join(web, 'dist'), dist, { recursive: true });
+  const { s, url } = await serveWith(['0', dist], { SERVITOR_COUNT_BYTES: '1' });
   const { context, page } = await browser(PHONE);
   try {
     const bytes = async () => Number(await (await fetch(`${url}__bytes`)).text());
@@ -534,9 +537,19 @@ test('the bytes over the wire: a first visit ≤ 2.5 MB (the engine fetched once
     assert.ok(first <= 2.5e6, `first visit: ${first} bytes`);
     assert.ok(second <= 50e3, `second visit: ${second} bytes`);
     assert.equal(await page.locator('#updated').isHidden(), true, 'the same build: nothing said');
+    // A new build (another version in the page's script): the next visit runs it, and says so.
+    const app = join(dist, 'app.js');
+    writeFileSync(app, readFileSync(app, 'utf8').replace(/^const VERSION = '[^']*';/m, "const VERSION = 'next-build';"));
+    rmSync(`${app}.br`);
+    rmSync(`${app}.gz`);
+    await page.goto('about:blank');
+    await page.goto(url);
+    await ready(page);
+    assert.equal(await page.locator('#updated').innerText(), 'updated to version next-build');
   } finally {
     await context.close();
     s.kill();
+    rmSync(dist, { recursive: true, force: true });
   }
 });
 

@@ -332,7 +332,7 @@ fn event_lines(log: &[servitor::game::Event], from: usize, to: usize, side: &str
     let mut out = Vec::new();
     for (i, e) in log.iter().enumerate().take(to).skip(from) {
         for line in table::lines_numbered(std::slice::from_ref(e), side, false, &mut n) {
-            let mut j = serde_json::to_value(&line).unwrap_or(Json::Null);
+            let mut j = serde_json::to_value(line).unwrap_or(Json::Null);
             j["event"] = json!(i);
             out.push(j);
         }
