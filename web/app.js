@@ -8,6 +8,8 @@ import init, { catalog, Companion } from './pkg/servitor_web.js';
 const $ = (id) => document.getElementById(id);
 const SAVE = 'servitor.save';
 const TICKS = 'servitor.ticks';
+// web/build.sh writes the build's version here (and in sw.js): the engine's address carries it.
+const VERSION = 'dev';
 const THEME = 'servitor.theme';
 const CELL = 32;
 const INFO = new Set(['help', 'status', 'why', 'odds']);
@@ -206,6 +208,9 @@ function resume(text, label) {
   } catch (e) {
     return { ok: false, note: `${label} is not a servitor play save: ${e.message}` };
   }
+  if (typeof name !== 'string') {
+    return { ok: false, note: `${label} is not a servitor play save: it names no package` };
+  }
   if (!packages.some((p) => p.package === name)) {
     return { ok: false, note: `${label} is a game of \`${name}\`, which this page does not hold` };
   }
@@ -214,6 +219,8 @@ function resume(text, label) {
   if (r.ok) {
     comp = c;
     store(comp.save());
+    // Another game's ticks are not this one's.
+    if (label !== 'the saved game') { ticks = {}; localStorage.setItem(TICKS, '{}'); }
     shown = [];
     show('play');
     answered('resume', r);
@@ -244,17 +251,7 @@ function answered(line, r) {
   note.className = r.ok ? '' : 'refused';
   if (!r.ok) return;
   const first = line.split(/\s+/)[0];
-  if (first === 'undo' || first === 'redo') shown = [];
-  if (first === 'end' || line === 'start') {
-    shown = r.lines;
-    ticks = {};
-    localStorage.setItem(TICKS, '{}');
-    if (first === 'end') requestAnimationFrame(() => $('turn').scrollIntoView({ block: 'start' }));
-  } else if (line === 'resume') {
-    shown = r.lines;
-  } else {
-    shown = shown.concat(r.lines);
-  }
+  if (first === 'end') requestAnimationFrame(() => $('turn').scrollIntoView({ block: 'start' }));
   words = [];
   $('line').value = '';
   refresh();
@@ -267,6 +264,7 @@ function refresh() {
   $('redo').disabled = !view.can_redo;
   drawBoard();
   drawWords();
+  loadCards();
   drawCards();
   const st = call(() => comp.send('status', '[]', '[]'));
   $('status-text').textContent = st.text || '';
@@ -461,38 +459,51 @@ function syncLine() {
 
 // ---------------------------------------------------------------- instructions
 
-function tickKey(l) {
-  return `${l.turn}|${l.side}|${l.number}`;
+// The card list is the engine's: rebuilt from the session's log, so a reload shows the same
+// cards, numbers and headings. A tick is keyed by the event the card shows (its index in the
+// game's log), so no two cards share one; ticks past the log's end (an undo) are dropped.
+let earlierCount = 0;
+function loadCards() {
+  const c = JSON.parse(comp.cards(false));
+  if (!c) { shown = []; return; }
+  shown = c.lines;
+  earlierCount = c.from;
+  let pruned = false;
+  for (const k of Object.keys(ticks)) {
+    if (!/^e\d+$/.test(k) || Number(k.slice(1)) >= c.total) { delete ticks[k]; pruned = true; }
+  }
+  if (pruned) localStorage.setItem(TICKS, JSON.stringify(ticks));
 }
 
-function drawCards() {
-  const box = $('cards');
-  box.innerHTML = '';
-  let turn = null, numbered = 0, done = 0;
-  for (const l of shown) {
+function tickKey(l) {
+  return `e${l.event}`;
+}
+
+function drawLines(box, lines, tickable) {
+  let numbered = 0, done = 0;
+  for (const l of lines) {
     if (l.line === 'setup') {
-      turn = { turn: 0, side: 'setup' };
       const h = document.createElement('div');
       h.className = 'turn-head';
       h.textContent = 'Setup';
       box.append(h);
     } else if (l.line === 'turn') {
-      turn = l;
       const h = document.createElement('div');
       h.className = 'turn-head';
       h.textContent = `Turn ${l.turn} · ${l.side} · ${l.phase}`;
       box.append(h);
-    } else if (l.number) {
+    } else if (l.number && tickable) {
       numbered++;
-      const key = tickKey({ turn: turn ? turn.turn : 0, side: turn ? turn.side : '', number: l.number });
+      const key = tickKey(l);
       const card = document.createElement('label');
       card.className = 'step numbered';
+      card.dataset.event = l.event;
       const check = document.createElement('input');
       check.type = 'checkbox';
       check.checked = !!ticks[key];
       if (check.checked) { card.classList.add('done'); done++; }
       check.onchange = () => {
-        ticks[key] = check.checked;
+        if (check.checked) ticks[key] = true; else delete ticks[key];
         localStorage.setItem(TICKS, JSON.stringify(ticks));
         drawCards();
       };
@@ -518,7 +529,7 @@ function drawCards() {
       row.className = `note ${l.kind}`;
       const icon = document.createElement('span');
       icon.className = 'icon';
-      icon.textContent = l.kind === 'decision' ? '→' : l.kind === 'roll' || l.kind === 'table' ? '⚄' : '·';
+      icon.textContent = l.number ? `${l.number}.` : l.kind === 'decision' ? '→' : l.kind === 'roll' || l.kind === 'table' ? '⚄' : '·';
       const body = document.createElement('span');
       body.textContent = l.text;
       if (l.source) {
@@ -531,8 +542,29 @@ function drawCards() {
       box.append(row);
     }
   }
+  return [numbered, done];
+}
+
+function drawCards() {
+  const box = $('cards');
+  box.innerHTML = '';
+  if (earlierCount) {
+    // The turns before, folded: drawn only when opened.
+    const fold = document.createElement('details');
+    fold.id = 'earlier';
+    const sum = document.createElement('summary');
+    sum.textContent = 'Earlier turns';
+    fold.append(sum);
+    fold.ontoggle = () => {
+      if (!fold.open || fold.dataset.drawn) return;
+      fold.dataset.drawn = '1';
+      drawLines(fold, JSON.parse(comp.cards(true)).earlier, false);
+    };
+    box.append(fold);
+  }
+  const [numbered, done] = drawLines(box, shown, true);
   $('progress').textContent = numbered ? `${done} of ${numbered} done` : '';
-  if (!shown.length) box.textContent = 'Your move: tap a command, then your pieces and squares.';
+  if (!shown.length) box.append('Your move: tap a command, then your pieces and squares.');
 }
 
 // ---------------------------------------------------------------- manual dice and questions
@@ -736,11 +768,19 @@ async function main() {
   wire();
   // On a phone the squares start finger-sized (the board scrolls); Zoom shows it whole.
   if (matchMedia('(max-width: 600px)').matches) $('board').classList.add('big');
+  const t0 = performance.now();
+  await init({ module_or_path: `pkg/servitor_web_bg.wasm?v=${VERSION}` });
+  // Registered once the engine is loaded: the worker takes it from the browser's cache.
   if ('serviceWorker' in navigator) {
     navigator.serviceWorker.register('sw.js').catch((e) => console.warn('no offline copy:', e));
   }
-  const t0 = performance.now();
-  await init();
+  // A new build since the last visit: say so.
+  const last = localStorage.getItem('servitor.version');
+  if (last && last !== VERSION) {
+    $('updated').textContent = `updated to version ${VERSION}`;
+    $('updated').hidden = false;
+  }
+  localStorage.setItem('servitor.version', VERSION);
   packages = JSON.parse(catalog()).filter((p) => p.games.length);
   document.body.dataset.engineMs = Math.round(performance.now() - t0);
   fillStart();

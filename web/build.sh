@@ -24,6 +24,9 @@ wasm-bindgen --target web --no-typescript --out-dir web/dist/pkg \
   target/wasm32-unknown-unknown/web/servitor_web.wasm
 cp web/index.html web/app.js web/style.css web/manifest.webmanifest web/icon.svg web/dist/
 # The service worker's cache is named after this build, so a new build replaces the old copy.
-version=$(cat web/dist/pkg/* web/dist/*.* | sha256sum | cut -c1-12)
+version=$( (cat web/dist/pkg/* web/dist/*.*; cat web/sw.js) | sha256sum | cut -c1-12)
 sed "s/^const VERSION = 'dev';/const VERSION = '$version';/" web/sw.js > web/dist/sw.js
-node web/size.mjs web/dist
+sed -i "s/^const VERSION = 'dev';/const VERSION = '$version';/" web/dist/app.js
+# Each file precompressed beside it (.br, .gz): web/serve.mjs sends them as they are, as any
+# static host that serves precompressed files does; the sizes are printed.
+node web/size.mjs web/dist --write

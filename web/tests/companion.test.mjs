@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, existsSync, cpSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -422,4 +422,193 @@ test('Space Hulk solo with real dice: dice and questions asked in turn within on
   cli(['space-hulk-solo', '--resume', file], 'undo\nredo\n');
   assert.equal(readFileSync(file, 'utf8'), text);
   await context.close();
+});
+
+/// Every card of the card list as the player sees it: heading, number, text, tick.
+const cardList = (page) => page.evaluate(() => [...document.querySelectorAll('#cards > *')].map((e) => {
+  const box = e.querySelector('input[type=checkbox]');
+  return `${e.className}|${e.innerText.replace(/\s+/g, ' ').trim()}|${box ? (box.checked ? 'ticked' : 'open') : '-'}`;
+}));
+
+/// Each end, the card list; a card ticked (and nothing else changing); a reload showing the
+/// same cards, numbers and ticks.
+async function cardsSurviveReloads(page, turns, counter) {
+  for (let turn = 0; turn < turns; turn++) {
+    await tapCommand(page, 'end', [], counter);
+    const before = await cardList(page);
+    const open = page.locator('.step.numbered:not(.done)');
+    const n = await open.count();
+    assert.ok(n > 0, `turn ${turn}: the enemy's turn has cards`);
+    await press(open.nth((turn * 3) % n).locator('input'));
+    const ticked = await cardList(page);
+    const changed = before.map((c, i) => (c === ticked[i] ? null : i)).filter((i) => i !== null);
+    assert.equal(ticked.length, before.length);
+    assert.equal(changed.length, 1, `one tap changes one card:\n${changed.map((i) => `${before[i]}\n→ ${ticked[i]}`).join('\n')}`);
+    await page.reload();
+    await ready(page);
+    await page.waitForSelector('#play:not([hidden])');
+    assert.deepEqual(await cardList(page), ticked, `turn ${turn}: the reload shows every card, number and tick as before`);
+  }
+}
+
+test('the card list is part of the saved session: reloads after every enemy turn and mid-dice keep every card, number and tick', async () => {
+  const { context, page } = await browser(PHONE);
+  try {
+    await page.goto(base);
+    await ready(page);
+    // Space Crusade: a command of the player after the enemy's turn adds to the list.
+    await newGame(page, { seed: 3 });
+    await page.waitForSelector('#play:not([hidden])');
+    const counter = { n: 0 };
+    await tapCommand(page, 'enter', ['marine-1', CLAW[0]], counter);
+    await cardsSurviveReloads(page, 2, counter);
+    const m1 = (await view(page)).pieces.find((p) => p.id === 'marine-1');
+    if (m1 && m1.status === 'board') await tapCommand(page, 'move', ['marine-1', '7,2'], counter);
+    const moved = await cardList(page);
+    await page.reload();
+    await ready(page);
+    assert.deepEqual(await cardList(page), moved, 'a command after the enemy turn: the list with it survives');
+    // Earlier turns are folded, there to open.
+    assert.equal(await page.locator('#earlier:not([open])').count(), 1);
+    await page.locator('#earlier summary').click();
+    assert.match(await page.locator('#earlier').innerText(), /Turn 1/);
+    // StarQuest numbers each phase from 1: a tick is still its own card's.
+    await page.evaluate(() => localStorage.clear());
+    await page.reload();
+    await ready(page);
+    await newGame(page, { pkg: ['starquest-solitaire', 'starquest'], mission: 'mission-1', seed: 2 });
+    await page.waitForSelector('#play:not([hidden])');
+    await cardsSurviveReloads(page, 3, counter);
+    // Manual dice: a reload while the enemy's dice are asked shows the list as it was.
+    await page.evaluate(() => localStorage.clear());
+    await page.reload();
+    await ready(page);
+    await newGame(page, { seed: 3, manual: true });
+    await settle(page, counter);
+    await page.waitForSelector('#play:not([hidden])');
+    await tapCommand(page, 'enter', ['marine-1', CLAW[0]], counter);
+    await cardsSurviveReloads(page, 1, counter);
+    const mid = await cardList(page);
+    await press(page.locator('#command-words button[data-word="end"]'));
+    await page.waitForSelector('#dice:not([hidden])');
+    await press(page.locator('#faces button').first());
+    await page.reload();
+    await ready(page);
+    assert.deepEqual(await cardList(page), mid, 'mid-dice: the list as before the command');
+  } finally {
+    await context.close();
+  }
+});
+
+/// web/serve.mjs with `args`, its first line's address; `env` added to its environment.
+function serveWith(args, env = {}) {
+  return new Promise((ok, fail) => {
+    const s = spawn(process.execPath, [join(web, 'serve.mjs'), ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+    s.stdout.once('data', (d) => {
+      const m = String(d).match(/https?:\/\/[\d.:]+\//);
+      if (m) ok({ s, url: m[0] }); else fail(new Error(`serve said ${d}`));
+    });
+    s.once('error', fail);
+  });
+}
+
+test('the bytes over the wire: a first visit ≤ 2.5 MB (the engine fetched once, compressed), a second ≤ 50 kB', async () => {
+  // A copy of the build: a new build is made in it below.
+  const dist = mkdtempSync(join(tmpdir(), 'servitor-dist-'));
+  cpSync(join(web, 'dist'), dist, { recursive: true });
+  const { s, url } = await serveWith(['0', dist], { SERVITOR_COUNT_BYTES: '1' });
+  const { context, page } = await browser(PHONE);
+  try {
+    const bytes = async () => Number(await (await fetch(`${url}__bytes`)).text());
+    const b0 = await bytes();
+    await page.goto(url);
+    await ready(page);
+    // The offline copy made: the worker installed and active.
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+    await page.waitForTimeout(300);
+    const b1 = await bytes();
+    await page.goto('about:blank');
+    await page.goto(url);
+    await ready(page);
+    await page.waitForTimeout(300);
+    const b2 = await bytes();
+    const first = b1 - b0, second = b2 - b1;
+    console.log(`# first visit ${first} bytes over the wire, second ${second} bytes`);
+    assert.ok(first <= 2.5e6, `first visit: ${first} bytes`);
+    assert.ok(second <= 50e3, `second visit: ${second} bytes`);
+    assert.equal(await page.locator('#updated').isHidden(), true, 'the same build: nothing said');
+    // A new build (another version in the page's script): the next visit runs it, and says so.
+    const app = join(dist, 'app.js');
+    writeFileSync(app, readFileSync(app, 'utf8').replace(/^const VERSION = '[^']*';/m, "const VERSION = 'next-build';"));
+    rmSync(`${app}.br`);
+    rmSync(`${app}.gz`);
+    await page.goto('about:blank');
+    await page.goto(url);
+    await ready(page);
+    assert.equal(await page.locator('#updated').innerText(), 'updated to version next-build');
+  } finally {
+    await context.close();
+    s.kill();
+    rmSync(dist, { recursive: true, force: true });
+  }
+});
+
+test('from another machine (a non-loopback origin over --lan HTTPS): the worker registers and the page plays offline after one visit', async () => {
+  const certs = mkdtempSync(join(tmpdir(), 'servitor-certs-'));
+  const { s, url } = await serveWith(['--lan', '0', join(web, 'dist')], { SERVITOR_CERTS: certs });
+  const port = new URL(url).port;
+  // The machine's own address when it has one; else a name mapped to it.
+  const host = new URL(url).hostname === '127.0.0.1' ? 'servitor-table.test' : new URL(url).hostname;
+  const spki = spawnSync('sh', ['-c',
+    `openssl x509 -in ${join(certs, 'cert.pem')} -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`],
+  { encoding: 'utf8' }).stdout.trim();
+  const dir = mkdtempSync(join(tmpdir(), 'servitor-chromium-'));
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
+      // The phone trusts the authority (README); here the certificate's key is trusted.
+      `--ignore-certificate-errors-spki-list=${spki}`,
+      `--host-resolver-rules=MAP servitor-table.test 127.0.0.1`],
+    ...PHONE,
+  });
+  const page = context.pages()[0] || await context.newPage();
+  touch.add(page);
+  try {
+    const origin = `https://${host}:${port}/`;
+    await page.goto(origin);
+    await ready(page);
+    assert.equal(await page.evaluate(() => window.isSecureContext), true);
+    assert.ok(!['127.0.0.1', 'localhost'].includes(await page.evaluate(() => location.hostname)));
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+    assert.match(await page.evaluate(() => navigator.serviceWorker.controller ? 'controlled' : 'registered'), /controlled|registered/);
+    // The CA the phone installs is served.
+    assert.match(await page.evaluate(async () => (await fetch('servitor-ca.pem')).text()), /BEGIN CERTIFICATE/);
+    s.kill();
+    await context.setOffline(true);
+    await page.reload();
+    await ready(page);
+    await newGame(page, { seed: 1 });
+    await page.waitForSelector('#play:not([hidden])');
+    const counter = { n: 0 };
+    await tapCommand(page, 'enter', ['marine-1', CLAW[0]], counter);
+    await tapCommand(page, 'end', [], counter);
+    assert.ok(await page.locator('.step.numbered').count() > 0, 'offline, the enemy plays its turn');
+  } finally {
+    await context.close();
+    s.kill();
+  }
+});
+
+test('importing a JSON file that is not a save says so', async () => {
+  const { context, page } = await browser(PHONE);
+  try {
+    await page.goto(base);
+    await ready(page);
+    await page.setInputFiles('#import', { name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('{"notes": [1, 2]}') });
+    await page.waitForFunction(() => document.getElementById('start-error').textContent !== '');
+    assert.equal(await page.locator('#start-error').innerText(), 'notes.json is not a servitor play save: it names no package');
+  } finally {
+    await context.close();
+  }
 });

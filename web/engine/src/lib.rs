@@ -141,6 +141,9 @@ pub struct Companion {
     session: Option<Session>,
     /// `None` only while a command runs (the host takes the game by value) or before a game.
     game: Option<Game>,
+    /// Where the current turn's cards begin: the number of events before the last `end` (0
+    /// before any). `None` until worked out again after a resume, an undo or a redo.
+    turn_from: Option<usize>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -213,6 +216,15 @@ impl Companion {
             .as_ref()
             .and_then(|s| servitor::game::host::encode(s).ok())
             .unwrap_or_default()
+    }
+
+    /// The card list of the current turn, rebuilt from the session's log (so a reload shows
+    /// what was shown): `{from, total, lines, earlier}`. Every line carries `event`, the index
+    /// of the event it shows in the game's log (the key of its tick); the numbers run on
+    /// through the turn. `lines`: since the last `end` (or the start); `earlier` (only when
+    /// `all`): the turns before, numbered per phase as they were shown.
+    pub fn cards(&mut self, all: bool) -> String {
+        self.try_cards(all).to_string()
     }
 
     /// The board, the pieces and the state of play as the player may see them, as JSON.
@@ -314,7 +326,58 @@ fn need_json(line: &str, asked: &Asked) -> Option<Json> {
     Some(json!({ "command": line, "ok": false, "need": need, "lines": [] }))
 }
 
+/// `events[from..to]` of the player's log as lines, each with the index of its event.
+fn event_lines(log: &[servitor::game::Event], from: usize, to: usize, side: &str) -> Vec<Json> {
+    let mut n = 0;
+    let mut out = Vec::new();
+    for (i, e) in log.iter().enumerate().take(to).skip(from) {
+        for line in table::lines_numbered(std::slice::from_ref(e), side, false, &mut n) {
+            let mut j = serde_json::to_value(line).unwrap_or(Json::Null);
+            j["event"] = json!(i);
+            out.push(j);
+        }
+    }
+    out
+}
+
 impl Companion {
+    fn turn_from(&mut self) -> usize {
+        if let Some(from) = self.turn_from {
+            return from;
+        }
+        let Some(session) = &self.session else { return 0 };
+        let last_end = session
+            .entries
+            .iter()
+            .rposition(|e| e.line.split_whitespace().next() == Some("end"));
+        let from = match last_end {
+            None => 0,
+            Some(k) => {
+                let mut before = session.clone();
+                before.entries.truncate(k);
+                before.redo.clear();
+                before.replay(&mut self.host).map(|g| g.events.len()).unwrap_or(0)
+            }
+        };
+        self.turn_from = Some(from);
+        from
+    }
+
+    fn try_cards(&mut self, all: bool) -> Json {
+        let from = self.turn_from();
+        let (Some(game), Some(session)) = (&self.game, &self.session) else {
+            return json!(null);
+        };
+        let log = player_log(&game.events);
+        let from = from.min(log.len());
+        json!({
+            "from": from,
+            "total": log.len(),
+            "lines": event_lines(&log, from, log.len(), &session.side),
+            "earlier": if all { json!(event_lines(&log, 0, from, &session.side)) } else { json!(null) },
+        })
+    }
+
     /// [`Companion::new`] with its error as text.
     pub fn load(package: &str) -> Result<Companion, String> {
         let loaded = servitor::load(package).map_err(|e| e.render(false))?;
@@ -322,6 +385,7 @@ impl Companion {
             host: Host::new(&Arc::new(loaded.ruleset)),
             session: None,
             game: None,
+            turn_from: None,
         })
     }
 
@@ -378,6 +442,7 @@ impl Companion {
         let lines = table::lines(&player_log(&started.events), &session.side, false);
         self.session = Some(session);
         self.game = Some(started);
+        self.turn_from = Some(0);
         Ok(self.answer("start", true, None, lines))
     }
 
@@ -403,6 +468,7 @@ impl Companion {
         let lines = table::lines(&player_log(&game.events)[shown..], &session.side, false);
         self.session = Some(session);
         self.game = Some(game);
+        self.turn_from = None;
         Ok(self.answer("resume", true, None, lines))
     }
 
@@ -463,6 +529,9 @@ impl Companion {
                 if let Some(session) = self.session.as_mut() {
                     session.entries.push(entry);
                 }
+                if line.split_whitespace().next() == Some("end") {
+                    self.turn_from = Some(before);
+                }
                 self.answer(line, true, None, lines)
             }
             Err(error) => {
@@ -499,6 +568,7 @@ impl Companion {
             s.redo.push(entry.clone());
         }
         let before = self.game.as_ref().map(|g| g.events.clone()).unwrap_or_default();
+        self.turn_from = None;
         if let Err(e) = self.restore() {
             return refusal("undo", e);
         }
@@ -755,6 +825,37 @@ mod tests {
             }
             return (r, answers.len());
         }
+    }
+
+    #[test]
+    fn the_card_list_is_rebuilt_from_the_save_each_card_its_own_event() {
+        let (mut c, _) = begin(false);
+        let mut lists = Vec::new();
+        for line in ["end", "end", "undo", "redo", "end"] {
+            send(&mut c, line);
+            let live = parse(&c.cards(true));
+            // Resumed from the save (as a reload does): the same cards, numbers and events.
+            let mut again = Companion::load(&playable().0).unwrap();
+            assert_eq!(parse(&again.resume(&c.save()))["ok"], json!(true));
+            assert_eq!(parse(&again.cards(true)), live, "after `{line}`");
+            // One event per numbered card: a tick keyed by it ticks that card only.
+            let events: Vec<&Json> = live["lines"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|l| l.get("number").is_some())
+                .map(|l| &l["event"])
+                .collect();
+            let mut unique = events.clone();
+            unique.dedup();
+            assert_eq!(unique.len(), events.len(), "after `{line}`");
+            lists.push(live);
+        }
+        // The turn's cards begin after the last `end`; redo gives back the list undo took.
+        assert!(lists[1]["from"].as_u64() > lists[0]["from"].as_u64());
+        assert_eq!(lists[2]["from"], lists[0]["from"]);
+        assert_eq!(lists[3], lists[1]);
+        assert!(!lists[4]["earlier"].as_array().unwrap().is_empty());
     }
 
     #[test]
