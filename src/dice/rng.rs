@@ -813,4 +813,33 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn a_forced_choice_moves_the_stream_as_a_drawn_one() {
+        let forced = Arc::new(Mutex::new(Forced {
+            named: vec![
+                Queue::parse("tie=3").unwrap().unwrap(),
+                Queue::parse("shuffle@s=4-1").unwrap().unwrap(),
+                Queue::parse("random=9").unwrap().unwrap(),
+            ],
+            ..Forced::default()
+        }));
+        let mut plain = Rng::derived(5, "s");
+        let mut given = Rng::derived(5, "s").with_forced(forced.clone());
+        let describe = || (Vec::new(), String::new());
+        plain.pick(Kind::Tie, 4, &describe);
+        assert_eq!(given.pick(Kind::Tie, 4, &describe), 2);
+        let (mut a, mut b) = ((0..6).collect::<Vec<_>>(), (0..6).collect::<Vec<_>>());
+        plain.shuffle_as(Kind::Shuffle, &mut a, &String::new);
+        given.shuffle_as(Kind::Shuffle, &mut b, &String::new);
+        assert_eq!(&b[..2], &[3, 0]);
+        plain.pick_from(Kind::Random, 6, 5, &describe);
+        assert_eq!(given.pick_from(Kind::Random, 6, 5, &describe), 4);
+        assert_eq!(plain.below(1 << 40), given.below(1 << 40));
+        assert!(lock_free(&forced).left_over().is_empty());
+    }
+
+    fn lock_free(f: &Arc<Mutex<Forced>>) -> std::sync::MutexGuard<'_, Forced> {
+        f.lock().unwrap()
+    }
 }
