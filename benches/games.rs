@@ -113,6 +113,9 @@ fn games(c: &mut Criterion) {
         calls: vec!["alien_turn".into()],
         options: Vec::new(),
         answers: Vec::new(),
+        named: Vec::new(),
+        turn: 1,
+        explain: false,
     };
     c.bench_function("one Alien turn on a busy board (setup included)", |b| {
         b.iter(|| black_box(host.scenario(&scenario).expect("the busy board plays")))

@@ -66,6 +66,32 @@ fn check_counts_a_field_the_engine_reads_as_read() {
     assert!(!stderr.contains("warning"), "{stderr}");
 }
 
+/// A relative `extends` works quoted; unquoted, the parse error says to quote it (issue 38:
+/// it said only "expected … found `../base`").
+#[test]
+fn a_relative_extends_is_quoted_or_told_to_be() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let rules = std::fs::read_to_string(root.join("tests/fixtures/engine-read-variant/package.rules")).unwrap();
+    let base = root.join("rulesets/space-hulk-solo");
+    for (name, extends) in [("quoted", "extends \"../base\""), ("bare", "extends ../base")] {
+        let folder = dir.path().join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join("package.rules"),
+            rules.replace("extends space-hulk-solo", extends),
+        )
+        .unwrap();
+    }
+    std::os::unix::fs::symlink(&base, dir.path().join("base")).unwrap();
+    let (stdout, stderr, code) = servitor_in(dir.path(), &["check", "quoted"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("ok: engine-read-variant"), "{stdout}");
+    let (_, stderr, code) = servitor_in(dir.path(), &["check", "bare"]);
+    assert_ne!(code, 0);
+    assert!(stderr.contains("a path goes in quotes"), "{stderr}");
+}
+
 /// `packages --export NAME DIR` writes the bundled package's files, byte for byte, under
 /// DIR/NAME, and they load from there; a second export into the same place writes nothing
 /// and exits 2, as does a name that is not bundled.

@@ -89,3 +89,89 @@ fn a_closure_that_races_its_chain_is_told_how_to_fix_it() {
     assert!(stderr.contains("scripts/r.rhai"), "{stderr}");
     assert!(stderr.contains("put the chain's start in a variable first"), "{stderr}");
 }
+
+/// `--explain` lists every random draw and a `// dice:` line forcing them all: pasted in place
+/// of the scenario's own, it plays the same game (a forced value moves the stream as the draw
+/// it replaces), and a value forced by kind and stream changes only the draw it names.
+#[test]
+fn explain_gives_a_dice_line_that_plays_the_same_game() {
+    let run = |path: &std::path::Path, explain: bool| {
+        let mut args = vec!["scenario", path.to_str().unwrap()];
+        if explain {
+            args.push("--explain");
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_servitor"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let original = root.join("tests/games/scenarios/hulk-placement-ladder.rhai");
+    let explained = run(&original, true);
+    assert!(explained.contains("tie@four_blips=1"), "{explained}");
+    assert!(explained.contains("random@four_blips=4"), "{explained}");
+    let line = explained
+        .lines()
+        .find(|l| l.starts_with("// dice: "))
+        .expect("a dice line");
+    let text = std::fs::read_to_string(&original).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let pasted = dir.path().join("pasted.rhai");
+    let header: String = text
+        .lines()
+        .map(|l| if l.starts_with("// dice:") { line } else { l })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&pasted, header).unwrap();
+    assert_eq!(run(&pasted, false), run(&original, false));
+    // One tie forced alone, the dice left to the seed: only that tie's choice changes.
+    let tie_only: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("// dice:") {
+                "// dice: 3 5 6 1 tie@four_blips=2"
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&pasted, tie_only).unwrap();
+    let tied = run(&pasted, true);
+    assert!(tied.contains("tie@four_blips=2") && tied.contains("(forced)"), "{tied}");
+    assert!(tied.contains("random@four_blips=4"), "{tied}");
+}
+
+#[test]
+fn a_bad_forced_value_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("tests/games/scenarios/hulk-placement-ladder.rhai")).unwrap();
+    for (dice, expect) in [
+        ("// dice: 3 5 6 1 tie@four_blips=7", "given to a draw among 2"),
+        ("// dice: 3 5 6 1 coin@four_blips=1", "`coin` is not a kind of draw"),
+        ("// dice: 3 5 6 1 coin=1", "@coin=1 left over"),
+        ("// dice: 3 5 6 1 tie@nowhere=1", "left over"),
+    ] {
+        let file = dir.path().join("bad.rhai");
+        let body: String = text
+            .lines()
+            .map(|l| if l.starts_with("// dice:") { dice } else { l })
+            .collect::<Vec<_>>()
+            .join("\n");
+        std::fs::write(&file, body).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_servitor"))
+            .args(["scenario", file.to_str().unwrap()])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code().map(|c| c != 0), Some(true), "{dice}");
+        assert!(stderr.contains(expect), "{dice}: {stderr}");
+    }
+}

@@ -207,7 +207,11 @@ impl<K: Ord + Copy> Ties<K> {
     pub fn pick(mut self, rng: &mut Rng) -> Option<(K, usize)> {
         let key = self.best?;
         self.squares.sort_unstable();
-        Some((key, self.squares[rng.below(self.squares.len() as u64) as usize]))
+        let n = self.squares.len() as u64;
+        let k = rng.choose(crate::dice::rng::Kind::Tie, n, &|| {
+            format!("a square among {n} as good, in reading order")
+        });
+        Some((key, self.squares[k as usize]))
     }
 }
 

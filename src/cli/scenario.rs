@@ -5,6 +5,10 @@
 //!   // package: my-variant              (folder or bare name)
 //!   // mission: hall-fight
 //!   // dice: 3 5 1                      (forced dice, face positions from 1, in order)
+//!   // dice: tie@alien-turn=2 random=4   (forced by kind and stream: `kind@stream=v,v`,
+//!                                          `kind=v`, `@stream=v`; kinds die, tie, random,
+//!                                          pick, shuffle (an order 3-1-2), draw (a name))
+//!   // turn: 3                          (the turn the calls play in; 1 unless given)
 //!   // call: enemy_turn                 (functions to play, in order; repeatable)
 //!   // seed: 1                          (optional; used once the forced dice run out)
 //!   // set: name=value                  (a game option, as `--set` gives it; repeatable)
@@ -12,7 +16,8 @@
 //! and defines `fn scenario(game) { … }`, which places the pieces with the game API.
 
 use clap::Args;
-use servitor::game::{GameError, Host, Scenario};
+use servitor::dice::rng::{Drawn, Queue};
+use servitor::game::{GameError, Host, Played, Scenario};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -23,6 +28,10 @@ pub struct ScenarioArgs {
     /// Print the events as JSON
     #[arg(long)]
     json: bool,
+    /// After the log, list every random draw of the run — what it decided, its kind and
+    /// stream, the value it took — and a `// dice:` line that forces them all
+    #[arg(long)]
+    explain: bool,
 }
 
 pub struct Header {
@@ -42,6 +51,9 @@ pub fn read(path: &std::path::Path) -> Result<Header, super::Failure> {
         calls: Vec::new(),
         options: Vec::new(),
         answers: Vec::new(),
+        named: Vec::new(),
+        turn: 1,
+        explain: false,
     };
     for (n, line) in text.lines().enumerate() {
         let Some(rest) = line.trim().strip_prefix("//") else {
@@ -57,6 +69,13 @@ pub fn read(path: &std::path::Path) -> Result<Header, super::Failure> {
             "mission" => sc.mission = value.to_string(),
             "game" => sc.game = Some(value.to_string()),
             "seed" => sc.seed = value.parse().map_err(|_| bad("`seed:` takes a whole number"))?,
+            "turn" => {
+                sc.turn = value
+                    .parse()
+                    .ok()
+                    .filter(|&t| t >= 1)
+                    .ok_or_else(|| bad("`turn:` takes a whole number from 1"))?
+            }
             "call" => sc.calls.extend(value.split_whitespace().map(str::to_string)),
             "set" => {
                 let (name, v) = value
@@ -74,10 +93,15 @@ pub fn read(path: &std::path::Path) -> Result<Header, super::Failure> {
             }
             "dice" => {
                 for word in value.split_whitespace() {
-                    sc.dice.push(
-                        word.parse()
-                            .map_err(|_| bad(&format!("`{word}` is not a die result")))?,
-                    );
+                    if let Some(queue) = Queue::parse(word) {
+                        sc.named.push(queue.map_err(|e| bad(&e))?);
+                        continue;
+                    }
+                    sc.dice.push(word.parse().map_err(|_| {
+                        bad(&format!(
+                            "`{word}` is not a die result (a face from 1) nor `kind@stream=value` (e.g. `tie@alien-turn=2`)"
+                        ))
+                    })?);
                 }
             }
             _ => {}
@@ -96,15 +120,16 @@ pub fn read(path: &std::path::Path) -> Result<Header, super::Failure> {
 }
 
 pub fn run(args: ScenarioArgs) -> Result<(), super::Failure> {
-    let header = read(&args.file)?;
+    let mut header = read(&args.file)?;
+    header.scenario.explain = args.explain;
     let loaded = super::load(&header.package)?;
     let ruleset = Arc::new(loaded.ruleset);
     let mut host = Host::new(&ruleset);
     match host.scenario(&header.scenario) {
-        Ok((game, misfits)) => {
+        Ok(Played { game, misfits, draws }) => {
             if let Some((v, n)) = misfits.first() {
                 return Err(format!(
-                    "error: the forced die {v} was given to a roll of 1 to {n}: fix the `// dice:` line"
+                    "error: the forced value {v} was given to a draw among {n}: fix the `// dice:` line"
                 )
                 .into());
             }
@@ -112,6 +137,9 @@ pub fn run(args: ScenarioArgs) -> Result<(), super::Failure> {
                 super::emit_json(&game.events);
             } else {
                 super::emit(&super::game::account(&game.events, true));
+            }
+            if args.explain {
+                super::emit(&explain(&draws));
             }
             Ok(())
         }
@@ -129,4 +157,36 @@ pub fn run(args: ScenarioArgs) -> Result<(), super::Failure> {
             Err(text.into())
         }
     }
+}
+
+/// Every random draw of the run, one a line (`kind@stream=value  among N: what it decided`),
+/// then the `// dice:` line that forces them all, ready to paste.
+fn explain(draws: &[Drawn]) -> String {
+    let mut out = String::from("\nRandom draws, in order (kind@stream=value, among how many, what it decided):\n");
+    if draws.is_empty() {
+        out.push_str("  none\n");
+        return out;
+    }
+    for d in draws {
+        out.push_str(&format!(
+            "  {:<28} among {:<3} {}{}\n",
+            d.header_word(),
+            d.among,
+            d.about,
+            if d.given { "  (forced)" } else { "" }
+        ));
+    }
+    // One queue a kind and stream, in the order first drawn.
+    let mut queues: Vec<(String, Vec<String>)> = Vec::new();
+    for d in draws {
+        let key = d.header_word();
+        let (key, value) = key.split_once('=').unwrap_or((&key, ""));
+        match queues.iter_mut().find(|(k, _)| k == key) {
+            Some((_, v)) => v.push(value.to_string()),
+            None => queues.push((key.to_string(), vec![value.to_string()])),
+        }
+    }
+    let words: Vec<String> = queues.iter().map(|(k, v)| format!("{k}={}", v.join(","))).collect();
+    out.push_str(&format!("\nTo force them all:\n// dice: {}\n", words.join(" ")));
+    out
 }

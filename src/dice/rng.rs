@@ -49,6 +49,214 @@ pub struct Forced {
     /// dice too, given, asked and recorded as dice are (a session at the table); otherwise
     /// they are drawn from the stream (a scenario's forced dice are only its dice).
     pub asks_picks: bool,
+    /// Values forced by what they decide and on which stream (a scenario's `// dice:
+    /// tie@alien-turn=2 random=4`): each queue feeds only the draws it names, so forcing one
+    /// never needs the draws before it of another kind or stream.
+    pub named: Vec<Queue>,
+    /// With `explain` on, every random draw of the run: what it decided, on which stream,
+    /// among how many, and the value it took (`servitor scenario --explain`).
+    pub explain: Option<Vec<Drawn>>,
+}
+
+/// What a random draw decides: the word a scenario's `// dice:` names it by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A die of a dice expression.
+    Die,
+    /// A choice among equals the rules leave to chance (a target, a square, an order).
+    Tie,
+    /// A script's `random(lo, hi)`.
+    Random,
+    /// A script's `pick(list)`.
+    Pick,
+    /// A shuffle: a script's `shuffle(list)` or a new deck.
+    Shuffle,
+    /// A token drawn at random from a pool (`take_random`).
+    Draw,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 6] = [
+        Kind::Die,
+        Kind::Tie,
+        Kind::Random,
+        Kind::Pick,
+        Kind::Shuffle,
+        Kind::Draw,
+    ];
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Kind::Die => "die",
+            Kind::Tie => "tie",
+            Kind::Random => "random",
+            Kind::Pick => "pick",
+            Kind::Shuffle => "shuffle",
+            Kind::Draw => "draw",
+        }
+    }
+
+    pub fn parse(word: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.word() == word)
+    }
+}
+
+/// One forced value: positions from 1 (a die's face, a tie's or a pick's place, a shuffle's
+/// order as places of the items before it, the first ones enough), the number itself for
+/// `random`, or a name (a pool's entry drawn).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Given {
+    Numbers(Vec<i64>),
+    Name(String),
+}
+
+impl std::fmt::Display for Given {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Given::Numbers(v) => {
+                let words: Vec<String> = v.iter().map(i64::to_string).collect();
+                f.write_str(&words.join("-"))
+            }
+            Given::Name(n) => f.write_str(n),
+        }
+    }
+}
+
+impl Given {
+    /// `3`, `-2`, `3-1-2` (an order), or a name.
+    pub fn parse(word: &str) -> Option<Given> {
+        if let Ok(n) = word.parse::<i64>() {
+            return Some(Given::Numbers(vec![n]));
+        }
+        if word
+            .split('-')
+            .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()))
+        {
+            return Some(Given::Numbers(word.split('-').filter_map(|w| w.parse().ok()).collect()));
+        }
+        let name_like = word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
+            && !word.is_empty();
+        name_like.then(|| Given::Name(word.to_string()))
+    }
+}
+
+/// Forced values for the draws of one kind, one stream, or one kind on one stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Queue {
+    pub kind: Option<Kind>,
+    pub stream: Option<String>,
+    pub values: VecDeque<Given>,
+}
+
+impl Queue {
+    /// `kind@stream`, `kind` or `@stream`, as a `// dice:` line writes it.
+    pub fn key(&self) -> String {
+        key(self.kind, self.stream.as_deref())
+    }
+
+    /// `tie@alien-turn=2,1`, `random=4`, `@placement=3`: `None` when `word` has no `=`.
+    pub fn parse(word: &str) -> Option<Result<Queue, String>> {
+        let (key, values) = word.split_once('=')?;
+        let (kind, stream) = match key.split_once('@') {
+            Some((k, s)) => (k, Some(s)),
+            None if Kind::parse(key).is_some() => (key, None),
+            None => ("", Some(key)),
+        };
+        let kind = match kind {
+            "" => None,
+            k => match Kind::parse(k) {
+                Some(k) => Some(k),
+                None => {
+                    let words: Vec<&str> = Kind::ALL.iter().map(|k| k.word()).collect();
+                    return Some(Err(format!(
+                        "`{k}` is not a kind of draw (one of {})",
+                        words.join(", ")
+                    )));
+                }
+            },
+        };
+        if stream.is_some_and(str::is_empty) || (kind.is_none() && stream.is_none()) {
+            return Some(Err(format!("`{word}` names no kind of draw and no stream")));
+        }
+        let mut queue = Queue {
+            kind,
+            stream: stream.map(str::to_string),
+            values: VecDeque::new(),
+        };
+        for v in values.split(',') {
+            match Given::parse(v) {
+                Some(g) => queue.values.push_back(g),
+                None => {
+                    return Some(Err(format!(
+                        "`{v}` in `{word}` is not a number, an order (3-1-2) or a name"
+                    )));
+                }
+            }
+        }
+        Some(Ok(queue))
+    }
+}
+
+fn key(kind: Option<Kind>, stream: Option<&str>) -> String {
+    match (kind, stream) {
+        (Some(k), Some(s)) => format!("{}@{s}", k.word()),
+        (Some(k), None) => k.word().to_string(),
+        (None, Some(s)) => format!("@{s}"),
+        (None, None) => String::new(),
+    }
+}
+
+/// One random draw of a run, as `--explain` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Drawn {
+    pub kind: Kind,
+    pub stream: String,
+    /// How many it was drawn among (a die's faces, the equals of a tie, a list's length).
+    pub among: u64,
+    /// The value taken, as a `// dice:` line gives it.
+    pub value: Given,
+    pub about: String,
+    /// Whether the value was forced (or given at the table) rather than drawn.
+    pub given: bool,
+}
+
+impl Drawn {
+    /// `tie@alien-turn=2`.
+    pub fn header_word(&self) -> String {
+        format!("{}={}", key(Some(self.kind), Some(&self.stream)), self.value)
+    }
+}
+
+impl Forced {
+    /// The next value forced for a draw of `kind` on `stream`: the queue naming both first,
+    /// then the stream's, then the kind's.
+    pub fn take_named(&mut self, kind: Kind, stream: &str) -> Option<Given> {
+        let order = [(Some(kind), Some(stream)), (None, Some(stream)), (Some(kind), None)];
+        for (k, s) in order {
+            if let Some(q) = self
+                .named
+                .iter_mut()
+                .find(|q| q.kind == k && q.stream.as_deref() == s && !q.values.is_empty())
+            {
+                return q.values.pop_front();
+            }
+        }
+        None
+    }
+
+    /// The forced values no draw took, as `key=v,…` words.
+    pub fn left_over(&self) -> Vec<String> {
+        self.named
+            .iter()
+            .filter(|q| !q.values.is_empty())
+            .map(|q| {
+                let v: Vec<String> = q.values.iter().map(Given::to_string).collect();
+                format!("{}={}", q.key(), v.join(","))
+            })
+            .collect()
+    }
 }
 
 /// Asks the player to choose: the position from 1 of the choice, or `None` for the default.
@@ -92,6 +300,8 @@ impl std::fmt::Debug for Forced {
             .field("strict_choices", &self.strict_choices)
             .field("choices_short", &self.choices_short)
             .field("asks_picks", &self.asks_picks)
+            .field("named", &self.named)
+            .field("explain", &self.explain)
             .finish()
     }
 }
@@ -173,9 +383,16 @@ impl Rng {
     /// A random choice among `n` the rules leave to a die (a tie among equals, a random
     /// pick): the position from 0. At the table ([`Forced::asks_picks`]) it is a die of `n`
     /// faces like any other — given, asked with `describe`'s faces and what it decides, and
-    /// recorded —; elsewhere it is drawn as [`Rng::below`] draws it. The stream moves the
-    /// same either way.
-    pub fn pick(&mut self, n: u64, describe: &dyn Fn() -> (Vec<String>, String)) -> u64 {
+    /// recorded —; elsewhere it is drawn as [`Rng::below`] draws it, or forced by a scenario
+    /// (a value of `kind` on this stream: [`Forced::take_named`]). The stream moves the same
+    /// either way.
+    pub fn pick(&mut self, kind: Kind, n: u64, describe: &dyn Fn() -> (Vec<String>, String)) -> u64 {
+        self.pick_from(kind, n, 1, describe)
+    }
+
+    /// [`Rng::pick`] whose forced value is a number counted from `first` (a `random(lo, hi)`
+    /// is forced by the number it returns: `first` is `lo`).
+    pub fn pick_from(&mut self, kind: Kind, n: u64, first: i64, describe: &dyn Fn() -> (Vec<String>, String)) -> u64 {
         let asks = n > 1
             && n <= MAX_ASKED_PICK
             && self
@@ -183,7 +400,8 @@ impl Rng {
                 .as_ref()
                 .is_some_and(|f| f.lock().unwrap_or_else(|p| p.into_inner()).asks_picks);
         if !asks {
-            return self.below(n);
+            let rolled = self.below(n);
+            return self.settle(kind, n, first, rolled, &|| describe().1);
         }
         self.die_asking(n, &|| {
             let (faces, about) = describe();
@@ -194,6 +412,101 @@ impl Rng {
                 ..DieAsk::default()
             }
         })
+    }
+
+    /// A choice among `n` drawn as [`Rng::below`] draws it (never asked at the table), which
+    /// a scenario may force as a value of `kind`.
+    pub fn choose(&mut self, kind: Kind, n: u64, describe: &dyn Fn() -> String) -> u64 {
+        let rolled = self.below(n);
+        self.settle(kind, n, 1, rolled, describe)
+    }
+
+    /// The stream this generator is (its purpose), for a forced value's key.
+    fn stream(&self) -> &str {
+        self.purpose.as_deref().unwrap_or_default()
+    }
+
+    /// The value of a draw among `n` already made (`rolled`, from 0): a forced one if a
+    /// queue names it, noted for `--explain`. Only draws among two or more are choices.
+    fn settle(&mut self, kind: Kind, n: u64, first: i64, rolled: u64, describe: &dyn Fn() -> String) -> u64 {
+        let Some(forced) = self.forced.clone() else {
+            return rolled;
+        };
+        if n < 2 {
+            return rolled;
+        }
+        let mut f = forced.lock().unwrap_or_else(|p| p.into_inner());
+        let mut value = rolled;
+        let mut given = false;
+        match f.take_named(kind, self.stream()) {
+            Some(Given::Numbers(v)) => match v.first().map(|&x| x as i128 - first as i128) {
+                Some(at) if (0..n as i128).contains(&at) => {
+                    value = at as u64;
+                    given = true;
+                }
+                _ => f
+                    .misfits
+                    .push((v.first().copied().unwrap_or_default().max(0) as u64, n)),
+            },
+            Some(Given::Name(_)) => f.misfits.push((0, n)),
+            None => {}
+        }
+        if let Some(explain) = f.explain.as_mut() {
+            explain.push(Drawn {
+                kind,
+                stream: self.stream().to_string(),
+                among: n,
+                value: Given::Numbers(vec![value as i64 + first]),
+                about: describe(),
+                given,
+            });
+        }
+        value
+    }
+
+    /// A draw among `names` already made (`rolled`, from 0), which a scenario may force by
+    /// a name or a place from 1 (a pool's token drawn at random).
+    pub fn settle_named(&mut self, kind: Kind, names: &[String], rolled: usize, about: &dyn Fn() -> String) -> usize {
+        let Some(forced) = self.forced.clone() else {
+            return rolled;
+        };
+        let n = names.len() as u64;
+        if n < 2 {
+            return rolled;
+        }
+        let mut f = forced.lock().unwrap_or_else(|p| p.into_inner());
+        let mut value = rolled;
+        let mut given = false;
+        match f.take_named(kind, self.stream()) {
+            Some(Given::Name(name)) => match names.iter().position(|x| *x == name) {
+                Some(at) => {
+                    value = at;
+                    given = true;
+                }
+                None => f.misfits.push((0, n)),
+            },
+            Some(Given::Numbers(v)) => match v.first() {
+                Some(&x) if (1..=n as i64).contains(&x) => {
+                    value = x as usize - 1;
+                    given = true;
+                }
+                _ => f
+                    .misfits
+                    .push((v.first().copied().unwrap_or_default().max(0) as u64, n)),
+            },
+            None => {}
+        }
+        if let Some(explain) = f.explain.as_mut() {
+            explain.push(Drawn {
+                kind,
+                stream: self.stream().to_string(),
+                among: n,
+                value: Given::Name(names[value].clone()),
+                about: about(),
+                given,
+            });
+        }
+        value
     }
 
     /// [`Rng::rolling_table`] putting back what it returned.
@@ -238,7 +551,23 @@ impl Rng {
         };
         let mut forced = forced.lock().unwrap_or_else(|p| p.into_inner());
         let mut result = None;
-        if let Some(v) = forced.values.pop_front() {
+        let mut named = false;
+        match forced.take_named(Kind::Die, self.stream()) {
+            Some(Given::Numbers(v)) if v.len() == 1 && (1..=n as i64).contains(&v[0]) => {
+                result = Some(v[0] as u64 - 1);
+                named = true;
+            }
+            Some(g) => {
+                let v = match g {
+                    Given::Numbers(v) => v.first().copied().unwrap_or_default().max(0) as u64,
+                    Given::Name(_) => 0,
+                };
+                forced.misfits.push((v, n));
+                named = true;
+            }
+            None => {}
+        }
+        if !named && let Some(v) = forced.values.pop_front() {
             if (1..=n).contains(&v) {
                 result = Some(v - 1);
             } else {
@@ -271,6 +600,27 @@ impl Rng {
         let value = result.unwrap_or(rolled);
         if let Some(record) = forced.record.as_mut() {
             record.push(value + 1);
+        }
+        if forced.explain.is_some() {
+            let described = describe();
+            let about = described.about.or(forced.context.about.clone()).unwrap_or_else(|| {
+                match (&forced.context.roll, &forced.context.table) {
+                    (Some(roll), Some(table)) => format!("{} of {roll} on {table}", described.die),
+                    (Some(roll), None) => format!("{} of {roll}", described.die),
+                    _ => described.die.clone(),
+                }
+            });
+            let drawn = Drawn {
+                kind: Kind::Die,
+                stream: self.stream().to_string(),
+                among: n,
+                value: Given::Numbers(vec![value as i64 + 1]),
+                about,
+                given: result.is_some(),
+            };
+            if let Some(explain) = forced.explain.as_mut() {
+                explain.push(drawn);
+            }
         }
         value
     }
@@ -330,12 +680,71 @@ impl Rng {
         }
     }
 
+    /// [`Rng::shuffle`] which a scenario may force as a value of `kind`: the order as places
+    /// (from 1) of the items before it, its first ones enough (the rest follow in the order
+    /// drawn). The stream moves as an unforced shuffle moves it.
+    pub fn shuffle_as<T: Clone>(&mut self, kind: Kind, items: &mut [T], describe: &dyn Fn() -> String) {
+        let n = items.len();
+        let Some(forced) = self.forced.clone().filter(|_| n > 1) else {
+            self.shuffle(items);
+            return;
+        };
+        // The same swaps on the places as on the items: the same order, the same stream.
+        let mut order: Vec<usize> = (0..n).collect();
+        self.shuffle(&mut order);
+        let mut f = forced.lock().unwrap_or_else(|p| p.into_inner());
+        let mut given = false;
+        match f.take_named(kind, self.stream()) {
+            Some(Given::Numbers(v)) => {
+                let mut seen = vec![false; n];
+                let fits = v.len() <= n
+                    && v.iter().all(|&x| {
+                        let ok = (1..=n as i64).contains(&x) && !seen[x as usize - 1];
+                        if ok {
+                            seen[x as usize - 1] = true;
+                        }
+                        ok
+                    });
+                if fits {
+                    let mut forced_order: Vec<usize> = v.iter().map(|&x| x as usize - 1).collect();
+                    forced_order.extend(order.iter().copied().filter(|&i| !seen[i]));
+                    order = forced_order;
+                    given = true;
+                } else {
+                    let bad = v.iter().copied().find(|&x| !(1..=n as i64).contains(&x)).unwrap_or(0);
+                    f.misfits.push((bad.max(0) as u64, n as u64));
+                }
+            }
+            Some(Given::Name(_)) => f.misfits.push((0, n as u64)),
+            None => {}
+        }
+        if let Some(explain) = f.explain.as_mut() {
+            explain.push(Drawn {
+                kind,
+                stream: self.stream().to_string(),
+                among: n as u64,
+                value: Given::Numbers(order.iter().map(|&i| i as i64 + 1).collect()),
+                about: describe(),
+                given,
+            });
+        }
+        apply_order(items, &order);
+    }
+
     /// Fisher–Yates, from the last element down.
     pub fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {
             let j = self.below(i as u64 + 1) as usize;
             items.swap(i, j);
         }
+    }
+}
+
+/// Puts `items` in `order` (places from 0 of the items as they were).
+fn apply_order<T: Clone>(items: &mut [T], order: &[usize]) {
+    let before = items.to_vec();
+    for (slot, &i) in items.iter_mut().zip(order) {
+        *slot = before[i].clone();
     }
 }
 
@@ -403,5 +812,34 @@ mod tests {
                 assert!((lo..=hi).contains(&rng.range(lo, hi)));
             }
         }
+    }
+
+    #[test]
+    fn a_forced_choice_moves_the_stream_as_a_drawn_one() {
+        let forced = Arc::new(Mutex::new(Forced {
+            named: vec![
+                Queue::parse("tie=3").unwrap().unwrap(),
+                Queue::parse("shuffle@s=4-1").unwrap().unwrap(),
+                Queue::parse("random=9").unwrap().unwrap(),
+            ],
+            ..Forced::default()
+        }));
+        let mut plain = Rng::derived(5, "s");
+        let mut given = Rng::derived(5, "s").with_forced(forced.clone());
+        let describe = || (Vec::new(), String::new());
+        plain.pick(Kind::Tie, 4, &describe);
+        assert_eq!(given.pick(Kind::Tie, 4, &describe), 2);
+        let (mut a, mut b) = ((0..6).collect::<Vec<_>>(), (0..6).collect::<Vec<_>>());
+        plain.shuffle_as(Kind::Shuffle, &mut a, &String::new);
+        given.shuffle_as(Kind::Shuffle, &mut b, &String::new);
+        assert_eq!(&b[..2], &[3, 0]);
+        plain.pick_from(Kind::Random, 6, 5, &describe);
+        assert_eq!(given.pick_from(Kind::Random, 6, 5, &describe), 4);
+        assert_eq!(plain.below(1 << 40), given.below(1 << 40));
+        assert!(lock_free(&forced).left_over().is_empty());
+    }
+
+    fn lock_free(f: &Arc<Mutex<Forced>>) -> std::sync::MutexGuard<'_, Forced> {
+        f.lock().unwrap()
     }
 }

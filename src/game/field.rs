@@ -267,7 +267,10 @@ impl Game {
                 .filter(|&p| free(p))
                 .collect();
             if !ring.is_empty() {
-                let pick = rng.below(ring.len() as u64) as usize;
+                let n = ring.len() as u64;
+                let pick = rng.choose(crate::dice::rng::Kind::Tie, n, &|| {
+                    format!("a free spot among {n} as near, clockwise from up the table")
+                }) as usize;
                 return Ok(Some(ring[pick]));
             }
         }

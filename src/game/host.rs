@@ -50,6 +50,20 @@ pub struct Scenario {
     /// The player's answers to the game's questions (`game.ask`), in order, as positions from
     /// 1 among the choices (0: the default); a question past them gets its default.
     pub answers: Vec<u64>,
+    /// Values forced by kind and stream (`// dice: tie@alien-turn=2 random=4`).
+    pub named: Vec<crate::dice::rng::Queue>,
+    /// The turn the calls play in (`// turn: 3`; 1 unless given).
+    pub turn: u32,
+    /// Keep every random draw of the run, for `--explain`.
+    pub explain: bool,
+}
+
+/// What a scenario played: the game, the forced values that did not fit their draw (value,
+/// among how many), and with `explain` every random draw of the run.
+pub struct Played {
+    pub game: Game,
+    pub misfits: Vec<(u64, u64)>,
+    pub draws: Vec<crate::dice::rng::Drawn>,
 }
 
 /// Why a game could not be played.
@@ -536,13 +550,15 @@ impl Host {
     /// Plays a scenario: the board laid out by the scenario's `fn scenario(game)` instead of
     /// the game's setup, dice forced, then the named functions in order (a phase function
     /// plays as its phase). Returns the game and the forced dice that did not fit a die.
-    pub fn scenario(&mut self, sc: &Scenario) -> Result<(Game, Vec<(u64, u64)>), GameError> {
+    pub fn scenario(&mut self, sc: &Scenario) -> Result<Played, GameError> {
         let def = self.game_def(sc.game.as_deref())?.clone();
         let options = options(&self.ruleset, &def, &sc.options)?;
         let mut game = self.make_game(def, &sc.mission, sc.seed, options)?;
         let forced = Arc::new(Mutex::new(crate::dice::rng::Forced {
             values: sc.dice.iter().copied().collect(),
             choices: sc.answers.iter().copied().collect(),
+            named: sc.named.clone(),
+            explain: sc.explain.then(Vec::new),
             ..Default::default()
         }));
         game.forced = Some(forced.clone());
@@ -571,10 +587,10 @@ impl Host {
                 .map_or((String::new(), function.clone()), |p| (p.side.clone(), p.id.clone()));
             game.act(
                 "phase",
-                format!("turn 1: {phase} ({side})"),
+                format!("turn {}: {phase} ({side})", sc.turn),
                 None,
                 Action::Begin {
-                    turn: 1,
+                    turn: sc.turn,
                     side,
                     phase: phase.clone(),
                 },
@@ -584,6 +600,14 @@ impl Host {
             game = self.finish_activations(game)?;
         }
         let misfits = std::mem::take(&mut lock(&forced).misfits);
+        let draws = lock(&forced).explain.take().unwrap_or_default();
+        let left = lock(&forced).left_over();
+        if !left.is_empty() {
+            return Err(GameError::Usage(format!(
+                "the scenario forced more than was drawn: {} left over",
+                left.join(" ")
+            )));
+        }
         if !lock(&forced).values.is_empty() {
             let left: Vec<String> = lock(&forced).values.iter().map(u64::to_string).collect();
             return Err(GameError::Usage(format!(
@@ -598,7 +622,7 @@ impl Host {
                 left.join(" ")
             )));
         }
-        Ok((game, misfits))
+        Ok(Played { game, misfits, draws })
     }
 
     /// Whether the innermost function of a failure belongs to the package's scripts.

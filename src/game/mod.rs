@@ -21,7 +21,7 @@ pub mod verbs;
 pub mod view;
 
 pub use event::Event;
-pub use host::{GameError, GameRecord, Host, Save, Scenario, Setup};
+pub use host::{GameError, GameRecord, Host, Played, Save, Scenario, Setup};
 pub use state::{Action, GameState, Outcome, Piece};
 
 use crate::board::Square;

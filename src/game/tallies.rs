@@ -215,7 +215,6 @@ impl Game {
         }
         let previous = self.enter_stream(run, &format!("pool-{id}"));
         let mut pick = run.rng.below(total as u64) as i64;
-        self.leave_stream(run, previous);
         let p = &self.state.pools[id];
         let entry = p
             .iter()
@@ -223,8 +222,20 @@ impl Game {
                 pick = pick.saturating_sub(**n);
                 pick < 0
             })
-            .map(|(k, _)| k.clone())
-            .ok_or_else(|| format!("pool `{id}` has a count below zero"))?;
+            .map(|(k, _)| k.clone());
+        let Some(entry) = entry else {
+            self.leave_stream(run, previous);
+            return Err(format!("pool `{id}` has a count below zero"));
+        };
+        // A scenario may force the entry drawn (by name), as any random draw.
+        let names: Vec<String> = p.iter().filter(|(_, n)| **n > 0).map(|(k, _)| k.clone()).collect();
+        let rolled = names.iter().position(|k| *k == entry).unwrap_or_default();
+        let at = run.rng.settle_named(crate::dice::rng::Kind::Draw, &names, rolled, &|| {
+            format!("a token drawn from {id}")
+        });
+        let entry = names.get(at).cloned().unwrap_or(entry);
+        self.leave_stream(run, previous);
+        let p = &self.state.pools[id];
         let left = p[&entry] - 1;
         self.act(
             "draw",
@@ -248,7 +259,10 @@ impl Game {
     /// A new deck of `cards`, shuffled on the stream `deck-<id>`.
     pub fn new_deck(&mut self, run: &mut RunState, id: &str, mut cards: Vec<String>) {
         let previous = self.enter_stream(run, &format!("deck-{id}"));
-        run.rng.shuffle(&mut cards);
+        let n = cards.len();
+        run.rng.shuffle_as(crate::dice::rng::Kind::Shuffle, &mut cards, &|| {
+            format!("deck {id}: {n} cards shuffled")
+        });
         self.leave_stream(run, previous);
         self.act(
             "deck",

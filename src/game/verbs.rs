@@ -253,7 +253,7 @@ impl Game {
             .collect();
         let chosen = if rule.random_ties && tied.len() > 1 {
             let n = tied.len() as u64;
-            let k = rng.pick(n, &|| {
+            let k = rng.pick(crate::dice::rng::Kind::Tie, n, &|| {
                 let names: Vec<String> = tied
                     .iter()
                     .enumerate()
@@ -287,7 +287,7 @@ impl Game {
             return Some((tied[0], best));
         }
         let n = tied.len() as u64;
-        let k = rng.pick(n, &|| {
+        let k = rng.pick(crate::dice::rng::Kind::Tie, n, &|| {
             let names: Vec<String> = tied
                 .iter()
                 .enumerate()
@@ -737,16 +737,17 @@ fn moved(p: &Piece, path: &[Square]) -> Piece {
 /// Within each run of a sorted list whose items are `tied` to the run's first, an order the
 /// dice decide (Fisher–Yates on the run's RNG): the one way a list ranked by a key puts its
 /// equal ones in a random order (steps on the grid, inches on a battlefield).
-pub(crate) fn shuffle_ties<T>(list: &mut [T], tied: impl Fn(&T, &T) -> bool, rng: &mut Rng) {
+pub(crate) fn shuffle_ties<T: Clone>(list: &mut [T], tied: impl Fn(&T, &T) -> bool, rng: &mut Rng) {
     let mut start = 0;
     while start < list.len() {
         let mut end = start + 1;
         while end < list.len() && tied(&list[start], &list[end]) {
             end += 1;
         }
-        for i in (start + 1..end).rev() {
-            let j = start + rng.below((i - start + 1) as u64) as usize;
-            list.swap(i, j);
+        if end - start > 1 {
+            rng.shuffle_as(crate::dice::rng::Kind::Tie, &mut list[start..end], &|| {
+                format!("the order of {} equals", end - start)
+            });
         }
         start = end;
     }
@@ -851,7 +852,7 @@ impl Game {
             } else {
                 // A die among the equals, which the player at the table may roll.
                 let n = left.len() as u64;
-                let v = 1 + rng.pick(n, &|| {
+                let v = 1 + rng.pick(crate::dice::rng::Kind::Tie, n, &|| {
                     let names: Vec<String> = left
                         .iter()
                         .enumerate()

@@ -199,7 +199,7 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
             return fail("pick([]): nothing to pick from".into());
         }
         let n = items.len() as u64;
-        let i = lock(&s).rng.pick(n, &|| {
+        let i = lock(&s).rng.pick(crate::dice::rng::Kind::Pick, n, &|| {
             let shown: Vec<String> = items.iter().take(12).map(|v| v.to_string()).collect();
             (
                 (1..=n).map(|k| k.to_string()).collect(),
@@ -217,7 +217,12 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
         // A draw from the RNG per item, dearer than a square visited.
         b.charge((items.len() as u64).saturating_mul(16))?;
         let mut items = items;
-        lock(&s).rng.shuffle(&mut items);
+        let n = items.len();
+        lock(&s)
+            .rng
+            .shuffle_as(crate::dice::rng::Kind::Shuffle, &mut items, &|| {
+                format!("a list of {n} shuffled")
+            });
         Ok(items)
     });
     let (s, b) = (state.clone(), budget.clone());
@@ -347,8 +352,8 @@ fn random(state: &Shared, budget: &Budget, lo: INT, hi: INT, why: Option<String>
     let mut st = lock(state);
     // A number the rules leave to a die: at the table, the player may roll it.
     let value = match u64::try_from(hi as i128 - lo as i128 + 1) {
-        Ok(width) if width > 1 && width <= crate::dice::rng::MAX_ASKED_PICK => {
-            lo + st.rng.pick(width, &|| {
+        Ok(width) if width > 1 => {
+            lo + st.rng.pick_from(crate::dice::rng::Kind::Random, width, lo, &|| {
                 let about = why
                     .clone()
                     .unwrap_or_else(|| format!("a number from {lo} to {hi} at random"));

@@ -284,6 +284,9 @@ fn hint(found: &str, expected: &[Rule]) -> Option<String> {
     if found.starts_with("`\"") {
         return Some("texts in quotes end at the next `\"`; write `\\\"` for a quote inside".into());
     }
+    if (found.starts_with("`.") || found.starts_with("`/")) && expected.contains(&Rule::text) {
+        return Some("a path goes in quotes: `extends \"../base\"` (a bare package name needs none)".into());
+    }
     if found.starts_with("`d") && expected.contains(&Rule::ident) {
         return Some("names may not look like dice (`d6`, `d12x` are read as dice)".into());
     }
