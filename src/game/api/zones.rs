@@ -29,13 +29,16 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
         })
     });
     let a = api.clone();
-    engine.register_fn("holder_at", move |_: GameRef, x: Dynamic, y: Dynamic, range: Dynamic| {
-        a.with(|g, _| {
-            a.cost(piece_count(g))?;
-            let at = Point::new(num(&x, "x")?, num(&y, "y")?);
-            Ok(g.holder_at(at, num(&range, "range")?)?.unwrap_or("").to_string())
-        })
-    });
+    engine.register_fn(
+        "holder_at",
+        move |_: GameRef, x: Dynamic, y: Dynamic, range: Dynamic| {
+            a.with(|g, _| {
+                a.cost(piece_count(g))?;
+                let at = Point::new(num(&x, "x")?, num(&y, "y")?);
+                Ok(g.holder_at(at, num(&range, "range")?)?.unwrap_or("").to_string())
+            })
+        },
+    );
     let a = api.clone();
     engine.register_fn("numbered_markers", move |_: GameRef, prefix: &str, last: INT| {
         a.with(|g, _| {
@@ -62,7 +65,9 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
             a.with(|g, _| {
                 let per_inch = num(&per_inch, "zone_crossed's samples an inch")?;
                 if per_inch <= 0.0 {
-                    return Err(format!("zone_crossed: {per_inch} samples an inch is not a positive number"));
+                    return Err(format!(
+                        "zone_crossed: {per_inch} samples an inch is not a positive number"
+                    ));
                 }
                 let route = route
                     .iter()
