@@ -19,6 +19,7 @@ pub mod table;
 pub mod tallies;
 pub mod verbs;
 pub mod view;
+pub mod zones;
 
 pub use event::Event;
 pub use host::{GameError, GameRecord, Host, Played, Save, Scenario, Setup};

@@ -9,7 +9,7 @@ use crate::game::field::{NearestRule, Towards, inches, may_stand, settle};
 use rhai::{Array, Dynamic, Engine, FLOAT, INT, Map, NativeCallContext};
 
 /// A number from a script, whole or not.
-fn num(value: &Dynamic, what: &str) -> Result<f64, String> {
+pub(super) fn num(value: &Dynamic, what: &str) -> Result<f64, String> {
     let n = value
         .as_float()
         .or_else(|_| value.as_int().map(|i| i as f64))

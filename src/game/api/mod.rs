@@ -5,7 +5,7 @@
 //! an action queued; what a call decides, asks or changes is a kernel method on [`Game`]
 //! (`game/*.rs`, no Rhai). One file per family of calls, each with one `register`:
 //! `reads.rs`, `board.rs`, `pieces.rs`, `moves.rs`, `tallies.rs`, `verbs.rs`, `actions.rs`,
-//! `field.rs`. The reference is grammar/README.md, "Games".
+//! `field.rs`, `zones.rs`. The reference is grammar/README.md, "Games".
 
 use super::pieces::NewFields;
 use super::state::Piece;
@@ -25,6 +25,7 @@ mod pieces;
 mod reads;
 mod tallies;
 mod verbs;
+mod zones;
 
 type Res<T> = Result<T, Box<EvalAltResult>>;
 pub type SharedGame = Arc<Mutex<Option<Box<Game>>>>;
@@ -343,4 +344,5 @@ pub fn register(engine: &mut Engine, game: &SharedGame, run: &Arc<Mutex<RunState
     verbs::register(engine, &api);
     field::register(engine, &api);
     actions::register(engine, &api);
+    zones::register(engine, &api);
 }

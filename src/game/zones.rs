@@ -1,0 +1,87 @@
+//! Points and zones of an open battlefield asked about in bulk: the gap from a piece's base to
+//! a point, which side alone has pieces near a point, the numbered markers of a kind, and the
+//! first zone of a kind a route crosses. Each answers in one call what a script would
+//! otherwise loop over pieces, markers or sample points for (`game.gap_to_point`,
+//! `game.holder_at`, `game.numbered_markers`, `game.zone_crossed`; grammar/README.md, "Pieces
+//! on a battlefield"); the binding is `api/zones.rs`.
+
+use super::Game;
+use crate::board::field::Point;
+
+/// At most this many sample points a leg of a route (`zone_crossed`).
+pub const MAX_SAMPLES_A_LEG: u64 = 200;
+
+impl Game {
+    /// Inches from piece `i`'s base edge to a point (0 when the point is under the base).
+    pub fn gap_to_point(&self, i: usize, to: Point) -> Result<f64, String> {
+        let d = self.point_of(i)?.distance(to) - self.base(i) / 2.0;
+        Ok(if d < 0.0 { 0.0 } else { d })
+    }
+
+    /// The one side that has pieces on the board within `range` inches (base edge) of a
+    /// point, or `None` when no side or more than one has.
+    pub fn holder_at(&self, at: Point, range: f64) -> Result<Option<&str>, String> {
+        let mut found: Option<&str> = None;
+        let mut contested = false;
+        for i in self.pieces_on_board("") {
+            if self.gap_to_point(i, at)? <= range {
+                let side = self.state.pieces[i].side.as_str();
+                match found {
+                    None => found = Some(side),
+                    Some(s) if s != side => contested = true,
+                    Some(_) => {}
+                }
+            }
+        }
+        Ok(if contested { None } else { found })
+    }
+
+    /// The battlefield's markers named `PREFIX-1` to `PREFIX-last`, in number order, each with
+    /// its number (those missing left out).
+    pub fn numbered_markers(&self, prefix: &str, last: u32) -> Result<Vec<(u32, Point)>, String> {
+        let b = self.battlefield()?;
+        let mut out = Vec::new();
+        for n in 1..=last {
+            let name = format!("{prefix}-{n}");
+            // The last marker of a name wins, as in the battlefield's map of markers.
+            if let Some((_, p)) = b.markers.iter().rev().find(|(m, _)| *m == name) {
+                out.push((n, *p));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The first of the battlefield's zones named `PREFIX-…` (in the battlefield's order) that a
+    /// route's straight legs cross or touch, sampled `per_inch` times an inch (at least once and
+    /// at most [`MAX_SAMPLES_A_LEG`] times a leg, both ends included; the last point is a leg of
+    /// its own). `None` when no zone of the kind is crossed.
+    pub fn zone_crossed(&self, prefix: &str, route: &[Point], per_inch: f64) -> Result<Option<String>, String> {
+        let b = self.battlefield()?;
+        let wanted = format!("{prefix}-");
+        let zones: Vec<&str> = b
+            .zones
+            .iter()
+            .map(|z| z.name.as_str())
+            .filter(|n| n.starts_with(&wanted))
+            .collect();
+        if zones.is_empty() || route.is_empty() {
+            return Ok(None);
+        }
+        let step = 1.0 / per_inch;
+        for (i, &a) in route.iter().enumerate() {
+            let b_end = route.get(i + 1).copied().unwrap_or(a);
+            let len = a.distance(b_end);
+            let n = ((len / step).ceil()).clamp(1.0, MAX_SAMPLES_A_LEG as f64) as u64;
+            for k in 0..=n {
+                let t = k as f64 / n as f64;
+                let at = Point::new(a.x + (b_end.x - a.x) * t, a.y + (b_end.y - a.y) * t);
+                for z in &zones {
+                    if b.zones.iter().any(|p| p.name == *z && p.contains(at)) {
+                        return Ok(Some(z.to_string()));
+                    }
+                }
+            }
+        }
+        Ok(None)
+    }
+}
