@@ -527,7 +527,9 @@ fn sim_profile_shares_script_time_by_function() {
         let line = profile.lines().find(|l| l.ends_with(&format!("  {name}"))).unwrap();
         line.split_whitespace().nth(4).unwrap().parse().unwrap()
     };
-    assert_eq!(calls("setup_game"), 1.0, "{profile}");
+    if listed {
+        assert_eq!(calls("setup_game"), 1.0, "{profile}");
+    }
     let (marine, alien) = (calls("marine_turn"), calls("alien_turn"));
     assert!(alien <= marine && marine <= alien + 1.0, "{profile}");
     assert!(
