@@ -471,6 +471,8 @@ test('the card list is part of the saved session: reloads after every enemy turn
     // Earlier turns are folded, there to open.
     assert.equal(await page.locator('#earlier:not([open])').count(), 1);
     await page.locator('#earlier summary').click();
+    // The fold is drawn by its toggle event, which fires after the click returns.
+    await page.waitForSelector('#earlier[data-drawn]');
     assert.match(await page.locator('#earlier').innerText(), /Turn 1/);
     // StarQuest numbers each phase from 1: a tick is still its own card's.
     await page.evaluate(() => localStorage.clear());
