@@ -175,3 +175,73 @@ fn a_bad_forced_value_is_named() {
         assert!(stderr.contains(expect), "{dice}: {stderr}");
     }
 }
+
+/// `scenario --json` carries the fields `game --json` does (issue 35 item 4): every move its
+/// `from` and `to`, every door opened, removal and exit by a piece its `at`, every damage its
+/// `target`. Checked on every scenario and on one game of a bundled package.
+#[test]
+fn scenario_json_carries_the_fields_game_json_does() {
+    // `at` is a square: a battlefield's pieces stand on points (in `action`).
+    fn unlocated(events: &serde_json::Value, squares: bool) -> Vec<String> {
+        let mut missing = Vec::new();
+        for e in events.as_array().expect("a list of events") {
+            let Some(action) = e.get("action").and_then(|a| a.get("do")).and_then(|d| d.as_str()) else {
+                continue;
+            };
+            let needs: &[&str] = match action {
+                "move" => &["from", "to", "path"],
+                "door" | "remove" | "leave" if squares && e.get("piece").is_some() => &["at"],
+                "damage" => &["target", "damage"],
+                _ => &[],
+            };
+            for field in needs.iter().filter(|f| e.get(**f).is_none()) {
+                missing.push(format!("a `{action}` event without `{field}`: {}", e["text"]));
+            }
+        }
+        missing
+    }
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = Command::new(env!("CARGO_BIN_EXE_servitor"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let mut moves = 0;
+    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/games/scenarios")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "rhai") {
+            continue;
+        }
+        let events = json(&["scenario", path.to_str().unwrap(), "--json"]);
+        moves += events
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["kind"] == "move")
+            .count();
+        let battlefield = std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("// package: solo-heresy");
+        let missing = unlocated(&events, !battlefield);
+        assert!(missing.is_empty(), "{}:\n{}", path.display(), missing.join("\n"));
+    }
+    assert!(moves > 50, "the scenarios move pieces ({moves} moves)");
+    let game = json(&[
+        "game",
+        "space-hulk-solo",
+        "--mission",
+        "breach-run",
+        "--seed",
+        "5",
+        "--json",
+    ]);
+    let missing = unlocated(&game["events"], true);
+    assert!(missing.is_empty(), "game --json:\n{}", missing.join("\n"));
+}

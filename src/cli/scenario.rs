@@ -134,7 +134,7 @@ pub fn run(args: ScenarioArgs) -> Result<(), super::Failure> {
                 .into());
             }
             if args.json {
-                super::emit_json(&game.events);
+                super::emit_json(&servitor::game::event::annotate(&game.events));
             } else {
                 super::emit(&super::game::account(&game.events, true));
             }
