@@ -221,3 +221,37 @@ fn the_placement_roll_of_six_asks_the_player_which_entry_and_the_save_keeps_the_
         "{stdout}"
     );
 }
+
+/// A question's answer is data in the referee's log (issue 35 item 4): `fields.choices` the
+/// list offered, `fields.answer` one of them, `fields.answered_by` who gave it.
+#[test]
+fn a_questions_choices_and_answer_are_fields_of_its_decision() {
+    let out: serde_json::Value = serde_json::from_str(&ok(&[
+        "game",
+        "space-hulk-solo",
+        "--mission",
+        "breach-run",
+        "--seed",
+        "7",
+        "--json",
+    ]))
+    .unwrap();
+    let asked: Vec<&serde_json::Value> = out["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["text"].as_str().unwrap().contains("the choices:"))
+        .collect();
+    assert!(!asked.is_empty(), "seed 7 asks where a blip comes on");
+    for e in asked {
+        let f = &e["fields"];
+        let choices: Vec<&str> = f["choices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        assert!(choices.contains(&f["answer"].as_str().unwrap()), "{e}");
+        assert_eq!(f["answered_by"], "stand-in", "{e}");
+    }
+}

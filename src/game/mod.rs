@@ -357,14 +357,20 @@ impl Game {
         } else {
             "the stand-in player's answer"
         };
-        self.say(
-            format!(
-                "{question} {} ({who}; the choices: {})",
-                choices[pick],
-                choices.join(", ")
-            ),
-            None,
+        self.flush_segment();
+        let text = format!(
+            "{question} {} ({who}; the choices: {})",
+            choices[pick],
+            choices.join(", ")
         );
+        let mut e = self.event("decision", text);
+        e.piece = self.subject_of(&e.text);
+        // The question as data too: a program reading the log need not parse the sentence.
+        e.fields.insert("choices".into(), serde_json::json!(choices));
+        e.fields.insert("answer".into(), serde_json::json!(choices[pick]));
+        let by = if answered.is_some() { "player" } else { "stand-in" };
+        e.fields.insert("answered_by".into(), serde_json::json!(by));
+        self.push_event(e);
         Ok(choices[pick].clone())
     }
 
