@@ -255,3 +255,33 @@ fn a_questions_choices_and_answer_are_fields_of_its_decision() {
         assert_eq!(f["answered_by"], "stand-in", "{e}");
     }
 }
+
+/// Dice a record's rolls read (a weapon's shot, a close assault's opposed dice) are `roll`
+/// events with every die (issue 35 item 4), not notes in words: the values in the text are
+/// the values of `dice`, and a roll says whose it is or what for.
+#[test]
+fn dice_read_from_records_are_roll_events_with_every_die() {
+    let out: serde_json::Value =
+        serde_json::from_str(&ok(&["game", "space-hulk-solo", "--mission", "breach-run", "--seed", "5", "--json"])).unwrap();
+    let mut read = 0;
+    for e in out["events"].as_array().unwrap() {
+        let text = e["text"].as_str().unwrap();
+        if !(text.starts_with("weapon ") || text.starts_with("assault ")) || !text.contains(" → ") {
+            continue;
+        }
+        read += 1;
+        assert_eq!(e["kind"], "roll", "{e}");
+        assert!(e.get("purpose").is_some(), "a roll says what it is for: {e}");
+        let dice: Vec<i64> = e["dice"].as_array().unwrap().iter().map(|d| d["value"].as_i64().unwrap()).collect();
+        let shown: Vec<i64> = text
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        let mut rest = shown.iter();
+        assert!(
+            dice.iter().all(|d| rest.any(|s| s == d)),
+            "every die {dice:?} in the text's numbers {shown:?} in order: {text}"
+        );
+    }
+    assert!(read >= 5, "seed 5 shoots and fights ({read} reads)");
+}

@@ -515,7 +515,7 @@ fn options_words(options: &[(String, String)]) -> String {
 /// A hook's step as one line of text.
 pub fn step_text(step: &Step) -> String {
     match step {
-        Step::Note { text, .. } => text.clone(),
+        Step::Note { text, .. } | Step::Read { text, .. } => text.clone(),
         Step::Roll { roll, why, .. } => match why {
             Some(why) => format!("{why}: {roll}"),
             None => roll.to_string(),

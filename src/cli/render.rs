@@ -119,7 +119,7 @@ pub fn run_output(ruleset: &Ruleset, output: &RunOutput) -> String {
                     let _ = writeln!(out, "{}{line}", if i == 0 { "• " } else { "  " });
                 }
             }
-            Step::Note { text, source } => {
+            Step::Note { text, source } | Step::Read { text, source, .. } => {
                 let source = source.as_deref().map(|s| format!("  [{s}]")).unwrap_or_default();
                 let _ = writeln!(out, "• {text}{source}");
             }

@@ -562,6 +562,31 @@ pub enum Rolled {
 pub use crate::limits::MAX_TIE_ROUNDS;
 
 impl Rolled {
+    /// The roll as written.
+    pub fn expression(&self) -> &str {
+        match self {
+            Rolled::Read { roll, .. }
+            | Rolled::Opposed { roll, .. }
+            | Rolled::Chain { roll, .. }
+            | Rolled::Parts { roll, .. } => roll,
+        }
+    }
+
+    /// Every die that was thrown, in the order thrown: an opposed roll's rounds (the first
+    /// side's dice, then the second's, ties first), a chain's stages, a product's parts.
+    pub fn all_dice(&self) -> Vec<RolledDie> {
+        match self {
+            Rolled::Read { reading, .. } => reading.dice().to_vec(),
+            Rolled::Opposed { rounds, .. } => rounds
+                .iter()
+                .flat_map(|(a, b)| a.dice().iter().chain(b.dice()))
+                .cloned()
+                .collect(),
+            Rolled::Chain { stages, .. } => stages.iter().flat_map(|s| s.dice.iter()).cloned().collect(),
+            Rolled::Parts { parts, .. } => parts.iter().flat_map(|p| p.dice().iter()).cloned().collect(),
+        }
+    }
+
     /// The result: the number read, 1 / 0 for yes / no, the margin of an opposed roll.
     pub fn value(&self) -> i64 {
         match self {
@@ -1109,6 +1134,18 @@ pub fn value_words(rolled: &Rolled) -> String {
 /// readings of one dice field on one line with its dice (`dice 2d6: 3, 5 → kill no, jam no`),
 /// every other roll as `field: …`.
 pub fn describe_declared(declared: &[Declared], rolled: &[(String, Rolled)]) -> Vec<String> {
+    declared_lines(declared, rolled).into_iter().map(|l| l.text).collect()
+}
+
+/// One line of [`describe_declared`], with the dice a pool's readings read (its pool as the
+/// expression, each die as it lay, their sum) for a log that keeps dice apart from words.
+pub struct DeclaredLine {
+    pub text: String,
+    pub dice: Option<DiceRoll>,
+}
+
+/// [`describe_declared`]'s lines with their dice.
+pub fn declared_lines(declared: &[Declared], rolled: &[(String, Rolled)]) -> Vec<DeclaredLine> {
     let mut lines = Vec::new();
     let mut shown: Vec<&str> = Vec::new();
     for (d, (field, result)) in declared.iter().zip(rolled) {
@@ -1124,15 +1161,32 @@ pub fn describe_declared(declared: &[Declared], rolled: &[(String, Rolled)]) -> 
                     .filter(|(d, _)| d.reads == Some(f))
                     .map(|(d, (_, r))| format!("{} {}", d.name, value_words(r)))
                     .collect();
-                lines.push(format!(
-                    "{f} {}: {} → {}",
-                    pr.pool,
-                    dice_words(reading.dice()),
-                    readings.join(", ")
-                ));
+                let dice = reading.dice().to_vec();
+                let total = dice.iter().map(|d| if d.negative { -d.value } else { d.value }).sum();
+                lines.push(DeclaredLine {
+                    text: format!("{f} {}: {} → {}", pr.pool, dice_words(&dice), readings.join(", ")),
+                    dice: Some(DiceRoll {
+                        expr: pr.pool.to_string().into(),
+                        dice,
+                        modifier: 0,
+                        total,
+                    }),
+                });
             }
-            _ if field.is_empty() => lines.push(result.to_string()),
-            _ => lines.push(format!("{field}: {result}")),
+            _ => {
+                let text = match field.is_empty() {
+                    true => result.to_string(),
+                    false => format!("{field}: {result}"),
+                };
+                let dice = result.all_dice();
+                let dice = (!dice.is_empty()).then(|| DiceRoll {
+                    expr: result.expression().into(),
+                    dice,
+                    modifier: 0,
+                    total: result.value(),
+                });
+                lines.push(DeclaredLine { text, dice });
+            }
         }
     }
     lines

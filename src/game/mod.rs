@@ -467,6 +467,21 @@ impl Game {
                     e.source = source;
                     e
                 }
+                Step::Read {
+                    roll,
+                    text,
+                    why,
+                    piece,
+                    source,
+                } => {
+                    let mut e = self.event("roll", text);
+                    e.piece = piece;
+                    e.purpose = why;
+                    e.source = source;
+                    e.dice = roll.dice.iter().map(Into::into).collect();
+                    e.total = Some(roll.total);
+                    e
+                }
             };
             self.push_event(e);
         }

@@ -86,12 +86,12 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
     });
     let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
     engine.register_fn("read_record", move |kind: &str, id: &str| -> Res<Map> {
-        read_record(&r, &s, &b, kind, id, None)
+        read_record(&r, &s, &b, kind, id, (None, None))
     });
     let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
     engine.register_fn("read_record", move |kind: &str, id: &str, about: Map| -> Res<Map> {
         let (piece, why) = piece_and_why("read_record", &about)?;
-        read_record(&r, &s, &b, kind, id, about_text(piece.as_deref(), why.as_deref()))
+        read_record(&r, &s, &b, kind, id, (piece, why))
     });
 
     let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
@@ -254,15 +254,15 @@ pub(super) fn push(st: &mut RunState, budget: &Budget, step: Step) -> Res<()> {
     Ok(())
 }
 
-/// A record's declared rolls, rolled once and read (`read_record(kind, id)`), `about` what
-/// the die prompt at the table says they are for.
+/// A record's declared rolls, rolled once and read (`read_record(kind, id)`), `about` whose
+/// roll it is and what for: the die prompt at the table and the log's roll events say it.
 fn read_record(
     ruleset: &Ruleset,
     state: &Shared,
     budget: &Budget,
     kind: &str,
     id: &str,
-    about: Option<String>,
+    (piece, why): (Option<String>, Option<String>),
 ) -> Res<Map> {
     let records = find_kind(ruleset, kind)?;
     let Some(record) = records.get(id) else {
@@ -289,18 +289,24 @@ fn read_record(
         ));
     }
     let mut st = lock(state);
-    let before = st.rng.rolling_about(about);
+    let before = st.rng.rolling_about(about_text(piece.as_deref(), why.as_deref()));
     let rolled = read::roll_declared(&declared, &mut st.rng);
     st.rng.rolling_about(before);
-    for line in read::describe_declared(&declared, &rolled) {
-        push(
-            &mut st,
-            budget,
-            Step::Note {
-                text: format!("{kind} {id}: {line}"),
-                source: record.source.clone(),
+    for line in read::declared_lines(&declared, &rolled) {
+        let text = format!("{kind} {id}: {}", line.text);
+        let source = record.source.clone();
+        // Dice read die by die are a roll in the log, with every die (issue 35 item 4).
+        let step = match line.dice {
+            Some(roll) => Step::Read {
+                roll,
+                text,
+                why: why.clone(),
+                piece: piece.clone(),
+                source,
             },
-        )?;
+            None => Step::Note { text, source },
+        };
+        push(&mut st, budget, step)?;
     }
     let mut map = Map::new();
     let mut shown = Map::new();

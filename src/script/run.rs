@@ -28,6 +28,19 @@ pub enum Step {
     },
     /// A roll on a table, with its row, result and follow-ups.
     Table(Box<TableRoll>),
+    /// Dice a record's declared rolls read (`read_record`): the dice as they lay, and the
+    /// readings in words (`weapon w: dice 2d6: 3, 5 → kill no, jam no`).
+    Read {
+        #[serde(flatten)]
+        roll: DiceRoll,
+        text: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        why: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        piece: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        source: Option<String>,
+    },
     /// A decision or remark the script logs.
     Note {
         text: String,
@@ -57,6 +70,20 @@ impl Step {
                     + piece.as_ref().map_or(0, String::len)
             }
             Step::Table(roll) => serde_json::to_vec(roll).map_or(0, |v| v.len()),
+            Step::Read {
+                roll,
+                text,
+                why,
+                piece,
+                source,
+            } => {
+                16 + text.len()
+                    + 12 * roll.dice.len()
+                    + [why, piece, source]
+                        .iter()
+                        .map(|s| s.as_ref().map_or(0, String::len))
+                        .sum::<usize>()
+            }
         }
     }
 }
