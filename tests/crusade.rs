@@ -537,3 +537,30 @@ fn sim_profile_shares_script_time_by_function() {
         "{profile}"
     );
 }
+
+/// A move an engine verb planned names the piece it heads for in `target` (issue 35 item 4),
+/// the same piece its words name.
+#[test]
+fn a_planned_move_names_its_target() {
+    let out: serde_json::Value = serde_json::from_str(&ok(&[
+        "game",
+        "space-crusade-solo",
+        "--mission",
+        "purge",
+        "--seed",
+        "5",
+        "--json",
+    ]))
+    .unwrap();
+    let mut aimed = 0;
+    for e in out["events"].as_array().unwrap().iter().filter(|e| e["kind"] == "move") {
+        let text = e["text"].as_str().unwrap();
+        let Some(words) = text.split_once("(towards ").or_else(|| text.split_once("(to fight ")) else {
+            continue;
+        };
+        let named = words.1.split([',', ' ']).next().unwrap();
+        assert_eq!(e["target"].as_str(), Some(named), "{e}");
+        aimed += 1;
+    }
+    assert!(aimed > 5, "seed 5's aliens advance ({aimed} moves)");
+}

@@ -261,8 +261,16 @@ fn a_questions_choices_and_answer_are_fields_of_its_decision() {
 /// the values of `dice`, and a roll says whose it is or what for.
 #[test]
 fn dice_read_from_records_are_roll_events_with_every_die() {
-    let out: serde_json::Value =
-        serde_json::from_str(&ok(&["game", "space-hulk-solo", "--mission", "breach-run", "--seed", "5", "--json"])).unwrap();
+    let out: serde_json::Value = serde_json::from_str(&ok(&[
+        "game",
+        "space-hulk-solo",
+        "--mission",
+        "breach-run",
+        "--seed",
+        "5",
+        "--json",
+    ]))
+    .unwrap();
     let mut read = 0;
     for e in out["events"].as_array().unwrap() {
         let text = e["text"].as_str().unwrap();
@@ -272,7 +280,12 @@ fn dice_read_from_records_are_roll_events_with_every_die() {
         read += 1;
         assert_eq!(e["kind"], "roll", "{e}");
         assert!(e.get("purpose").is_some(), "a roll says what it is for: {e}");
-        let dice: Vec<i64> = e["dice"].as_array().unwrap().iter().map(|d| d["value"].as_i64().unwrap()).collect();
+        let dice: Vec<i64> = e["dice"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["value"].as_i64().unwrap())
+            .collect();
         let shown: Vec<i64> = text
             .split(|c: char| !c.is_ascii_digit())
             .filter_map(|w| w.parse().ok())

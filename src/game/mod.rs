@@ -120,6 +120,8 @@ pub struct Game {
     /// Why the walk about to start goes where it goes (a decision verb's reason): said on
     /// the walk's first line.
     pub move_reason: Option<String>,
+    /// The piece the next move heads for (a verb's plan), the `target` of its first segment.
+    pub move_target: Option<String>,
     /// Per piece index, what the binding last made of the piece for scripts (`game.piece(id)`:
     /// a shared, read-only handle), until the piece changes: behaviours ask for the same
     /// pieces many times between two actions. Opaque here: the kernel only forgets it.
@@ -163,6 +165,7 @@ impl Game {
             acting: None,
             segment: None,
             move_reason: None,
+            move_target: None,
             piece_views: Vec::new(),
         }
     }
@@ -910,6 +913,7 @@ impl Game {
             ),
         );
         e.piece = Some(id.clone());
+        e.target = self.move_target.take();
         e.action = Some(Action::Move { id, path });
         self.push_event(e);
     }

@@ -165,6 +165,8 @@ pub struct Plan {
     pub path: Vec<Square>,
     pub why: String,
     pub door: Option<(Square, Square)>,
+    /// The piece the move heads for, if it heads for one (the log's `target` of the move).
+    pub toward: Option<String>,
 }
 
 fn unknown(what: &str, name: &str, names: &[&str]) -> String {
@@ -337,7 +339,12 @@ impl Game {
                     } else {
                         format!("towards {name}, the nearest {side} piece ({distance} away)")
                     };
-                    return Plan { path, why, door };
+                    return Plan {
+                        path,
+                        why,
+                        door,
+                        toward: Some(name.clone()),
+                    };
                 }
             }
         }
@@ -347,6 +354,7 @@ impl Game {
                 path,
                 why: format!("towards {name}, the nearest {side} piece ({distance} away)"),
                 door: None,
+                toward: Some(name.clone()),
             },
             None => stay(format!("no square nearer to {name} can be reached")),
         }
@@ -377,6 +385,7 @@ impl Game {
                     path,
                     why: format!("away from every {side} piece ({d} from the nearest)"),
                     door: None,
+                    toward: None,
                 }
             }
             None => stay(format!("no square farther from the {side} side can be reached")),
@@ -567,7 +576,12 @@ impl Game {
                             usize::MAX - k
                         ),
                     };
-                    return Plan { path, why, door: None };
+                    return Plan {
+                        path,
+                        why,
+                        door: None,
+                        toward: None,
+                    };
                 }
             }
             None => {}
@@ -580,6 +594,7 @@ impl Game {
                 path,
                 why: format!("towards the nearest square with a {side} piece in sight ({d} away)"),
                 door: None,
+                toward: None,
             };
         }
         let mut plan = self.plan_advance(a, side, max, Advance::Towards, rng);
@@ -612,6 +627,7 @@ impl Game {
                         path,
                         why: format!("to the nearest square out of sight of every {side} piece"),
                         door: None,
+                        toward: None,
                     };
                 }
             }
@@ -623,6 +639,7 @@ impl Game {
                 path,
                 why: format!("towards the nearest square out of sight of every {side} piece ({d} away)"),
                 door: None,
+                toward: None,
             };
         }
         stay(format!("no square out of sight of the {side} side can be reached"))
@@ -722,6 +739,7 @@ fn stay(why: String) -> Plan {
         path: Vec::new(),
         why,
         door: None,
+        toward: None,
     }
 }
 

@@ -287,7 +287,12 @@ fn log_choice(g: &mut Game, i: usize, rule: &TargetRule, choice: &TargetChoice) 
 /// Walks a verb's plan; the reason goes on the move's line, or on a line of its own when the
 /// piece stays.
 fn follow(a: &Api, ctx: &NativeCallContext, id: &str, plan: Plan) -> Res<Map> {
-    let Plan { path, why, door } = plan;
+    let Plan {
+        path,
+        why,
+        door,
+        toward,
+    } = plan;
     let mut m = if path.is_empty() {
         a.with(|g, _| {
             let id = g.state.pieces[g.index(id)?].id.clone();
@@ -298,10 +303,17 @@ fn follow(a: &Api, ctx: &NativeCallContext, id: &str, plan: Plan) -> Res<Map> {
     } else {
         a.with(|g, _| {
             g.move_reason = Some(why.clone());
+            g.move_target = toward;
             Ok(())
         })?;
         let end = path.last().copied();
         let m = walk(a, ctx, id, path)?;
+        // A walk refused before its first step logs no segment: its reason and target go.
+        a.with(|g, _| {
+            g.move_reason = None;
+            g.move_target = None;
+            Ok(())
+        })?;
         // The door is opened only from where the plan said it would stand.
         let arrived = a.with(|g, _| Ok(g.state.pieces[g.index(id)?].at == end))?;
         if !arrived {
