@@ -586,6 +586,38 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Ties are a die (issue 35 item 1): a piece's pick among candidates as near, settled by
+    /// the dice, comes right after the roll of that die, its piece the picker's and its faces
+    /// as many as the tied candidates; settled otherwise, only where the text says by what.
+    fn ties_rolled(&mut self, e: &Event, before: Option<&Event>) {
+        if e.kind != "choice" {
+            return;
+        }
+        let tied = e
+            .candidates
+            .iter()
+            .filter(|c| c.why.as_deref() == Some("as near: not picked"))
+            .count();
+        if tied == 0 {
+            return;
+        }
+        if e.text.contains("by the order of play") {
+            return;
+        }
+        let n = tied + 1;
+        let rolled = before.is_some_and(|r| {
+            r.kind == "roll" && r.piece == e.piece && r.dice.len() == 1 && r.dice[0].die == format!("1-{n}")
+        });
+        if !rolled {
+            let message = format!(
+                "{} (among {n} as near) follows no die of {n} faces: {:?}",
+                e.text,
+                before.map(|b| &b.text)
+            );
+            self.violate("ties-rolled", message);
+        }
+    }
+
     /// The walk of the piece that walked last is over: it stands on no other model.
     fn end_walk(&mut self) {
         let Some(id) = self.walker.take() else { return };
@@ -651,7 +683,8 @@ impl<'a> Checker<'a> {
 /// Checks one game's log; a game that stopped on a script error is a violation too.
 fn check(declared: &Declared, grid: &Grid, events: &[Event], error: Option<String>) -> Vec<Violation> {
     let mut c = Checker::new(declared, grid);
-    for e in events {
+    for (k, e) in events.iter().enumerate() {
+        c.ties_rolled(e, k.checked_sub(1).map(|j| &events[j]));
         c.event(e);
     }
     c.end_walk();
@@ -965,4 +998,49 @@ fn every_battlefield_game_keeps_to_the_table() {
         }
     }
     assert!(checked > 0, "no battlefield game was found among the playable packages");
+}
+
+/// The ties-rolled check on logs made by hand: a pick among pieces as near with the die of
+/// its tie before it passes; the same pick without it, or after a die of other faces, is
+/// reported; a pick the package settles by the order of play says so and passes.
+#[test]
+fn a_tie_without_its_die_is_reported() {
+    let grid = Grid::new(4, 4);
+    let declared = Declared::default();
+    let candidate = |piece: &str, why: &str| servitor::game::event::Candidate {
+        piece: Some(piece.into()),
+        distance: Some(2),
+        why: Some(why.into()),
+        ..Default::default()
+    };
+    let choice = |text: &str| Event {
+        kind: "choice".into(),
+        piece: Some("hunter".into()),
+        text: text.into(),
+        candidates: vec![candidate("a", "chosen"), candidate("b", "as near: not picked")],
+        ..Event::default()
+    };
+    let die = |faces: &str| Event {
+        kind: "roll".into(),
+        piece: Some("hunter".into()),
+        text: format!("random {faces}: 1"),
+        dice: vec![servitor::game::event::Die {
+            die: faces.into(),
+            value: 1,
+            face: None,
+            raw: Vec::new(),
+        }],
+        ..Event::default()
+    };
+    let picked = choice("hunter picks a: one of 2 as near, picked by the dice");
+    let found = |events: &[Event]| -> Vec<&'static str> {
+        check(&declared, &grid, events, None)
+            .iter()
+            .map(|v| v.invariant)
+            .collect()
+    };
+    assert!(found(&[die("1-2"), picked.clone()]).is_empty());
+    assert_eq!(found(std::slice::from_ref(&picked)), ["ties-rolled"]);
+    assert_eq!(found(&[die("1-3"), picked]), ["ties-rolled"]);
+    assert!(found(&[choice("hunter picks a: one of 2 as near, picked by the order of play")]).is_empty());
 }

@@ -68,6 +68,10 @@ pub struct Event {
     /// door, leaving the board (the square it left from).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<Square>,
+    /// The way a piece with a front faced while it walked a move's squares (`up`, `right`,
+    /// `down`, `left`): a turn during a walk is a `face` event between two of its moves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facing: Option<String>,
     /// What a reveal turned face up (a `reveal` event).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revealed: Option<String>,
@@ -233,6 +237,10 @@ fn annotate_next(state: &mut GameState, e: &Event) -> Event {
     let at = |state: &GameState, id: &str| state.piece(id).and_then(|p| p.at);
     match &action {
         Action::Move { id, path } => {
+            let faced = state.piece(id).and_then(|p| p.facing);
+            e.facing = e
+                .facing
+                .or_else(|| faced.map(|f| crate::board::facing::FACING_NAMES[usize::from(f) % 4].to_string()));
             e.from = e.from.or(at(state, id));
             e.to = e.to.or(path.last().copied());
             if e.path.is_empty() {

@@ -131,6 +131,8 @@ pub struct TargetChoice {
     pub chosen: usize,
     pub tied: usize,
     pub candidates: Vec<(usize, u16, usize)>,
+    /// The die that broke the tie: among how many, and the number it showed (from 1).
+    pub die: Option<(u64, u64)>,
 }
 
 /// Which square with a shot `aim` looks for.
@@ -167,6 +169,8 @@ pub struct Plan {
     pub door: Option<(Square, Square)>,
     /// The piece the move heads for, if it heads for one (the log's `target` of the move).
     pub toward: Option<String>,
+    /// The die that picked `toward` among pieces as near: among how many, what it showed.
+    pub die: Option<(u64, u64)>,
 }
 
 fn unknown(what: &str, name: &str, names: &[&str]) -> String {
@@ -253,6 +257,7 @@ impl Game {
             .take_while(|(k, _)| *k == best)
             .map(|&(_, b)| b)
             .collect();
+        let mut die = None;
         let chosen = if rule.random_ties && tied.len() > 1 {
             let n = tied.len() as u64;
             let k = rng.pick(crate::dice::rng::Kind::Tie, n, &|| {
@@ -266,27 +271,30 @@ impl Game {
                     format!("{}'s target, among equals: {}", pieces[a].id, names.join(", ")),
                 )
             });
+            die = Some((n, k + 1));
             tied[k as usize]
         } else {
             tied[0]
         };
         Some(TargetChoice {
             chosen,
+            die,
             tied: tied.len(),
             candidates: candidates.into_iter().map(|((d, rank), b)| (b, d, rank)).collect(),
         })
     }
 
-    /// The piece of `side` nearest `a` (steps, doors passable) and its distance; among pieces
-    /// as near, a die decides (one the player rolls at the table, [`Rng::pick`]). `None` when
-    /// none can be reached.
-    pub fn nearest(&self, a: usize, side: &str, rng: &mut Rng) -> Option<(usize, u16)> {
+    /// The piece of `side` nearest `a` (steps, doors passable), its distance, and the die
+    /// that broke a tie (among how many, what it showed from 1): among pieces as near, a die
+    /// decides (one the player rolls at the table, [`Rng::pick`]). `None` when none can be
+    /// reached.
+    pub fn nearest(&self, a: usize, side: &str, rng: &mut Rng) -> Option<(usize, u16, Option<(u64, u64)>)> {
         let pieces = &self.state.pieces;
         let near = self.view.by_distance(pieces, a, side);
         let &(_, best) = near.first()?;
         let tied: Vec<usize> = near.iter().take_while(|&&(_, d)| d == best).map(|&(b, _)| b).collect();
         if tied.len() == 1 {
-            return Some((tied[0], best));
+            return Some((tied[0], best, None));
         }
         let n = tied.len() as u64;
         let k = rng.pick(crate::dice::rng::Kind::Tie, n, &|| {
@@ -304,17 +312,33 @@ impl Game {
                 ),
             )
         });
-        Some((tied[k as usize], best))
+        Some((tied[k as usize], best, Some((n, k + 1))))
     }
 
     /// Where piece `a` advances on the nearest piece of `side` with a move of `max` steps.
     /// Fallbacks, in order: a square it can fight from (with `Engage`) or as near as the move
     /// allows; when no way leads to it, it stays. Ties: fewest steps, then the dice.
     pub fn plan_advance(&self, a: usize, side: &str, max: u16, how: Advance, rng: &mut Rng) -> Plan {
-        let pieces = &self.state.pieces;
-        let Some((target, distance)) = self.nearest(a, side, rng) else {
+        let Some((target, distance, die)) = self.nearest(a, side, rng) else {
             return stay(format!("no {side} piece can be reached"));
         };
+        let mut plan = self.plan_advance_on(a, side, (target, distance), max, how, rng);
+        plan.die = die;
+        plan
+    }
+
+    /// [`Game::plan_advance`] once the nearest piece is known: `target` at `distance`.
+    fn plan_advance_on(
+        &self,
+        a: usize,
+        side: &str,
+        nearest: (usize, u16),
+        max: u16,
+        how: Advance,
+        rng: &mut Rng,
+    ) -> Plan {
+        let (target, distance) = nearest;
+        let pieces = &self.state.pieces;
         let name = &pieces[target].id;
         if how == Advance::Engage {
             let fronts = self.fronts(target);
@@ -344,6 +368,7 @@ impl Game {
                         why,
                         door,
                         toward: Some(name.clone()),
+                        die: None,
                     };
                 }
             }
@@ -355,6 +380,7 @@ impl Game {
                 why: format!("towards {name}, the nearest {side} piece ({distance} away)"),
                 door: None,
                 toward: Some(name.clone()),
+                die: None,
             },
             None => stay(format!("no square nearer to {name} can be reached")),
         }
@@ -386,6 +412,7 @@ impl Game {
                     why: format!("away from every {side} piece ({d} from the nearest)"),
                     door: None,
                     toward: None,
+                    die: None,
                 }
             }
             None => stay(format!("no square farther from the {side} side can be reached")),
@@ -581,6 +608,7 @@ impl Game {
                         why,
                         door: None,
                         toward: None,
+                        die: None,
                     };
                 }
             }
@@ -595,6 +623,7 @@ impl Game {
                 why: format!("towards the nearest square with a {side} piece in sight ({d} away)"),
                 door: None,
                 toward: None,
+                die: None,
             };
         }
         let mut plan = self.plan_advance(a, side, max, Advance::Towards, rng);
@@ -628,6 +657,7 @@ impl Game {
                         why: format!("to the nearest square out of sight of every {side} piece"),
                         door: None,
                         toward: None,
+                        die: None,
                     };
                 }
             }
@@ -640,6 +670,7 @@ impl Game {
                 why: format!("towards the nearest square out of sight of every {side} piece ({d} away)"),
                 door: None,
                 toward: None,
+                die: None,
             };
         }
         stay(format!("no square out of sight of the {side} side can be reached"))
@@ -740,6 +771,7 @@ fn stay(why: String) -> Plan {
         why,
         door: None,
         toward: None,
+        die: None,
     }
 }
 

@@ -35,6 +35,9 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
             let Some(choice) = g.target_choice(i, side, &rule, &mut run.rng) else {
                 return Ok(Dynamic::UNIT);
             };
+            if let Some(die) = choice.die {
+                log_tie_die(g, i, die, "as near a target");
+            }
             log_choice(g, i, &rule, &choice);
             Ok(g.state.pieces[choice.chosen].id.clone().into())
         })
@@ -239,6 +242,17 @@ fn rung(k: usize, value: &Dynamic) -> Result<Rung, String> {
 
 /// A target chosen goes in the referee's log as a `choice` (an account shows it with
 /// `--verbose`): what it was chosen among, each with its distance and why it lost.
+/// The die that broke a tie among pieces `how` near piece `i` (`die`: among how many, what
+/// it showed), a roll in the log like any other: a player at the table rolled it.
+fn log_tie_die(g: &mut Game, i: usize, (n, value): (u64, u64), how: &str) {
+    let step = crate::script::Step::Roll {
+        roll: crate::dice::DiceRoll::random(1, n as i64, value as i64),
+        why: Some(format!("a die among {n} {how}")),
+        piece: Some(g.state.pieces[i].id.clone()),
+    };
+    g.absorb(vec![step]);
+}
+
 fn log_choice(g: &mut Game, i: usize, rule: &TargetRule, choice: &TargetChoice) {
     let pieces = &g.state.pieces;
     let (who, chosen) = (&pieces[i].id, &pieces[choice.chosen].id);
@@ -292,7 +306,15 @@ fn follow(a: &Api, ctx: &NativeCallContext, id: &str, plan: Plan) -> Res<Map> {
         why,
         door,
         toward,
+        die,
     } = plan;
+    if let Some(die) = die {
+        a.with(|g, _| {
+            let i = g.index(id)?;
+            log_tie_die(g, i, die, "as near");
+            Ok(())
+        })?;
+    }
     let mut m = if path.is_empty() {
         a.with(|g, _| {
             let id = g.state.pieces[g.index(id)?].id.clone();
