@@ -127,12 +127,15 @@ impl Advance {
 /// What [`Game::target_choice`] chose, and among what: `candidates` as (piece, steps away,
 /// place in the rule's rank), nearest first; `tied` of them shared the best place.
 #[derive(Debug, Clone, PartialEq, Eq)]
+/// A die that broke a tie: among how many, and the number it showed (from 1).
+pub type TieDie = (u64, u64);
+
 pub struct TargetChoice {
     pub chosen: usize,
     pub tied: usize,
     pub candidates: Vec<(usize, u16, usize)>,
-    /// The die that broke the tie: among how many, and the number it showed (from 1).
-    pub die: Option<(u64, u64)>,
+    /// The die that broke the tie.
+    pub die: Option<TieDie>,
 }
 
 /// Which square with a shot `aim` looks for.
@@ -169,8 +172,8 @@ pub struct Plan {
     pub door: Option<(Square, Square)>,
     /// The piece the move heads for, if it heads for one (the log's `target` of the move).
     pub toward: Option<String>,
-    /// The die that picked `toward` among pieces as near: among how many, what it showed.
-    pub die: Option<(u64, u64)>,
+    /// The die that picked `toward` among pieces as near.
+    pub die: Option<TieDie>,
 }
 
 fn unknown(what: &str, name: &str, names: &[&str]) -> String {
@@ -288,7 +291,7 @@ impl Game {
     /// that broke a tie (among how many, what it showed from 1): among pieces as near, a die
     /// decides (one the player rolls at the table, [`Rng::pick`]). `None` when none can be
     /// reached.
-    pub fn nearest(&self, a: usize, side: &str, rng: &mut Rng) -> Option<(usize, u16, Option<(u64, u64)>)> {
+    pub fn nearest(&self, a: usize, side: &str, rng: &mut Rng) -> Option<(usize, u16, Option<TieDie>)> {
         let pieces = &self.state.pieces;
         let near = self.view.by_distance(pieces, a, side);
         let &(_, best) = near.first()?;
