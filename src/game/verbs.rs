@@ -124,12 +124,12 @@ impl Advance {
     }
 }
 
-/// What [`Game::target_choice`] chose, and among what: `candidates` as (piece, steps away,
-/// place in the rule's rank), nearest first; `tied` of them shared the best place.
-#[derive(Debug, Clone, PartialEq, Eq)]
 /// A die that broke a tie: among how many, and the number it showed (from 1).
 pub type TieDie = (u64, u64);
 
+/// What [`Game::target_choice`] chose, and among what: `candidates` as (piece, steps away,
+/// place in the rule's rank), nearest first; `tied` of them shared the best place.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TargetChoice {
     pub chosen: usize,
     pub tied: usize,
