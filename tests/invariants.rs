@@ -67,7 +67,15 @@ struct Declared {
     action_points: bool,
     /// `door-opener front`: a piece with a facing opens a door only facing it.
     doors_faced: bool,
+    /// A face-down piece never ends a move on one of the eight squares round a face-up
+    /// piece of another side (FACTS.md, Space Hulk: a blip never moves next to a Marine).
+    /// No declaration says it (the package's script walks with `apart`): set here for the
+    /// packages whose rules say it, by name.
+    hidden_apart: bool,
 }
+
+/// The packages whose face-down pieces keep apart from the other side (`Declared::hidden_apart`).
+const HIDDEN_APART: &[&str] = &["space-hulk-solo"];
 
 fn declared(ruleset: &Ruleset) -> Declared {
     let names = |v: &Value| match v {
@@ -107,6 +115,7 @@ fn declared(ruleset: &Ruleset) -> Declared {
         sight: ruleset.games.values().next().map(|g| g.sight).unwrap_or_default(),
         action_points: ruleset.games.values().any(|g| g.action_points.is_some()),
         doors_faced: ruleset.games.values().any(|g| g.doors.from_front),
+        hidden_apart: false,
         scans: ruleset.games.values().any(|g| {
             g.triggers
                 .iter()
@@ -624,6 +633,24 @@ impl<'a> Checker<'a> {
         let Some(p) = self.piece(&id).filter(|p| p.on_board()).cloned() else {
             return;
         };
+        if self.declared.hidden_apart && p.hidden.is_some() {
+            let round: BTreeSet<Square> = p
+                .squares()
+                .iter()
+                .flat_map(|&s| (-1..=1).flat_map(move |dx| (-1..=1).map(move |dy| s.offset(dx, dy))))
+                .collect();
+            let near = self
+                .on_board()
+                .find(|o| o.side != p.side && o.hidden.is_none() && o.squares().iter().any(|s| round.contains(s)))
+                .map(|o| o.id.clone());
+            if let Some(o) = near {
+                let at = p.at.map(|s| s.to_string()).unwrap_or_default();
+                self.violate(
+                    "hidden-apart",
+                    format!("{id}, face down, ends its move on {at}, next to {o}"),
+                );
+            }
+        }
         let squares = p.squares();
         let under: Vec<String> = self
             .on_board()
@@ -806,7 +833,8 @@ fn playable() -> Vec<(String, Arc<Ruleset>, Declared)> {
             if ruleset.games.is_empty() {
                 return None;
             }
-            let declared = declared(&ruleset);
+            let mut declared = declared(&ruleset);
+            declared.hidden_apart = HIDDEN_APART.contains(&name.as_str());
             Some((name, Arc::new(ruleset), declared))
         })
         .collect()
@@ -1043,4 +1071,58 @@ fn a_tie_without_its_die_is_reported() {
     assert_eq!(found(std::slice::from_ref(&picked)), ["ties-rolled"]);
     assert_eq!(found(&[die("1-3"), picked]), ["ties-rolled"]);
     assert!(found(&[choice("hunter picks a: one of 2 as near, picked by the order of play")]).is_empty());
+}
+
+/// The hidden-apart check on logs made by hand: a face-down piece whose walk ends on one of
+/// the eight squares round a face-up piece of the other side is reported; one that stops a
+/// square further is not, nor a face-up piece beside it.
+#[test]
+fn a_face_down_piece_ending_next_to_the_other_side_is_reported() {
+    let grid = Grid::new(6, 6);
+    let declared = Declared {
+        hidden_apart: true,
+        ..Declared::default()
+    };
+    let piece = |id: &str, side: &str, hidden: Option<&str>, at: &str| Piece {
+        id: id.into(),
+        kind: "model".into(),
+        hidden: hidden.map(Into::into),
+        side: side.into(),
+        status: "board".into(),
+        at: Square::parse(at),
+        point: None,
+        size: 1,
+        diagonal: true,
+        life: 1,
+        fields: Default::default(),
+        facing: None,
+        ap: None,
+        watch: None,
+    };
+    let act = |action: Action| Event {
+        kind: "action".into(),
+        turn: 1,
+        text: String::new(),
+        action: Some(action),
+        ..Event::default()
+    };
+    let game = |hidden: Option<&str>, path: &[&str]| {
+        let events = [
+            act(Action::Add {
+                piece: Box::new(piece("guard", "us", None, "2,2")),
+            }),
+            act(Action::Add {
+                piece: Box::new(piece("token", "them", hidden, "5,2")),
+            }),
+            act(Action::Move {
+                id: "token".into(),
+                path: path.iter().map(|s| Square::parse(s).unwrap()).collect(),
+            }),
+        ];
+        let found = check(&declared, &grid, &events, None);
+        found.iter().filter(|v| v.invariant == "hidden-apart").count()
+    };
+    assert_eq!(game(Some("three"), &["4,2", "3,3"]), 1);
+    assert_eq!(game(Some("three"), &["4,2"]), 0);
+    assert_eq!(game(None, &["4,2", "3,3"]), 0);
 }
