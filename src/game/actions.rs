@@ -148,6 +148,15 @@ impl Game {
             .map(|(cost, plan)| (cost, plan, !shun.is_empty()))
     }
 
+    /// The game's door rule for piece `i`'s walks when doors open only from in front
+    /// (`door-opener front`): whether it may open the door ahead of square `s` facing `d`.
+    fn front_door_rule(&self, i: usize) -> Option<impl Fn(Square, usize) -> bool + '_> {
+        self.view
+            .doors
+            .from_front
+            .then_some(move |s: Square, d: usize| self.door_in_front_only(i, s, d))
+    }
+
     /// Whether piece `i` stepping from `at` in direction `d` (of [`crate::board::DIRECTIONS`])
     /// meets a closed door it may open only from in front (`door-opener front`, pieces with a
     /// facing, doors that open on a step).
@@ -167,12 +176,8 @@ impl Game {
     ) -> Option<(u64, Vec<facing::Action>)> {
         let p = &self.state.pieces[i];
         let from = p.at?;
-        let front = |s: Square, d: usize| self.door_in_front_only(i, s, d);
-        let front_doors = self
-            .view
-            .doors
-            .from_front
-            .then_some(&front as &dyn Fn(Square, usize) -> bool);
+        let front = self.front_door_rule(i);
+        let front_doors = front.as_ref().map(|f| f as &dyn Fn(Square, usize) -> bool);
         let pieces = &self.state.pieces;
         let view = &self.view;
         let grid = view.step_grid();
@@ -369,12 +374,8 @@ impl Game {
             return Vec::new();
         }
         let start = usize::from(p.facing.unwrap_or(0));
-        let front = |s: Square, d: usize| self.door_in_front_only(i, s, d);
-        let front_doors = self
-            .view
-            .doors
-            .from_front
-            .then_some(&front as &dyn Fn(Square, usize) -> bool);
+        let front = self.front_door_rule(i);
+        let front_doors = front.as_ref().map(|f| f as &dyn Fn(Square, usize) -> bool);
         let best = facing::cheapest_costs(grid, from, start, &costs, &passable, max, front_doors);
         let faced = p.facing.is_some();
         let mut cheapest: Vec<(usize, u64)> = Vec::new();

@@ -260,24 +260,11 @@ impl Game {
             .take_while(|(k, _)| *k == best)
             .map(|&(_, b)| b)
             .collect();
-        let mut die = None;
-        let chosen = if rule.random_ties && tied.len() > 1 {
-            let n = tied.len() as u64;
-            let k = rng.pick(crate::dice::rng::Kind::Tie, n, &|| {
-                let names: Vec<String> = tied
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &b)| format!("{} {}", k + 1, pieces[b].id))
-                    .collect();
-                (
-                    (1..=n).map(|k| k.to_string()).collect(),
-                    format!("{}'s target, among equals: {}", pieces[a].id, names.join(", ")),
-                )
-            });
-            die = Some((n, k + 1));
-            tied[k as usize]
+        let (chosen, die) = if rule.random_ties && tied.len() > 1 {
+            let (k, die) = self.tie_die(&tied, &format!("{}'s target", pieces[a].id), rng);
+            (tied[k], Some(die))
         } else {
-            tied[0]
+            (tied[0], None)
         };
         Some(TargetChoice {
             chosen,
@@ -299,6 +286,15 @@ impl Game {
         if tied.len() == 1 {
             return Some((tied[0], best, None));
         }
+        let what = format!("the {side} piece {} heads for", pieces[a].id);
+        let (k, die) = self.tie_die(&tied, &what, rng);
+        Some((tied[k], best, Some(die)))
+    }
+
+    /// The die among the `tied` pieces (two or more) for `what` they tie as: the place of the
+    /// one it picks, and the die. At the table the player rolls it, told which number is whom.
+    fn tie_die(&self, tied: &[usize], what: &str, rng: &mut Rng) -> (usize, TieDie) {
+        let pieces = &self.state.pieces;
         let n = tied.len() as u64;
         let k = rng.pick(crate::dice::rng::Kind::Tie, n, &|| {
             let names: Vec<String> = tied
@@ -308,14 +304,10 @@ impl Game {
                 .collect();
             (
                 (1..=n).map(|k| k.to_string()).collect(),
-                format!(
-                    "the {side} piece {} heads for, among equals: {}",
-                    pieces[a].id,
-                    names.join(", ")
-                ),
+                format!("{what}, among equals: {}", names.join(", ")),
             )
         });
-        Some((tied[k as usize], best, Some((n, k + 1))))
+        (k as usize, (n, k + 1))
     }
 
     /// Where piece `a` advances on the nearest piece of `side` with a move of `max` steps.
