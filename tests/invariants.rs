@@ -72,10 +72,72 @@ struct Declared {
     /// No declaration says it (the package's script walks with `apart`): set here for the
     /// packages whose rules say it, by name.
     hidden_apart: bool,
+    /// A game with action points: each kind's `ap-…` fields of its stats record, read here
+    /// from the package (not through the engine) to price every walk again.
+    costs: HashMap<String, KindCosts>,
+}
+
+/// What one kind of piece pays to walk (its stats record's `ap-…` fields; `None`: left out).
+#[derive(Debug, Default, Clone)]
+struct KindCosts {
+    faces: bool,
+    /// forward, forward-diagonal, sideways, backward, backward-diagonal.
+    steps: [Option<i64>; 5],
+    step: Option<i64>,
+    turn: Option<i64>,
+    turn_with_move: Option<i64>,
+    door: Option<i64>,
+}
+
+/// What a piece did since its action points last changed hands: the walk an `ap` event
+/// "spends N AP to move" pays for.
+#[derive(Debug, Default)]
+struct Walk {
+    /// Quarter turns before each step, then after the last: `turns[k]` before step `k`.
+    turns: Vec<i64>,
+    /// Each step's price (`None`: a step the piece may not take, named).
+    steps: Vec<Result<i64, String>>,
+    doors: i64,
 }
 
 /// The packages whose face-down pieces keep apart from the other side (`Declared::hidden_apart`).
 const HIDDEN_APART: &[&str] = &["space-hulk-solo"];
+
+/// Each kind's walking costs, for a game with action points (see [`Declared::costs`]).
+fn kind_costs(ruleset: &Ruleset) -> HashMap<String, KindCosts> {
+    let Some(def) = ruleset.games.values().find(|g| g.action_points.is_some()) else {
+        return HashMap::new();
+    };
+    let Some(records) = def.stats.as_deref().and_then(|k| ruleset.records.get(k)) else {
+        return HashMap::new();
+    };
+    let number = |r: &servitor::ruleset::Record, f: &str| match r.fields.get(f) {
+        Some(Value::Number(n)) => Some(*n),
+        _ => None,
+    };
+    records
+        .iter()
+        .map(|(id, r)| {
+            let steps = [
+                "ap-forward",
+                "ap-forward-diagonal",
+                "ap-sideways",
+                "ap-backward",
+                "ap-backward-diagonal",
+            ]
+            .map(|f| number(r, f));
+            let costs = KindCosts {
+                faces: matches!(r.fields.get("facing"), Some(Value::Flag(true))),
+                steps,
+                step: number(r, "ap-step"),
+                turn: number(r, "ap-turn"),
+                turn_with_move: number(r, "ap-turn-with-move"),
+                door: number(r, "ap-door"),
+            };
+            (id.clone(), costs)
+        })
+        .collect()
+}
 
 fn declared(ruleset: &Ruleset) -> Declared {
     let names = |v: &Value| match v {
@@ -116,6 +178,7 @@ fn declared(ruleset: &Ruleset) -> Declared {
         action_points: ruleset.games.values().any(|g| g.action_points.is_some()),
         doors_faced: ruleset.games.values().any(|g| g.doors.from_front),
         hidden_apart: false,
+        costs: kind_costs(ruleset),
         scans: ruleset.games.values().any(|g| {
             g.triggers
                 .iter()
@@ -152,6 +215,8 @@ struct Checker<'a> {
     /// The side whose token was just turned over: the models it hid are placed around it,
     /// where the token was seen (until another kind of action).
     revealing: Option<String>,
+    /// Piece → what it did since its action points last changed (a game with action points).
+    walks: HashMap<String, Walk>,
     found: Vec<Violation>,
 }
 
@@ -184,6 +249,7 @@ impl<'a> Checker<'a> {
             overlapping: BTreeSet::new(),
             walker: None,
             revealing: None,
+            walks: HashMap::new(),
             found: Vec::new(),
         }
     }
@@ -322,8 +388,143 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Walks priced (issue 35 item 8): in a game with action points, what a piece spends "to
+    /// move" is what its steps, turns and doors since its points last changed cost by its
+    /// kind's `ap-…` fields — a step kind the record leaves out never taken, a quarter turn
+    /// made with a step (at most one a step, before or after it) at `ap-turn-with-move`, any
+    /// other at `ap-turn`, a door opened on the way `ap-door`.
+    fn price_walks(&mut self, e: &Event) {
+        if self.declared.costs.is_empty() {
+            return;
+        }
+        let Some(action) = &e.action else { return };
+        match action {
+            Action::Begin { .. } => self.walks.clear(),
+            Action::Move { id, path } => {
+                let Some(p) = self.piece(id).cloned() else { return };
+                let Some(mut at) = p.at else { return };
+                let costs = self.declared.costs.get(&p.kind).cloned().unwrap_or_default();
+                let walk = self.walks.entry(id.clone()).or_default();
+                if walk.turns.is_empty() {
+                    walk.turns.push(0);
+                }
+                for &to in path {
+                    let (dx, dy) = (to.x - at.x, to.y - at.y);
+                    let price = match (costs.faces, p.facing) {
+                        (true, Some(f)) => {
+                            let (fx, fy) = servitor::board::facing::FACINGS[usize::from(f)];
+                            let along = (dx * fx + dy * fy).signum();
+                            let kind = match (along, dx != 0 && dy != 0) {
+                                (1, false) => 0,
+                                (1, true) => 1,
+                                (0, _) => 2,
+                                (_, false) => 3,
+                                (_, true) => 4,
+                            };
+                            const NAMES: [&str; 5] = [
+                                "forward",
+                                "forward-diagonal",
+                                "sideways",
+                                "backward",
+                                "backward-diagonal",
+                            ];
+                            costs.steps[kind].ok_or_else(|| {
+                                format!(
+                                    "a {} step {at} → {to} facing {}, which its kind may not take",
+                                    NAMES[kind],
+                                    servitor::board::facing::FACING_NAMES[usize::from(f)]
+                                )
+                            })
+                        }
+                        _ => Ok(costs.step.unwrap_or(1)),
+                    };
+                    walk.steps.push(price);
+                    walk.turns.push(0);
+                    at = to;
+                }
+            }
+            Action::Face { id, facing } => {
+                let Some(old) = self.piece(id).and_then(|p| p.facing) else {
+                    return;
+                };
+                let d = (i64::from(*facing) - i64::from(old)).rem_euclid(4);
+                let walk = self.walks.entry(id.clone()).or_default();
+                if walk.turns.is_empty() {
+                    walk.turns.push(0);
+                }
+                *walk.turns.last_mut().unwrap() += d.min(4 - d);
+            }
+            Action::Door { open: true, .. } => {
+                if let Some(id) = &e.piece {
+                    self.walks.entry(id.clone()).or_default().doors += 1;
+                }
+            }
+            Action::Ap { values } => {
+                for id in values.keys() {
+                    let spent = e
+                        .text
+                        .strip_prefix(&format!("{id} spends "))
+                        .and_then(|rest| rest.split_once(" AP to move"))
+                        .and_then(|(n, _)| n.parse::<i64>().ok());
+                    let walk = self.walks.remove(id).unwrap_or_default();
+                    if let Some(spent) = spent {
+                        self.check_walk_price(id, spent, &walk);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn check_walk_price(&mut self, id: &str, spent: i64, walk: &Walk) {
+        let kind = self.piece(id).map(|p| p.kind.clone()).unwrap_or_default();
+        let costs = self.declared.costs.get(&kind).cloned().unwrap_or_default();
+        let mut total = 0;
+        for step in &walk.steps {
+            match step {
+                Ok(n) => total += n,
+                Err(why) => return self.violate("walks-priced", format!("{id} takes {why}")),
+            }
+        }
+        total += walk.doors * costs.door.unwrap_or(0);
+        // Turns: as many as the steps can carry (one each, from the turns just before or just
+        // after it; the ones before first, which no later step can take) at the with-a-move
+        // price, the rest on the spot.
+        let mut left = walk.turns.clone();
+        let mut carried = 0;
+        for k in 0..walk.steps.len() {
+            if left[k] > 0 {
+                left[k] -= 1;
+                carried += 1;
+            } else if left[k + 1] > 0 {
+                left[k + 1] -= 1;
+                carried += 1;
+            }
+        }
+        let turns: i64 = walk.turns.iter().sum();
+        let on_spot = costs.turn.unwrap_or(0);
+        let with_move = costs.turn_with_move.unwrap_or(on_spot).min(on_spot);
+        total += carried * with_move + (turns - carried) * on_spot;
+        if spent != total {
+            let steps: Vec<String> = walk
+                .steps
+                .iter()
+                .map(|s| s.clone().unwrap_or_default().to_string())
+                .collect();
+            self.violate(
+                "walks-priced",
+                format!(
+                    "{id} spends {spent} AP to move; its walk costs {total} (steps {}, quarter turns {turns} of which {carried} with a step, doors {})",
+                    steps.join("+"),
+                    walk.doors
+                ),
+            );
+        }
+    }
+
     /// Every check an event calls for, then its action applied.
     fn event(&mut self, e: &Event) {
+        self.price_walks(e);
         if e.attacker.is_some() {
             self.attack(e);
         }
@@ -488,6 +689,9 @@ impl<'a> Checker<'a> {
             && entering == old
         {
             *entering = new.to_string();
+        }
+        if let Some(w) = self.walks.remove(old) {
+            self.walks.insert(new.to_string(), w);
         }
         let rename = |id: &String| if id == old { new.to_string() } else { id.clone() };
         self.overlapping = self.overlapping.iter().map(|(a, b)| (rename(a), rename(b))).collect();
@@ -1125,4 +1329,92 @@ fn a_face_down_piece_ending_next_to_the_other_side_is_reported() {
     assert_eq!(game(Some("three"), &["4,2", "3,3"]), 1);
     assert_eq!(game(Some("three"), &["4,2"]), 0);
     assert_eq!(game(None, &["4,2", "3,3"]), 0);
+}
+
+/// The walks-priced check on logs made by hand, for a kind that pays 1 a step forward, 2
+/// back, may not step sideways, and 1 a quarter turn: a turn and a step forward cost 2; a walk
+/// charged 1 for them, or a sideways step, is reported.
+#[test]
+fn a_walk_charged_other_than_its_price_is_reported() {
+    let grid = Grid::new(6, 6);
+    let costs = KindCosts {
+        faces: true,
+        steps: [Some(1), Some(1), None, Some(2), None],
+        turn: Some(1),
+        turn_with_move: Some(1),
+        door: Some(1),
+        step: None,
+    };
+    let declared = Declared {
+        costs: HashMap::from([("model".to_string(), costs)]),
+        ..Declared::default()
+    };
+    let event = |text: &str, action: Action| Event {
+        kind: "action".into(),
+        turn: 1,
+        text: text.into(),
+        action: Some(action),
+        ..Event::default()
+    };
+    let walker = Piece {
+        id: "walker".into(),
+        kind: "model".into(),
+        hidden: None,
+        side: "us".into(),
+        status: "board".into(),
+        at: Square::parse("2,3"),
+        point: None,
+        size: 1,
+        diagonal: true,
+        life: 1,
+        fields: Default::default(),
+        facing: Some(0),
+        ap: None,
+        watch: None,
+    };
+    let game = |turn_to: u8, step_to: &str, spent: i64| {
+        let events = [
+            event(
+                "",
+                Action::Add {
+                    piece: Box::new(walker.clone()),
+                },
+            ),
+            event(
+                "",
+                Action::Face {
+                    id: "walker".into(),
+                    facing: turn_to,
+                },
+            ),
+            event(
+                "",
+                Action::Move {
+                    id: "walker".into(),
+                    path: vec![Square::parse(step_to).unwrap()],
+                },
+            ),
+            event(
+                &format!("walker spends {spent} AP to move (0 AP left)"),
+                Action::Ap {
+                    values: [("walker".to_string(), 0)].into_iter().collect(),
+                },
+            ),
+        ];
+        let found = check(&declared, &grid, &events, None);
+        found
+            .into_iter()
+            .filter(|v| v.invariant == "walks-priced")
+            .map(|v| v.message)
+            .collect::<Vec<_>>()
+    };
+    // Turned right, a step right: forward.
+    assert_eq!(game(1, "3,3", 2), Vec::<String>::new());
+    assert_eq!(game(1, "3,3", 1).len(), 1, "{:?}", game(1, "3,3", 1));
+    // Turned right, a step up: sideways, which the kind may not take.
+    let sideways = game(1, "2,2", 2);
+    assert!(
+        sideways.len() == 1 && sideways[0].contains("a sideways step"),
+        "{sideways:?}"
+    );
 }
