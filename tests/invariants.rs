@@ -75,7 +75,15 @@ struct Declared {
     /// A game with action points: each kind's `ap-…` fields of its stats record, read here
     /// from the package (not through the engine) to price every walk again.
     costs: HashMap<String, KindCosts>,
+    /// The watch modes that always answer (their function logs a line by the watcher each
+    /// time the engine calls it), with their reach: range in squares and front arc only.
+    answering_watches: HashMap<String, (u32, bool)>,
 }
+
+/// Watch modes whose function always answers with a line by the watcher (a shot, or why it
+/// cannot shoot), by package: which ones do is the script's, not declared (`ready` asks the
+/// player and may say nothing), so it is set here.
+const ANSWERING_WATCHES: &[(&str, &str)] = &[("space-hulk-solo", "overwatch")];
 
 /// What one kind of piece pays to walk (its stats record's `ap-…` fields; `None`: left out).
 #[derive(Debug, Default, Clone)]
@@ -179,6 +187,7 @@ fn declared(ruleset: &Ruleset) -> Declared {
         doors_faced: ruleset.games.values().any(|g| g.doors.from_front),
         hidden_apart: false,
         costs: kind_costs(ruleset),
+        answering_watches: HashMap::new(),
         scans: ruleset.games.values().any(|g| {
             g.triggers
                 .iter()
@@ -217,6 +226,9 @@ struct Checker<'a> {
     revealing: Option<String>,
     /// Piece → what it did since its action points last changed (a game with action points).
     walks: HashMap<String, Walk>,
+    /// The piece that just stepped into reach of answering watches, and the watchers that
+    /// owe it an answer before it acts again.
+    owed: Option<(String, Vec<String>)>,
     found: Vec<Violation>,
 }
 
@@ -250,6 +262,7 @@ impl<'a> Checker<'a> {
             walker: None,
             revealing: None,
             walks: HashMap::new(),
+            owed: None,
             found: Vec::new(),
         }
     }
@@ -522,9 +535,83 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// The watchers keeping an answering watch that `mover`, standing on `at`, is in reach of:
+    /// within the mode's range (squares, the larger of across and down), in the watcher's
+    /// front arc if the mode says so, and in its sight to shoot.
+    fn watchers_reaching(&self, mover: &Piece, at: Square) -> Vec<String> {
+        let mut there = mover.clone();
+        there.at = Some(at);
+        self.on_board()
+            .filter(|w| w.side != mover.side && w.hidden.is_none())
+            .filter_map(|w| {
+                let (range, front) = *self.declared.answering_watches.get(w.watch.as_deref()?)?;
+                let from = w.at?;
+                let far = (at.x - from.x).abs().max((at.y - from.y).abs());
+                let reached = far <= range as i32
+                    && (!front || servitor::game::view::in_arc(w, at))
+                    && self.sees_to_shoot(w, &there);
+                reached.then(|| w.id.clone())
+            })
+            .collect()
+    }
+
+    /// Watches answer every action in their reach (issue 35 item 8): a face-up piece's step
+    /// into reach of a watcher keeping an answering watch is answered by a line of that
+    /// watcher's before the piece acts again; a walk logged as one line was in no such reach
+    /// before its last square (an answer would have ended the line).
+    fn watches_answer(&mut self, e: &Event) {
+        if self.declared.answering_watches.is_empty() {
+            return;
+        }
+        if let Some((mover, watchers)) = &mut self.owed {
+            let by = e.piece.clone().or_else(|| e.text.split(' ').next().map(str::to_string));
+            watchers.retain(|w| by.as_deref() != Some(w.as_str()) && !e.text.starts_with(&format!("{w}'s ")));
+            let acts_again = match &e.action {
+                Some(Action::Move { id, .. } | Action::Face { id, .. }) => id == mover,
+                Some(Action::Door { .. }) => e.piece.as_deref() == Some(mover.as_str()),
+                Some(Action::Begin { .. }) => true,
+                _ => false,
+            };
+            if acts_again || watchers.is_empty() {
+                let (mover, watchers) = self.owed.take().unwrap();
+                for w in watchers {
+                    self.violate(
+                        "watches-answer",
+                        format!(
+                            "{mover} acts in the reach of {w}'s watch and {w} does not answer before: {}",
+                            e.text
+                        ),
+                    );
+                }
+            }
+        }
+        let Some(Action::Move { id, path }) = &e.action else {
+            return;
+        };
+        let Some(p) = self.piece(id).filter(|p| p.hidden.is_none()).cloned() else {
+            return;
+        };
+        for (k, &at) in path.iter().enumerate() {
+            let watchers = self.watchers_reaching(&p, at);
+            if watchers.is_empty() {
+                continue;
+            }
+            if k + 1 < path.len() {
+                let message = format!(
+                    "{id} steps onto {at} in the reach of {} and walks on unanswered: {}",
+                    watchers.join(", "),
+                    e.text
+                );
+                return self.violate("watches-answer", message);
+            }
+            self.owed = Some((id.clone(), watchers));
+        }
+    }
+
     /// Every check an event calls for, then its action applied.
     fn event(&mut self, e: &Event) {
         self.price_walks(e);
+        self.watches_answer(e);
         if e.attacker.is_some() {
             self.attack(e);
         }
@@ -1039,6 +1126,12 @@ fn playable() -> Vec<(String, Arc<Ruleset>, Declared)> {
             }
             let mut declared = declared(&ruleset);
             declared.hidden_apart = HIDDEN_APART.contains(&name.as_str());
+            let def = ruleset.games.values().next();
+            for (_, mode) in ANSWERING_WATCHES.iter().filter(|(p, _)| *p == name) {
+                if let Some(w) = def.and_then(|d| d.watches.get(*mode)) {
+                    declared.answering_watches.insert(mode.to_string(), (w.range, w.front));
+                }
+            }
             Some((name, Arc::new(ruleset), declared))
         })
         .collect()
@@ -1282,7 +1375,7 @@ fn a_tie_without_its_die_is_reported() {
 /// square further is not, nor a face-up piece beside it.
 #[test]
 fn a_face_down_piece_ending_next_to_the_other_side_is_reported() {
-    let grid = Grid::new(6, 6);
+    let grid = open_grid(6, 6);
     let declared = Declared {
         hidden_apart: true,
         ..Declared::default()
@@ -1336,7 +1429,7 @@ fn a_face_down_piece_ending_next_to_the_other_side_is_reported() {
 /// charged 1 for them, or a sideways step, is reported.
 #[test]
 fn a_walk_charged_other_than_its_price_is_reported() {
-    let grid = Grid::new(6, 6);
+    let grid = open_grid(6, 6);
     let costs = KindCosts {
         faces: true,
         steps: [Some(1), Some(1), None, Some(2), None],
@@ -1417,4 +1510,111 @@ fn a_walk_charged_other_than_its_price_is_reported() {
         sideways.len() == 1 && sideways[0].contains("a sideways step"),
         "{sideways:?}"
     );
+}
+
+/// The watches-answer check on logs made by hand: a watcher on 4,3 facing right keeps an
+/// answering watch (range 12, front arc); a piece stepping into its arc is answered by a line
+/// of the watcher's before it steps again; unanswered, or walking on through the arc in one
+/// line, it is reported.
+#[test]
+fn a_step_in_reach_of_a_watch_unanswered_is_reported() {
+    let grid = open_grid(8, 6);
+    let declared = Declared {
+        answering_watches: HashMap::from([("overwatch".to_string(), (12, true))]),
+        ..Declared::default()
+    };
+    let piece = |id: &str, side: &str, at: &str, facing: Option<u8>, watch: Option<&str>| Piece {
+        id: id.into(),
+        kind: "model".into(),
+        hidden: None,
+        side: side.into(),
+        status: "board".into(),
+        at: Square::parse(at),
+        point: None,
+        size: 1,
+        diagonal: true,
+        life: 1,
+        fields: Default::default(),
+        facing,
+        ap: None,
+        watch: watch.map(Into::into),
+    };
+    let event = |piece: Option<&str>, text: &str, action: Option<Action>| Event {
+        kind: if action.is_some() { "action" } else { "decision" }.into(),
+        turn: 1,
+        piece: piece.map(Into::into),
+        text: text.into(),
+        action,
+        ..Event::default()
+    };
+    let step = |path: &[&str]| {
+        event(
+            Some("runner"),
+            "runner moves",
+            Some(Action::Move {
+                id: "runner".into(),
+                path: path.iter().map(|s| Square::parse(s).unwrap()).collect(),
+            }),
+        )
+    };
+    let setup = || {
+        vec![
+            event(
+                None,
+                "",
+                Some(Action::Add {
+                    piece: Box::new(piece("watcher", "us", "4,3", Some(1), Some("overwatch"))),
+                }),
+            ),
+            // Behind the watcher's front: out of its arc.
+            event(
+                None,
+                "",
+                Some(Action::Add {
+                    piece: Box::new(piece("runner", "them", "1,1", None, None)),
+                }),
+            ),
+        ]
+    };
+    let found = |events: Vec<Event>| -> usize {
+        check(&declared, &grid, &events, None)
+            .iter()
+            .filter(|v| v.invariant == "watches-answer")
+            .count()
+    };
+    let fires = || event(Some("watcher"), "watcher fires at runner", None);
+    // Along the top, out of the arc, into it at 6,2, answered, then on.
+    let mut answered = setup();
+    answered.extend([
+        step(&["2,1", "3,1", "4,1", "5,1", "6,2"]),
+        fires(),
+        step(&["7,2"]),
+        fires(),
+    ]);
+    assert_eq!(found(answered), 0);
+    let mut silent = setup();
+    silent.extend([step(&["2,1", "3,1", "4,1", "5,1", "6,2"]), step(&["7,2"])]);
+    assert_eq!(found(silent), 1);
+    let mut through = setup();
+    through.extend([step(&["2,1", "3,1", "4,1", "5,1", "6,2", "7,2"]), fires()]);
+    assert_eq!(found(through), 1);
+}
+
+/// A board of `width` × `height` floor squares and no walls, for logs made by hand.
+fn open_grid(width: usize, height: usize) -> Grid {
+    let edge = format!("+{}\n", "-+".repeat(width));
+    let inner = format!("+{}\n", " +".repeat(width));
+    let row = format!("|{}\n", ". ".repeat(width).trim_end().to_string() + "|");
+    let mut map = String::from("\n");
+    for y in 0..height {
+        map.push_str(if y == 0 { &edge } else { &inner });
+        map.push_str(&row);
+    }
+    map.push_str(&edge);
+    let text = servitor::board::map::MapText {
+        text: &map,
+        file: servitor::source::FileId(0),
+        start: 0,
+    };
+    servitor::board::map::read(&text, &Default::default()).unwrap_or_else(|e| panic!("{}", e[0].message))
 }
