@@ -341,3 +341,44 @@ fn the_referees_log_names_who_and_why() {
         "some table was rolled again in 15 games (blip placement rows)"
     );
 }
+
+/// A table row's follow-up rolls are table events of their own in the log (issue 35 item 4):
+/// with their dice, the row that asked for them in `purpose`, right after the roll above.
+/// Solo Heresy's Battlefield Events roll again on other tables (a Lucky Break's die, an
+/// Enemy Type rolled again).
+#[test]
+fn follow_up_table_rolls_are_logged_with_their_dice() {
+    let mut followed = 0;
+    for seed in 1..=12 {
+        let out = ok(&[
+            "game",
+            "solo-heresy",
+            "--mission",
+            "exterminatus",
+            "--seed",
+            &seed.to_string(),
+            "--json",
+        ]);
+        let game: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let events = game["events"].as_array().unwrap();
+        for (k, e) in events.iter().enumerate() {
+            let Some(purpose) = e["purpose"].as_str().filter(|p| p.contains(" rolls next")) else {
+                continue;
+            };
+            followed += 1;
+            assert_eq!(e["kind"], "table", "{e}");
+            assert!(!e["dice"].as_array().unwrap().is_empty(), "{e}");
+            let above = events[..k]
+                .iter()
+                .rev()
+                .find(|x| x["kind"] == "table")
+                .expect("a table rolled first");
+            let row = above["result"].as_str().unwrap();
+            assert!(
+                purpose.contains(&format!("the {row} row of ")),
+                "{purpose} after {above}"
+            );
+        }
+    }
+    assert!(followed > 0, "12 games of exterminatus roll a follow-up");
+}

@@ -29,6 +29,7 @@ use crate::board::Square;
 use crate::dice::Rng;
 use crate::ruleset::{GameDef, Ruleset, TriggerEvent, TriggerTiming};
 use crate::script::{RunState, Step};
+use crate::tables::roll::TableRoll;
 use indexmap::IndexMap;
 use serde_json::Value as Json;
 use state::{ON_BOARD, apply};
@@ -429,41 +430,14 @@ impl Game {
                     e
                 }
                 Step::Table(t) => {
-                    let dice: Vec<String> = t.rolls.iter().map(|r| r.to_string()).collect();
-                    let (result, text) = match &t.outcome {
-                        Some(o) => {
-                            let label = o.label.as_deref().map(|l| format!(" ({l})")).unwrap_or_default();
-                            let amount = o.amount.as_ref().map(|a| format!(", amount {a}")).unwrap_or_default();
-                            (Some(o.result.clone()), format!("{}{label}{amount}", o.result))
-                        }
-                        None => (None, "no result".to_string()),
-                    };
-                    let notes = if t.notes.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" [{}]", t.notes.join("; "))
-                    };
-                    let mut e = self.event(
-                        "table",
-                        format!("{}: {} → {text}{notes}", t.title, dice.join(", then ")),
-                    );
-                    e.table = Some(t.table.clone());
-                    e.result = result;
-                    if let Some((last, earlier)) = t.rolls.split_last() {
-                        e.dice = last.dice.iter().map(Into::into).collect();
-                        e.total = Some(last.total);
-                        e.rerolled = earlier
-                            .iter()
-                            .map(|r| event::Rerolled {
-                                dice: r.dice.iter().map(Into::into).collect(),
-                                total: r.total,
-                            })
-                            .collect();
+                    // The table's line, then each follow-up roll its row asked for, each a
+                    // table event of its own (rolled dice a player at the table saw).
+                    let mut lines = Vec::new();
+                    self.table_events(&t, None, &mut lines);
+                    for e in lines {
+                        self.push_event(e);
                     }
-                    e.piece = t.piece;
-                    e.purpose = t.purpose;
-                    e.source = t.outcome.as_ref().and_then(|o| o.source.clone()).or(t.source.clone());
-                    e
+                    continue;
                 }
                 Step::Note { text, source } => {
                     let mut e = self.event("note", text);
@@ -487,6 +461,59 @@ impl Game {
                 }
             };
             self.push_event(e);
+        }
+    }
+
+    /// The events of a table roll: its own, then its follow-ups' in order, each follow-up's
+    /// purpose naming the row that asked for it (`after`: the table and result above).
+    fn table_events(&self, t: &TableRoll, after: Option<(&str, &str)>, out: &mut Vec<Event>) {
+        let dice: Vec<String> = t.rolls.iter().map(|r| r.to_string()).collect();
+        let (result, text) = match &t.outcome {
+            Some(o) => {
+                let label = o.label.as_deref().map(|l| format!(" ({l})")).unwrap_or_default();
+                let amount = o.amount.as_ref().map(|a| format!(", amount {a}")).unwrap_or_default();
+                (Some(o.result.clone()), format!("{}{label}{amount}", o.result))
+            }
+            None => (None, "no result".to_string()),
+        };
+        let notes = if t.notes.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", t.notes.join("; "))
+        };
+        let mut e = self.event(
+            "table",
+            format!("{}: {} → {text}{notes}", t.title, dice.join(", then ")),
+        );
+        e.table = Some(t.table.clone());
+        e.result = result;
+        if let Some((last, earlier)) = t.rolls.split_last() {
+            e.dice = last.dice.iter().map(Into::into).collect();
+            e.total = Some(last.total);
+            e.rerolled = earlier
+                .iter()
+                .map(|r| event::Rerolled {
+                    dice: r.dice.iter().map(Into::into).collect(),
+                    total: r.total,
+                })
+                .collect();
+        }
+        e.piece = t.piece.clone();
+        e.purpose = t
+            .purpose
+            .clone()
+            .or_else(|| after.map(|(title, result)| format!("what the {result} row of {title} rolls next")));
+        e.source = t.outcome.as_ref().and_then(|o| o.source.clone()).or(t.source.clone());
+        let piece = e.piece.clone();
+        out.push(e);
+        if let Some(o) = &t.outcome {
+            for f in &o.follow {
+                let before = out.len();
+                self.table_events(f, Some((&t.title, &o.result)), out);
+                if out[before].piece.is_none() {
+                    out[before].piece.clone_from(&piece);
+                }
+            }
         }
     }
 
