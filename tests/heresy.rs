@@ -491,3 +491,20 @@ fn every_die_at_the_table_says_what_it_is_for_after_the_roll_before_it() {
         .unwrap();
     assert!(check < marker, "{stdout}");
 }
+
+#[test]
+fn sees_lists_the_units_in_sight_on_a_battlefield() {
+    let (stdout, stderr, code) = servitor(
+        &["play", "solo-heresy", "--mission", "exterminatus", "--seed", "5"],
+        "deploy auto\nend\nsees warden-line-squad-2\nquit\n",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    for said in [
+        "warden-line-squad-2 at 30.0,42.0 sees (nearest first, base to base; terrain in the way blocks sight):",
+        "  rust-rabble-1 (rust-rabble) at 23.0,23.0, 15.7\" away",
+        "  rust-gunners-1 (rust-gunners) at 31.0,8.0, 30.0\" away (partly hidden: 1 of 5 sight lines reach it)",
+        "  out of sight: rust-rabble-2 24.1\", rust-mob-3 30.1\"",
+    ] {
+        assert!(stdout.contains(said), "`{said}`:\n{stdout}");
+    }
+}
