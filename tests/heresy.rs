@@ -436,3 +436,75 @@ fn battlefield_corners_may_be_half_inches() {
     assert!(out.contains("Objective markers: [1 at (8.5, 8.0)"), "{out}");
     assert!(out.contains("Result: "), "{out}");
 }
+
+#[test]
+fn every_die_at_the_table_says_what_it_is_for_after_the_roll_before_it() {
+    // Two turns of a raid with typed dice (`auto` for each die: servitor rolls it, but the
+    // prompt is shown as for a typed die).
+    let answers = "auto\n".repeat(400);
+    let input = format!("{answers}deploy auto\n{answers}end\n{answers}end\n{answers}quit\n");
+    // The prompts go to standard error: both read from one pipe, in the order shown.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("typed.input");
+    std::fs::write(&file, input).unwrap();
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "'{}' play solo-heresy --mission raid --seed 5 --dice manual < '{}' 2>&1",
+            env!("CARGO_BIN_EXE_servitor"),
+            file.display()
+        ))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("sh runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    // A prompt is the line before `roll a …`: `DICE for WHAT — rolled for PHASE`.
+    let prompts: Vec<&str> = stdout
+        .split("\n")
+        .flat_map(|line| line.split("or auto: "))
+        .filter(|part| part.contains(" — rolled for "))
+        .collect();
+    assert!(prompts.len() > 200, "{} prompts:\n{stdout}", prompts.len());
+    for p in &prompts {
+        let head = p.split(" — rolled for ").next().unwrap();
+        assert!(head.contains(" for "), "a die that does not say what it is for: `{p}`");
+    }
+    for purpose in [
+        "d6 for rust-warboss-1: does it arrive (5+ stays in reserve) on table spawn-check",
+        "1 scatter for rust-warboss-1: where it comes on near spawn marker 2: the scatter die",
+        "2d6 for rust-warboss-1: where it comes on near spawn marker 2: inches along the arrow, die 1 of 2",
+        "d3 for rust-warboss-1: its Enemy Type (on the D6: 1-2 Erratic, 3-4 Tactical, 5-6 Berserk)",
+        "20d6 for rust-mob-1: 20 shot(s) of scrap-gun at warden-line-squad-2: 5+ hits, then 4+ wounds, then warden-line-squad-2 saves on 3+, die 1 of 20",
+        "d6 for night fighting (4+: turn 1 is fought in the dark)",
+        "2d6 for how many inches spawn marker 1 goes from objective 1, die 1 of 2",
+    ] {
+        assert!(stdout.contains(purpose), "`{purpose}`:\n{stdout}");
+    }
+    // The spawn check's result is on the screen before the marker's die is asked.
+    let check = stdout
+        .find("Does a reserve unit arrive? for rust-warboss-1: d6: 4 → spawns")
+        .unwrap();
+    let marker = stdout
+        .find("d6 for rust-warboss-1: the numbered spawn marker it comes on at")
+        .unwrap();
+    assert!(check < marker, "{stdout}");
+}
+
+#[test]
+fn sees_lists_the_units_in_sight_on_a_battlefield() {
+    let (stdout, stderr, code) = servitor(
+        &["play", "solo-heresy", "--mission", "exterminatus", "--seed", "5"],
+        "deploy auto\nend\nsees warden-line-squad-2\nquit\n",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    for said in [
+        "warden-line-squad-2 at 30.0,42.0 sees (nearest first, base to base; terrain in the way blocks sight):",
+        "  rust-rabble-1 (rust-rabble) at 23.0,23.0, 15.7\" away",
+        "  rust-gunners-1 (rust-gunners) at 31.0,8.0, 30.0\" away (partly hidden: 1 of 5 sight lines reach it)",
+        "  out of sight: rust-rabble-2 24.1\", rust-mob-3 30.1\"",
+    ] {
+        assert!(stdout.contains(said), "`{said}`:\n{stdout}");
+    }
+}

@@ -690,6 +690,7 @@ fn whole_missions_with_typed_dice_one_activation_at_a_time() {
         ("space-hulk-solo", "breach-run", "5"),
         ("starquest-solitaire", "mission-1", "5"),
         ("space-crusade-solo", "reactor-strike", "5"),
+        ("solo-heresy", "exterminatus", "5"),
     ] {
         let input = format!("tests/table/{package}-{mission}-{seed}.input");
         let out = Command::new("sh")

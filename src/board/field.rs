@@ -151,10 +151,27 @@ pub struct Battlefield {
     pub terrain: Vec<Polygon>,
     /// Zones (by name) that routes go round like terrain, though a piece may stand in one.
     pub avoid: Vec<String>,
+    /// Zones (by name) that block sight, though pieces walk through them (woods, ruins,
+    /// smoke): a line of sight that crosses one is blocked, unless the viewer or the target
+    /// stands in it (then it hides the target only partly: see [`Battlefield::sight`]).
+    pub hides: Vec<String>,
+    /// Terrain (by name) that stops a move but not a line of sight (a chasm, a low wall).
+    pub see_through: Vec<String>,
     pub markers: Vec<(String, Point)>,
     pub source: Option<String>,
     pub text: Option<String>,
     pub span: Span,
+}
+
+/// What a piece sees of a base ([`Battlefield::sight`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sight {
+    /// Lines of [`SIGHT_LINES`] no blocker crosses.
+    pub lines: usize,
+    /// The terrain and hiding zones that block at least one line, in the order met.
+    pub hidden_by: Vec<String>,
+    /// The hiding zones the target stands in.
+    pub standing_in: Vec<String>,
 }
 
 /// Lines `sight_lines` draws to a base: its centre and two points each side.
@@ -206,20 +223,57 @@ impl Battlefield {
     /// base, at right angles to the line) that no terrain blocks. Every line clear: in the
     /// open; none: out of sight; some: partly hidden.
     pub fn sight_lines(&self, from: Point, to: Point, base: f64) -> usize {
+        self.sight(from, to, base).lines
+    }
+
+    /// [`Battlefield::sight_lines`] with what hides the target: the lines that neither sight-
+    /// blocking terrain (every piece but those `see_through` lists) nor a zone that `hides`
+    /// blocks, the names of those that block at least one line, and the hiding zones the
+    /// target stands in (they never block a line, but hide part of the target: the package
+    /// says how much that counts for).
+    pub fn sight(&self, from: Point, to: Point, base: f64) -> Sight {
         let d = from.distance(to).max(1e-9);
         // The unit vector at right angles to the line.
         let (nx, ny) = (-(to.y - from.y) / d, (to.x - from.x) / d);
         let half = (SIGHT_LINES as f64 - 1.0) / 2.0;
-        (0..SIGHT_LINES)
-            .filter(|&k| {
-                let off = if half > 0.0 {
-                    (k as f64 - half) / half * base / 2.0
-                } else {
-                    0.0
-                };
-                self.clear(from, Point::new(to.x + nx * off, to.y + ny * off))
-            })
-            .count()
+        let blockers: Vec<&Polygon> = self
+            .terrain
+            .iter()
+            .filter(|t| !self.see_through.contains(&t.name))
+            .chain(
+                self.zones
+                    .iter()
+                    .filter(|z| self.hides.contains(&z.name) && !z.contains(from) && !z.contains(to)),
+            )
+            .collect();
+        let mut out = Sight {
+            standing_in: self
+                .zones
+                .iter()
+                .filter(|z| self.hides.contains(&z.name) && z.contains(to))
+                .map(|z| z.name.clone())
+                .collect(),
+            ..Sight::default()
+        };
+        for k in 0..SIGHT_LINES {
+            let off = if half > 0.0 {
+                (k as f64 - half) / half * base / 2.0
+            } else {
+                0.0
+            };
+            let end = Point::new(to.x + nx * off, to.y + ny * off);
+            let mut clear = true;
+            for b in blockers.iter().filter(|b| b.blocks(from, end)) {
+                clear = false;
+                if !out.hidden_by.contains(&b.name) {
+                    out.hidden_by.push(b.name.clone());
+                }
+            }
+            if clear {
+                out.lines += 1;
+            }
+        }
+        out
     }
 
     /// What a route from `from` to `to` goes round: the terrain, and each zone the battlefield
@@ -394,11 +448,46 @@ mod tests {
                 ],
             }],
             avoid: Vec::new(),
+            hides: Vec::new(),
+            see_through: Vec::new(),
             markers: Vec::new(),
             text: None,
             source: None,
             span: Span::default(),
         }
+    }
+
+    #[test]
+    fn zones_that_hide_block_sight_not_moves_and_see_through_terrain_the_reverse() {
+        let mut b = square_terrain();
+        b.zones.push(Polygon {
+            name: "woods".into(),
+            corners: vec![
+                Point::new(10.0, 36.0),
+                Point::new(20.0, 36.0),
+                Point::new(20.0, 44.0),
+                Point::new(10.0, 44.0),
+            ],
+        });
+        let (left, right, inside) = (Point::new(4.0, 40.0), Point::new(26.0, 40.0), Point::new(15.0, 40.0));
+        // A plain zone blocks nothing.
+        assert_eq!(b.sight(left, right, 2.0).lines, SIGHT_LINES);
+        b.hides.push("woods".into());
+        let across = b.sight(left, right, 2.0);
+        assert_eq!((across.lines, across.hidden_by.clone()), (0, vec!["woods".to_string()]));
+        assert!(across.standing_in.is_empty());
+        // Standing in it: seen, but in it; a viewer in it sees out.
+        let into = b.sight(left, inside, 2.0);
+        assert_eq!((into.lines, into.standing_in), (SIGHT_LINES, vec!["woods".to_string()]));
+        assert_eq!(b.sight(inside, right, 2.0).lines, SIGHT_LINES);
+        // It stops no move.
+        assert_eq!(b.route(left, right).unwrap().len(), 2);
+        // The block hides what is behind it until it is declared see-through; it still stops moves.
+        let (above, below) = (Point::new(35.0, 5.0), Point::new(35.0, 35.0));
+        assert_eq!(b.sight(above, below, 2.0).hidden_by, vec!["block".to_string()]);
+        b.see_through.push("block".into());
+        assert_eq!(b.sight(above, below, 2.0).lines, SIGHT_LINES);
+        assert!(b.route(above, below).unwrap().len() > 2);
     }
 
     #[test]

@@ -333,10 +333,20 @@ pub fn battlefield_legend(b: &super::field::Battlefield) -> String {
         } else {
             ""
         };
-        lines.push(format!("░ zone {}{round}", z.name));
+        let hides = if b.hides.contains(&z.name) {
+            " (blocks sight, not moves)"
+        } else {
+            ""
+        };
+        lines.push(format!("░ zone {}{round}{hides}", z.name));
     }
     for t in &b.terrain {
-        lines.push(format!("▓ {}", t.name));
+        let open = if b.see_through.contains(&t.name) {
+            " (blocks moves, not sight)"
+        } else {
+            ""
+        };
+        lines.push(format!("▓ {}{open}", t.name));
     }
     for (name, p) in &b.markers {
         lines.push(format!("{} {name} at {}, {}", marker_char(name), p.x, p.y));

@@ -123,6 +123,12 @@ impl Game {
         Ok(self.battlefield()?.sight_lines(a, b, self.base(j)))
     }
 
+    /// [`crate::board::field::Battlefield::sight`] from `i`'s centre to `j`'s base.
+    pub fn sight_of(&self, i: usize, j: usize) -> Result<crate::board::field::Sight, String> {
+        let (a, b) = (self.point_of(i)?, self.point_of(j)?);
+        Ok(self.battlefield()?.sight(a, b, self.base(j)))
+    }
+
     /// Whether `i` sees any part of `j`'s base.
     pub fn sees_point(&self, i: usize, j: usize) -> Result<bool, String> {
         Ok(self.sight_lines(i, j)? > 0)

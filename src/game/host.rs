@@ -159,6 +159,7 @@ impl Host {
             rng: Rng::seeded(0),
             steps: Vec::new(),
             dice_cache: Default::default(),
+            show: None,
         }));
         let (mut engine, budget) = crate::script::engine_and_budget_for(ruleset, &run);
         let game: SharedGame = Arc::new(Mutex::new(None));

@@ -275,10 +275,7 @@ pub fn sees(game: &Game, piece: Option<&str>) -> String {
     if p.on_board()
         && let Some(point) = p.point
     {
-        return format!(
-            "{} stands at {:.1},{:.1} on the battlefield: sight there is measured to bases through terrain, and the game's own commands say who can see whom\n",
-            p.id, point.x, point.y
-        );
+        return sees_on_battlefield(game, i, point);
     }
     let Some(at) = p.at.filter(|_| p.on_board()) else {
         return format!("{} is not on the board ({})\n", p.id, p.status);
@@ -301,6 +298,63 @@ pub fn sees(game: &Game, piece: Option<&str>) -> String {
         };
         let place = o.at.map(|s| format!(" on {s}")).unwrap_or_default();
         out.push_str(&format!("  {} ({what}){place}, {d} away\n", o.id));
+    }
+    out
+}
+
+/// `sees` on a battlefield: the other sides' pieces standing at points, nearest first (base
+/// edge to base edge, in inches), those terrain hides from every sight line apart; a piece
+/// partly hidden says how many of the sight lines reach it.
+fn sees_on_battlefield(game: &Game, i: usize, point: crate::board::field::Point) -> String {
+    let pieces = &game.state.pieces;
+    let p = &pieces[i];
+    let mut others: Vec<(usize, f64, usize)> = Vec::new();
+    for (j, o) in pieces.iter().enumerate() {
+        if j == i || o.side == p.side || !o.on_board() || o.point.is_none() {
+            continue;
+        }
+        let (Ok(gap), Ok(lines)) = (game.gap(i, j), game.sight_lines(i, j)) else {
+            continue;
+        };
+        others.push((j, gap, lines));
+    }
+    others.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    let name = |j: usize| {
+        let o = &pieces[j];
+        let what = if o.hidden.is_some() {
+            "face down"
+        } else {
+            o.kind.as_str()
+        };
+        let at = o
+            .point
+            .map(|q| format!(" at {:.1},{:.1}", q.x, q.y))
+            .unwrap_or_default();
+        format!("{} ({what}){at}", o.id)
+    };
+    let all = crate::board::field::SIGHT_LINES;
+    let (seen, hidden): (Vec<_>, Vec<_>) = others.iter().partition(|o| o.2 > 0);
+    let mut out = format!(
+        "{} at {:.1},{:.1} sees (nearest first, base to base; terrain in the way blocks sight):\n",
+        p.id, point.x, point.y
+    );
+    if seen.is_empty() {
+        out.push_str("  nothing of the other side\n");
+    }
+    for &&(j, gap, lines) in &seen {
+        let part = if lines < all {
+            format!(" (partly hidden: {lines} of {all} sight lines reach it)")
+        } else {
+            String::new()
+        };
+        out.push_str(&format!("  {}, {gap:.1}\" away{part}\n", name(j)));
+    }
+    if !hidden.is_empty() {
+        let list: Vec<String> = hidden
+            .iter()
+            .map(|&&(j, gap, _)| format!("{} {gap:.1}\"", pieces[j].id))
+            .collect();
+        out.push_str(&format!("  out of sight: {}\n", list.join(", ")));
     }
     out
 }

@@ -20,6 +20,33 @@ pub struct RunState {
     pub steps: Vec<Step>,
     /// Dice texts already parsed in this run.
     pub dice_cache: HashMap<String, DiceExpr>,
+    /// Where the run's steps go before a die that may be asked of a player is rolled (a
+    /// game's log, so that a die is asked after the rolls and notes it follows are shown);
+    /// it gives back the steps it could not take.
+    pub show: Option<ShowSteps>,
+}
+
+/// See [`RunState::show`].
+pub type ShowSteps = Arc<dyn Fn(Vec<Step>) -> Vec<Step> + Send + Sync>;
+
+/// Before a die a player may be asked for: the run's steps so far go where they are shown.
+fn show_before_asking(state: &Shared) {
+    let (show, steps) = {
+        let mut st = lock(state);
+        if st.steps.is_empty() || !st.rng.has_forced() {
+            return;
+        }
+        let Some(show) = st.show.clone() else {
+            return;
+        };
+        (show, std::mem::take(&mut st.steps))
+    };
+    let left = show(steps);
+    if !left.is_empty() {
+        let mut st = lock(state);
+        let later = std::mem::replace(&mut st.steps, left);
+        st.steps.extend(later);
+    }
 }
 
 type Shared = Arc<Mutex<RunState>>;
@@ -58,31 +85,17 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
     // text, or a record's rolls (the readings of one dice field see one roll of it).
     let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
     // Rolls depend only on the package: each text is read once per engine.
-    let parsed: Mutex<HashMap<String, Roll>> = Mutex::default();
+    let parsed: Arc<Mutex<HashMap<String, Roll>>> = Arc::default();
+    let p = parsed.clone();
     engine.register_fn("read_roll", move |text: &str| -> Res<Map> {
-        let cached = parsed.lock().unwrap_or_else(|p| p.into_inner()).get(text).cloned();
-        let roll = match cached {
-            Some(roll) => roll,
-            None => {
-                let roll = r.parse_roll(text).map_err(Box::<EvalAltResult>::from)?;
-                parsed
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(text.to_string(), roll.clone());
-                roll
-            }
-        };
-        let mut st = lock(&s);
-        let rolled = roll.roll(&mut st.rng);
-        push(
-            &mut st,
-            &b,
-            Step::Note {
-                text: rolled.to_string(),
-                source: None,
-            },
-        )?;
-        Ok(rolled_map(&rolled))
+        read_roll(&r, &s, &b, &p, text, None, None)
+    });
+    // With whose roll it is and what it decides: said in the die prompt at the table and
+    // after the roll in the log.
+    let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
+    engine.register_fn("read_roll", move |text: &str, about: Map| -> Res<Map> {
+        let (piece, why) = piece_and_why("read_roll", &about)?;
+        read_roll(&r, &s, &b, &parsed, text, piece, why)
     });
     let (r, s, b) = (ruleset.clone(), state.clone(), budget.clone());
     engine.register_fn("read_record", move |kind: &str, id: &str| -> Res<Map> {
@@ -288,6 +301,7 @@ fn read_record(
             "{kind} `{id}` declares no roll: give its schema a field of type `roll` (`kill any 6 in dice`), or roll its dice with roll_dice"
         ));
     }
+    show_before_asking(state);
     let mut st = lock(state);
     let before = st.rng.rolling_about(about_text(piece.as_deref(), why.as_deref()));
     let rolled = read::roll_declared(&declared, &mut st.rng);
@@ -355,6 +369,7 @@ fn random(state: &Shared, budget: &Budget, lo: INT, hi: INT, why: Option<String>
     if hi < lo {
         return fail(format!("random({lo}, {hi}): the upper bound is below the lower"));
     }
+    show_before_asking(state);
     let mut st = lock(state);
     // A number the rules leave to a die: at the table, the player may roll it.
     let value = match u64::try_from(hi as i128 - lo as i128 + 1) {
@@ -373,6 +388,43 @@ fn random(state: &Shared, budget: &Budget, lo: INT, hi: INT, why: Option<String>
     Ok(value)
 }
 
+/// A roll read die by die (`read_roll`), each text parsed once per engine; `piece` and `why`
+/// say whose roll it is and what it decides.
+fn read_roll(
+    ruleset: &Ruleset,
+    state: &Shared,
+    budget: &Budget,
+    parsed: &Mutex<HashMap<String, Roll>>,
+    text: &str,
+    piece: Option<String>,
+    why: Option<String>,
+) -> Res<Map> {
+    let cached = parsed.lock().unwrap_or_else(|p| p.into_inner()).get(text).cloned();
+    let roll = match cached {
+        Some(roll) => roll,
+        None => {
+            let roll = ruleset.parse_roll(text).map_err(Box::<EvalAltResult>::from)?;
+            parsed
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(text.to_string(), roll.clone());
+            roll
+        }
+    };
+    let about = about_text(piece.as_deref(), why.as_deref());
+    show_before_asking(state);
+    let mut st = lock(state);
+    let before = st.rng.rolling_about(about.clone());
+    let rolled = roll.roll(&mut st.rng);
+    st.rng.rolling_about(before);
+    let text = match &about {
+        Some(about) => format!("{rolled} ({about})"),
+        None => rolled.to_string(),
+    };
+    push(&mut st, budget, Step::Note { text, source: None })?;
+    Ok(rolled_map(&rolled))
+}
+
 fn roll(ruleset: &Ruleset, state: &Shared, budget: &Budget, text: &str) -> Res<DiceRoll> {
     roll_about(ruleset, state, budget, text, None, None)
 }
@@ -386,6 +438,7 @@ fn roll_about(
     piece: Option<String>,
     why: Option<String>,
 ) -> Res<DiceRoll> {
+    show_before_asking(state);
     let mut st = lock(state);
     let expr = match st.dice_cache.get(text) {
         Some(e) => e.clone(),
@@ -487,6 +540,7 @@ fn roll_table(
     let who = ctx.get("who").filter(|v| !v.is_unit()).map(|v| v.to_string());
     // `why`: what the roll decides, said in the die prompt at the table with `who`.
     let why = ctx.get("why").filter(|v| !v.is_unit()).map(|v| v.to_string());
+    show_before_asking(state);
     let mut st = lock(state);
     let before = st.rng.rolling_about(about_text(who.as_deref(), why.as_deref()));
     let rolls = roll_series(&ruleset.tables, table, times as usize, &avail, &mut st.rng);

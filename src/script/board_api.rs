@@ -269,6 +269,9 @@ pub fn register_field(engine: &mut Engine, ruleset: &Arc<Ruleset>, budget: &Arc<
         };
         map.insert("zones".into(), names(&b.zones).into());
         map.insert("terrain".into(), names(&b.terrain).into());
+        let listed = |list: &[String]| -> Array { list.iter().map(|n| Dynamic::from(n.clone())).collect() };
+        map.insert("hides".into(), listed(&b.hides).into());
+        map.insert("see_through".into(), listed(&b.see_through).into());
         Ok(map)
     });
     let (r, bu) = (ruleset.clone(), budget.clone());

@@ -50,6 +50,7 @@ pub fn procedure_functions() -> &'static HashSet<String> {
             rng: crate::dice::Rng::seeded(0),
             steps: Vec::new(),
             dice_cache: Default::default(),
+            show: None,
         }));
         names_of(&super::engine_for(&ruleset, &state))
     })

@@ -134,6 +134,7 @@ pub fn run_procedure(
         rng: Rng::seeded(seed),
         steps: Vec::new(),
         dice_cache: Default::default(),
+        show: None,
     }));
     let (engine, budget) = super::engine_and_budget_for(ruleset, &state);
 
@@ -214,6 +215,7 @@ pub fn call_function(
         rng: Rng::seeded(seed),
         steps: Vec::new(),
         dice_cache: Default::default(),
+        show: None,
     }));
     let (engine, _budget) = super::engine_and_budget_for(ruleset, &state);
     let mut scope = Scope::new();
@@ -295,6 +297,7 @@ fn locate(
             rng: Rng::seeded(seed),
             steps: Vec::new(),
             dice_cache: Default::default(),
+            show: None,
         }));
         let mut engine = super::engine_for(&ruleset, &state);
         engine.set_max_operations(operations.max(1));

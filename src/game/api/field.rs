@@ -74,6 +74,9 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
             };
             map.insert("zones".into(), names(&b.zones).into());
             map.insert("terrain".into(), names(&b.terrain).into());
+            let listed = |list: &[String]| -> Array { list.iter().map(|n| Dynamic::from(n.clone())).collect() };
+            map.insert("hides".into(), listed(&b.hides).into());
+            map.insert("see_through".into(), listed(&b.see_through).into());
             Ok(map)
         })
     });
@@ -203,8 +206,12 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
         a.with(|g, _| {
             let (i, j) = (g.index(from)?, g.index(to)?);
             a.cost(SIGHT_LINES as u64 * 20 * g.field_corners())?;
-            let lines = g.sight_lines(i, j)?;
+            let sight = g.sight_of(i, j)?;
+            let lines = sight.lines;
             let mut m = Map::new();
+            let names = |list: Vec<String>| -> Array { list.into_iter().map(Dynamic::from).collect() };
+            m.insert("hidden_by".into(), names(sight.hidden_by).into());
+            m.insert("standing_in".into(), names(sight.standing_in).into());
             m.insert("lines".into(), Dynamic::from_int(lines as INT));
             m.insert("of".into(), Dynamic::from_int(SIGHT_LINES as INT));
             m.insert("sees".into(), (lines > 0).into());

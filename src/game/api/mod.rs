@@ -317,6 +317,7 @@ pub fn function_names() -> &'static std::collections::HashSet<String> {
             rng: crate::dice::Rng::seeded(0),
             steps: Vec::new(),
             dice_cache: Default::default(),
+            show: None,
         }));
         register(
             &mut engine,
@@ -330,6 +331,19 @@ pub fn function_names() -> &'static std::collections::HashSet<String> {
 
 pub fn register(engine: &mut Engine, game: &SharedGame, run: &Arc<Mutex<RunState>>, budget: &Arc<Budget>) {
     engine.register_type_with_name::<GameRef>("Game");
+    // A die a player may be asked for comes after the rolls and notes before it are in the
+    // log (and so on the player's screen); they were charged when the script made them.
+    let shown = game.clone();
+    lock(run).show = Some(Arc::new(move |steps| match shown.try_lock() {
+        Ok(mut g) => match g.as_mut() {
+            Some(g) => {
+                g.absorb(steps);
+                Vec::new()
+            }
+            None => steps,
+        },
+        Err(_) => steps,
+    }));
     let api = Api {
         game: game.clone(),
         run: run.clone(),

@@ -11,7 +11,18 @@ use std::collections::BTreeSet;
 
 impl Lower<'_> {
     pub(super) fn battlefield(&mut self, item: &MergedItem) -> Option<Battlefield> {
-        let known = ["size", "zone", "marker", "terrain", "avoid", "source", "text", "label"];
+        let known = [
+            "size",
+            "zone",
+            "marker",
+            "terrain",
+            "avoid",
+            "hides",
+            "see-through",
+            "source",
+            "text",
+            "label",
+        ];
         let props = self.props(
             &item.entries,
             "a battlefield",
@@ -109,41 +120,30 @@ impl Lower<'_> {
         };
         let zones: Vec<Polygon> = props.all("zone").filter_map(|p| polygon(self, p)).collect();
         let terrain: Vec<Polygon> = props.all("terrain").filter_map(|p| polygon(self, p)).collect();
-        // `avoid [zone, …]`: zones moves go round like terrain, though pieces may stand in them.
-        let mut avoid = Vec::new();
-        let listed = props.get("avoid").and_then(|p| self.one(p, "[zone, zone]"));
-        if let Some(value) = listed {
-            let names: Option<Vec<(String, crate::source::Span)>> = match &value.kind {
-                ast::ValueKind::List(items) => items
-                    .iter()
-                    .map(|v| v.as_name().map(|n| (n.to_string(), v.span)))
-                    .collect(),
-                _ => None,
-            };
-            match names {
-                Some(names) => {
-                    for (name, span) in names {
-                        if zones.iter().any(|z| z.name == name) {
-                            avoid.push(name);
-                        } else {
-                            let mut d =
-                                Diagnostic::error(span, format!("no zone `{name}` on this battlefield"), "not a zone");
-                            if let Some(h) =
-                                crate::diagnostic::did_you_mean(&name, zones.iter().map(|z| z.name.as_str()))
-                            {
-                                d = d.with_help(h);
-                            }
-                            self.err(d);
-                        }
-                    }
-                }
-                None => self.err(
-                    Diagnostic::error(value.span, "`avoid` takes a list of zone names", value.describe()).with_help(
-                        "write `avoid [burning-pool]`: zones moves go round, though pieces may stand in them",
-                    ),
-                ),
-            }
-        }
+        // `avoid [zone, …]`: zones moves go round like terrain, though pieces may stand in them;
+        // `hides [zone, …]`: zones that block sight, though pieces walk through them;
+        // `see-through [terrain, …]`: terrain that stops a move but not a line of sight.
+        let avoid = self.battlefield_names(
+            &props,
+            "avoid",
+            "zone",
+            &zones,
+            "`avoid [burning-pool]`: zones moves go round, though pieces may stand in them",
+        );
+        let hides = self.battlefield_names(
+            &props,
+            "hides",
+            "zone",
+            &zones,
+            "`hides [dense-woods]`: zones that block sight, though pieces walk through them",
+        );
+        let see_through = self.battlefield_names(
+            &props,
+            "see-through",
+            "terrain",
+            &terrain,
+            "`see-through [chasm]`: terrain that stops a move but not a line of sight",
+        );
         let mut markers = Vec::new();
         for p in props.all("marker") {
             let v = &p.values;
@@ -192,10 +192,63 @@ impl Lower<'_> {
             zones,
             terrain,
             avoid,
+            hides,
+            see_through,
             markers,
             source: self.text(props.get("source")),
             text: self.text(props.get("text")),
             span: item.span,
         })
+    }
+
+    /// A battlefield's list of names (`avoid`, `hides`, `see-through`), each one of `of`
+    /// (its zones or its terrain, `kind` saying which in the messages).
+    fn battlefield_names(
+        &mut self,
+        props: &super::Props<'_>,
+        key: &str,
+        kind: &str,
+        of: &[Polygon],
+        example: &str,
+    ) -> Vec<String> {
+        let mut out = Vec::new();
+        let Some(value) = props.get(key).and_then(|p| self.one(p, &format!("[{kind}, {kind}]"))) else {
+            return out;
+        };
+        let names: Option<Vec<(String, crate::source::Span)>> = match &value.kind {
+            ast::ValueKind::List(items) => items
+                .iter()
+                .map(|v| v.as_name().map(|n| (n.to_string(), v.span)))
+                .collect(),
+            _ => None,
+        };
+        let Some(names) = names else {
+            self.err(
+                Diagnostic::error(
+                    value.span,
+                    format!("`{key}` takes a list of {kind} names"),
+                    value.describe(),
+                )
+                .with_help(format!("write {example}")),
+            );
+            return out;
+        };
+        for (name, span) in names {
+            if of.iter().any(|z| z.name == name) {
+                out.push(name);
+            } else {
+                let article = if kind == "zone" { "zone" } else { "terrain piece" };
+                let mut d = Diagnostic::error(
+                    span,
+                    format!("no {article} `{name}` on this battlefield"),
+                    format!("not a {article}"),
+                );
+                if let Some(h) = crate::diagnostic::did_you_mean(&name, of.iter().map(|z| z.name.as_str())) {
+                    d = d.with_help(h);
+                }
+                self.err(d);
+            }
+        }
+        out
     }
 }

@@ -198,7 +198,7 @@ struct Lower<'r> {
 }
 
 /// The properties of one item, checked against the entries its kind allows.
-struct Props<'e> {
+pub(super) struct Props<'e> {
     found: Vec<&'e ast::Property>,
 }
 
