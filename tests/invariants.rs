@@ -78,7 +78,16 @@ struct Declared {
     /// The watch modes that always answer (their function logs a line by the watcher each
     /// time the engine calls it), with their reach: range in squares and front arc only.
     answering_watches: HashMap<String, (u32, bool)>,
+    /// Blips come on at the squares marked `entry`, at most this many lurking at one (its
+    /// `lurk-limit` constant), and one is lost only when every entry has had one this phase
+    /// or is full (seed 004, Reinforcement Blips; FACTS.md, lurking).
+    entry_limit: Option<i64>,
 }
+
+/// The packages whose blips come on at entry areas (`Declared::entry_limit`): the rule is the
+/// script's, its words ("every entry area has had its blip this phase") and its `lurking`
+/// variable too, so it is named here.
+const ENTRY_BLIPS: &[&str] = &["space-hulk-solo"];
 
 /// Watch modes whose function always answers with a line by the watcher (a shot, or why it
 /// cannot shoot), by package: which ones do is the script's, not declared (`ready` asks the
@@ -188,6 +197,7 @@ fn declared(ruleset: &Ruleset) -> Declared {
         hidden_apart: false,
         costs: kind_costs(ruleset),
         answering_watches: HashMap::new(),
+        entry_limit: None,
         scans: ruleset.games.values().any(|g| {
             g.triggers
                 .iter()
@@ -229,6 +239,8 @@ struct Checker<'a> {
     /// The piece that just stepped into reach of answering watches, and the watchers that
     /// owe it an answer before it acts again.
     owed: Option<(String, Vec<String>)>,
+    /// The entry squares that had a blip this phase (placed there, or lurking there).
+    entries_used: BTreeSet<Square>,
     found: Vec<Violation>,
 }
 
@@ -263,6 +275,7 @@ impl<'a> Checker<'a> {
             revealing: None,
             walks: HashMap::new(),
             owed: None,
+            entries_used: BTreeSet::new(),
             found: Vec::new(),
         }
     }
@@ -608,9 +621,60 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// A blip is lost only when every entry area has had one this phase or is full (issue 35
+    /// item 6): checked at each line saying so, against the entries used this phase and the
+    /// blips lurking at each (the script's `lurking` variable, entry → count).
+    fn entries_before_lost(&mut self, e: &Event) {
+        let Some(limit) = self.declared.entry_limit else { return };
+        let lurking = |state: &GameState, s: Square| -> i64 {
+            state
+                .vars
+                .get("lurking")
+                .and_then(|v| v.get(s.to_string()))
+                .and_then(|n| n.as_i64())
+                .unwrap_or(0)
+        };
+        match &e.action {
+            Some(Action::Begin { .. }) => self.entries_used.clear(),
+            Some(Action::SetVar { name, .. }) if name == "lurking" => {
+                let mut after = self.state.clone();
+                servitor::game::state::apply(&mut after, e.action.as_ref().unwrap());
+                for s in self.grid.marked("entry") {
+                    if lurking(&after, s) > lurking(&self.state, s) {
+                        self.entries_used.insert(s);
+                    }
+                }
+            }
+            Some(Action::Add { piece }) if piece.hidden.is_some() => {
+                if let Some(at) = piece.at.filter(|s| self.grid.mark(*s) == Some("entry")) {
+                    self.entries_used.insert(at);
+                }
+            }
+            None if e.text.contains("every entry area has had its blip this phase") => {
+                let free: Vec<String> = self
+                    .grid
+                    .marked("entry")
+                    .into_iter()
+                    .filter(|s| !self.entries_used.contains(s) && lurking(&self.state, *s) < limit)
+                    .map(|s| s.to_string())
+                    .collect();
+                if !free.is_empty() {
+                    let message = format!(
+                        "{} — but {} had no blip this phase and are not full",
+                        e.text,
+                        free.join(", ")
+                    );
+                    self.violate("entries-before-lost", message);
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// Every check an event calls for, then its action applied.
     fn event(&mut self, e: &Event) {
         self.price_walks(e);
+        self.entries_before_lost(e);
         self.watches_answer(e);
         if e.attacker.is_some() {
             self.attack(e);
@@ -1126,6 +1190,12 @@ fn playable() -> Vec<(String, Arc<Ruleset>, Declared)> {
             }
             let mut declared = declared(&ruleset);
             declared.hidden_apart = HIDDEN_APART.contains(&name.as_str());
+            if ENTRY_BLIPS.contains(&name.as_str()) {
+                declared.entry_limit = match ruleset.consts.get("lurk-limit").map(|c| &c.value) {
+                    Some(Value::Number(n)) => Some(*n),
+                    _ => panic!("{name} declares its lurk-limit"),
+                };
+            }
             let def = ruleset.games.values().next();
             for (_, mode) in ANSWERING_WATCHES.iter().filter(|(p, _)| *p == name) {
                 if let Some(w) = def.and_then(|d| d.watches.get(*mode)) {
@@ -1602,13 +1672,21 @@ fn a_step_in_reach_of_a_watch_unanswered_is_reported() {
 
 /// A board of `width` × `height` floor squares and no walls, for logs made by hand.
 fn open_grid(width: usize, height: usize) -> Grid {
+    let row = ".".repeat(width);
+    grid_of(&vec![row.as_str(); height], &[])
+}
+
+/// A board with no walls from its rows of cells (`.` floor, or a `legend` letter: a marked
+/// floor square), for logs made by hand.
+fn grid_of(rows: &[&str], legend: &[(char, &str)]) -> Grid {
+    let width = rows[0].len();
     let edge = format!("+{}\n", "-+".repeat(width));
     let inner = format!("+{}\n", " +".repeat(width));
-    let row = format!("|{}\n", ". ".repeat(width).trim_end().to_string() + "|");
     let mut map = String::from("\n");
-    for y in 0..height {
+    for (y, cells) in rows.iter().enumerate() {
         map.push_str(if y == 0 { &edge } else { &inner });
-        map.push_str(&row);
+        let spaced: Vec<String> = cells.chars().map(String::from).collect();
+        map.push_str(&format!("|{}|\n", spaced.join(" ")));
     }
     map.push_str(&edge);
     let text = servitor::board::map::MapText {
@@ -1616,5 +1694,73 @@ fn open_grid(width: usize, height: usize) -> Grid {
         file: servitor::source::FileId(0),
         start: 0,
     };
-    servitor::board::map::read(&text, &Default::default()).unwrap_or_else(|e| panic!("{}", e[0].message))
+    let legend = legend.iter().map(|&(c, name)| (c, name.to_string())).collect();
+    servitor::board::map::read(&text, &legend).unwrap_or_else(|e| panic!("{}", e[0].message))
+}
+
+/// The entries-before-lost check on logs made by hand: two entries, 1,1 and 4,1; a blip is
+/// lost "every entry area has had its blip this phase" after one came on at 1,1 only — 4,1
+/// was free: reported; after a blip lurked at 4,1 too (the `lurking` count went up): not;
+/// with 4,1 already full of lurkers from before: not.
+#[test]
+fn a_blip_lost_while_an_entry_is_free_is_reported() {
+    let grid = grid_of(&["E..E", "...."], &[('E', "entry")]);
+    let declared = Declared {
+        entry_limit: Some(3),
+        ..Declared::default()
+    };
+    let event = |text: &str, action: Option<Action>| Event {
+        kind: if action.is_some() { "action" } else { "decision" }.into(),
+        turn: 1,
+        text: text.into(),
+        action,
+        ..Event::default()
+    };
+    let blip = Piece {
+        id: "blip-1".into(),
+        kind: "blip".into(),
+        hidden: Some("one".into()),
+        side: "alien".into(),
+        status: "board".into(),
+        at: Square::parse("1,1"),
+        point: None,
+        size: 1,
+        diagonal: true,
+        life: 1,
+        fields: Default::default(),
+        facing: None,
+        ap: None,
+        watch: None,
+    };
+    let begin = event(
+        "",
+        Some(Action::Begin {
+            turn: 1,
+            side: "alien".into(),
+            phase: "alien-turn".into(),
+        }),
+    );
+    let lurking = |n: i64| {
+        event(
+            "",
+            Some(Action::SetVar {
+                name: "lurking".into(),
+                value: serde_json::json!({ "4,1": n }),
+            }),
+        )
+    };
+    let lost = event(
+        "every entry area has had its blip this phase: this one is lost and is no kill",
+        None,
+    );
+    let placed = event("", Some(Action::Add { piece: Box::new(blip) }));
+    let found = |events: Vec<Event>| -> usize {
+        check(&declared, &grid, &events, None)
+            .iter()
+            .filter(|v| v.invariant == "entries-before-lost")
+            .count()
+    };
+    assert_eq!(found(vec![begin.clone(), placed.clone(), lost.clone()]), 1);
+    assert_eq!(found(vec![begin.clone(), placed.clone(), lurking(1), lost.clone()]), 0);
+    assert_eq!(found(vec![lurking(3), begin, placed, lost]), 0);
 }
