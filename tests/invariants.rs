@@ -1325,7 +1325,8 @@ fn the_checker_reports_a_game_that_breaks_the_rules() {
 /// Games on a battlefield in inches (a data-only mission of a package with battlefields) are
 /// held to the table's rules, replayed action by action from the log: every point a piece
 /// stands at or walks to is on the table and outside impassable terrain, every leg of a walk
-/// passes through no terrain, no piece stands on a square and at a point, the log replays,
+/// passes through no terrain, a charge walks no farther along its route than its charge roll,
+/// no piece stands on a square and at a point, the log replays,
 /// and every game ends with a result and no script error. The grid invariants above do not
 /// apply to these games (their missions have no map).
 #[test]
@@ -1333,6 +1334,7 @@ fn every_battlefield_game_keeps_to_the_table() {
     use servitor::game::state::apply;
     let n = games_a_mission().min(40);
     let mut checked = 0;
+    let mut charges = 0;
     for (name, ruleset, _) in playable() {
         let missions: Vec<String> = ruleset
             .records
@@ -1352,8 +1354,45 @@ fn every_battlefield_game_keeps_to_the_table() {
                 let record = host.play(&setup).unwrap_or_else(|e| panic!("{again} fails: {e:?}"));
                 assert_ne!(record.result.winner, "unfinished", "{again}");
                 let mut state = GameState::default();
+                // Piece → the inches its last charge roll gave it.
+                let mut charge_rolls: HashMap<String, i64> = HashMap::new();
                 for e in &record.events {
+                    if e.kind == "roll"
+                        && e.purpose.as_deref().is_some_and(|p| p.starts_with("its charge range"))
+                        && let (Some(piece), Some(total)) = (&e.piece, e.total)
+                    {
+                        charge_rolls.insert(piece.clone(), total);
+                    }
                     let Some(action) = &e.action else { continue };
+                    // A charge is measured along the route it walks (issue 35 item 18): never
+                    // farther than its roll.
+                    if let Action::Walk { id, route } = action
+                        && e.text.ends_with("(charging)")
+                    {
+                        let start = state
+                            .piece(id)
+                            .and_then(|p| p.point)
+                            .expect("a charging unit stands somewhere");
+                        let mut walked = 0.0;
+                        let mut at = start;
+                        for &p in route {
+                            walked += ((p.x - at.x).powi(2) + (p.y - at.y).powi(2)).sqrt();
+                            at = p;
+                        }
+                        let rolled = charge_rolls.remove(id).unwrap_or_else(|| {
+                            panic!(
+                                "{again}, turn {}: {id} charges with no charge roll before: {}",
+                                e.turn, e.text
+                            )
+                        });
+                        assert!(
+                            walked <= rolled as f64 + 0.05,
+                            "{again}, turn {}: {id} charges {walked:.2}\" on a roll of {rolled}\": {}",
+                            e.turn,
+                            e.text
+                        );
+                        charges += 1;
+                    }
                     assert!(
                         apply(&mut state, action),
                         "{again}: the log does not replay at {action:?}"
@@ -1393,6 +1432,7 @@ fn every_battlefield_game_keeps_to_the_table() {
         }
     }
     assert!(checked > 0, "no battlefield game was found among the playable packages");
+    assert!(charges > 0, "no charge was walked in {checked} games on a battlefield");
 }
 
 /// The ties-rolled check on logs made by hand: a pick among pieces as near with the die of
