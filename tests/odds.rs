@@ -535,7 +535,7 @@ fn bad_rolls_say_what_to_write() {
         "servitor odds space-hulk --dice 'count 3+ in 10d6 then to-wound(4, 4)'",
         "servitor odds solo-heresy --dice 'count 3+ in 10d6 then to-wound(4, 11)'",
         "servitor odds solo-heresy --dice 'highest of 2 scatter'",
-        "servitor odds space-hulk --dice 'highest 2 of 1000d1000'",
+        "servitor odds space-hulk --dice 'highest 3 of 1000d1000'",
         "servitor odds space-hulk --dice 'count 7+ in'",
     ]));
 }
