@@ -4,6 +4,8 @@
 //! value with its chance: numbers by value, `yes` / `no`, `first` / `second` / `tie` and
 //! `margin N` for an opposed roll, and `mean` (`margin mean`) when given.
 //! A table section's `--unavailable` / `--available` may name only results the table has.
+//! `== kind.id.a+b` checks a record's yes-or-no rolls of one dice field taken together: each
+//! combination as `yes no = …` (a's answer, then b's).
 
 use servitor::tables::Availability;
 use servitor::tables::odds::table_odds;
@@ -221,6 +223,9 @@ fn roll_odds(ruleset: &servitor::Ruleset, what: &str) -> Result<BTreeMap<String,
             let [kind, id, field] = parts.as_slice() else {
                 return Err(format!("`{what}`: write kind.id.field"));
             };
+            if field.contains('+') {
+                return joint_odds(ruleset, kind, id, field);
+            }
             match ruleset
                 .records
                 .get(*kind)
@@ -271,6 +276,49 @@ fn roll_odds(ruleset: &servitor::Ruleset, what: &str) -> Result<BTreeMap<String,
         }
     }
     Ok(out)
+}
+
+/// `kind.id.a+b`: a record's yes-or-no rolls `a` and `b`, read from one roll of the dice field
+/// they both read, taken together: each combination of answers as `yes no` (a's, then b's).
+fn joint_odds(
+    ruleset: &servitor::Ruleset,
+    kind: &str,
+    id: &str,
+    fields: &str,
+) -> Result<BTreeMap<String, String>, String> {
+    use servitor::dice::{Reading, Roll};
+    use servitor::ruleset::Value;
+    let record = ruleset
+        .records
+        .get(kind)
+        .and_then(|r| r.get(id))
+        .ok_or_else(|| format!("no record {kind}.{id}"))?;
+    let mut pools = Vec::new();
+    let mut reads = Vec::new();
+    let mut field_read = None;
+    for field in fields.split('+') {
+        let Some(Value::Roll(r)) = record.fields.get(field) else {
+            return Err(format!("{kind}.{id} has no roll `{field}`"));
+        };
+        let Roll::Read(Reading::Pool(p)) = &r.roll else {
+            return Err(format!("`{field}` is not read die by die"));
+        };
+        if r.reads.is_none() || (field_read.is_some() && field_read != r.reads) {
+            return Err(format!("`{fields}` do not all read one dice field"));
+        }
+        field_read = r.reads.clone();
+        pools.push(&p.pool);
+        reads.push(&p.read);
+    }
+    let joint = servitor::dice::exact::joint_flags(pools[0], &reads)
+        .ok_or_else(|| format!("`{fields}`: not yes-or-no readings"))?;
+    Ok(joint
+        .into_iter()
+        .map(|(answers, p)| {
+            let words: Vec<&str> = answers.iter().map(|a| if *a { "yes" } else { "no" }).collect();
+            (words.join(" "), p.to_string())
+        })
+        .collect())
 }
 
 #[test]

@@ -17,7 +17,7 @@
 use super::big::{Smooth, fraction};
 use super::read::*;
 use super::{DiceExpr, Distribution, Part, Rng, Shown};
-use num_bigint::BigUint;
+use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
@@ -1420,6 +1420,52 @@ impl PoolRead {
     }
 }
 
+/// Yes-or-no readings of one roll of one pool, taken together (a gun's kill and jam from the
+/// same two dice): each combination of their answers that can come up, in the order given,
+/// with its exact chance. Every multiset of the pool's faces is read by each reading; `None`
+/// when the pool re-rolls one die or the whole pool (then a reading is not one multiset's),
+/// when a reading is not a yes or no, or past `MAX_DICE_WORK` (the multisets times the readings).
+pub fn joint_flags(pool: &Pool, reads: &[&Read]) -> Option<Vec<(Vec<bool>, BigRational)>> {
+    if matches!(
+        pool.reroll,
+        Some(Reroll::One(_) | Reroll::Highest | Reroll::Lowest | Reroll::Failed)
+    ) || !reads.iter().all(|r| r.is_flag())
+    {
+        return None;
+    }
+    let a = pool.alphabet();
+    let sets = a
+        .kinds
+        .iter()
+        .map(|k| multisets(u64::from(k.n), a.faces.len() as u64))
+        .fold(1u64, u64::saturating_mul);
+    let work = sets.saturating_mul(a.faces.len() as u64 + reads.len() as u64 * 4);
+    if work > crate::limits::MAX_DICE_WORK {
+        return None;
+    }
+    let mut out: BTreeMap<Vec<bool>, BigUint> = BTreeMap::new();
+    each_multiset::<BigUint>(&a, &mut |sets, w| {
+        let mut combined = vec![0u32; a.faces.len()];
+        for s in sets {
+            for (c, x) in combined.iter_mut().zip(s) {
+                *c += x;
+            }
+        }
+        let key: Vec<bool> = reads.iter().map(|r| read_counts(r, &a, &combined) != 0).collect();
+        *out.entry(key).or_default() += w;
+        Some(())
+    })?;
+    let den = BigInt::from(a.denominator::<BigUint>()?);
+    let mut rows: Vec<(Vec<bool>, BigRational)> = out
+        .into_iter()
+        .filter(|(_, c)| !Zero::is_zero(c))
+        .map(|(k, c)| (k, BigRational::new(BigInt::from(c), den.clone())))
+        .collect();
+    // Every yes first, then as the answers go from the first reading on.
+    rows.sort_by(|x, y| y.0.cmp(&x.0));
+    Some(rows)
+}
+
 pub(crate) fn distribution_of(counts: BTreeMap<i64, BigUint>, den: &BigUint) -> Distribution {
     // Reduced by the small primes the denominator is made of: no gcd of big numbers.
     let smooth = Smooth::of(den);
@@ -2632,5 +2678,47 @@ mod tests {
             let sum = dist.weights.values().fold(BigRational::zero(), |a, p| a + p);
             assert!(sum.is_one());
         }
+    }
+
+    /// Yes-or-no readings of one roll taken together equal every ordered way the dice can
+    /// fall, each read by the rolling code's own `evaluate`.
+    #[test]
+    fn joint_flags_equal_every_way_the_dice_fall() {
+        let white = custom(
+            "white",
+            &[(None, Some(0)), (None, Some(0)), (None, Some(1)), (None, Some(2))],
+        );
+        let pools = [
+            pool(vec![(2, d(6))], None),
+            pool(vec![(3, d(6))], None),
+            pool(vec![(2, d(6)), (1, white.clone())], None),
+            pool(vec![(1, white), (2, d(3))], None),
+        ];
+        let reads = [
+            Read::Any(at_least(6)),
+            Read::Same(2),
+            Read::All(at_least(2)),
+            Read::Any(exactly(1)),
+        ];
+        let refs: Vec<&Read> = reads.iter().collect();
+        for p in &pools {
+            let joint = joint_flags(p, &refs).unwrap();
+            let ways = enumerate(|rng| {
+                let shown: Vec<Shown> = p
+                    .dice
+                    .iter()
+                    .flat_map(|(n, kind)| (0..*n).map(|_| kind.roll_shown(rng).1).collect::<Vec<_>>())
+                    .collect();
+                let shown: Vec<&Shown> = shown.iter().collect();
+                reads.iter().map(|r| evaluate(r, &shown) != 0).collect::<Vec<bool>>()
+            });
+            let ways: BTreeMap<Vec<bool>, BigRational> = ways.into_iter().filter(|(_, c)| !c.is_zero()).collect();
+            let joint: BTreeMap<Vec<bool>, BigRational> = joint.into_iter().collect();
+            assert_eq!(joint, ways, "{p}");
+        }
+        // A pool that re-rolls one die is not one multiset's reading: refused.
+        assert!(joint_flags(&pool(vec![(2, d(6))], Some(Reroll::Highest)), &refs).is_none());
+        // A number is not a yes or no.
+        assert!(joint_flags(&pool(vec![(2, d(6))], None), &[&Read::Sum]).is_none());
     }
 }
