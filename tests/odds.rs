@@ -3,6 +3,9 @@
 //! per roll read die by die (`== kind.id.field` for a record's roll, `== --dice EXPR`), every
 //! value with its chance: numbers by value, `yes` / `no`, `first` / `second` / `tie` and
 //! `margin N` for an opposed roll, and `mean` (`margin mean`) when given.
+//! A table section's `--unavailable` / `--available` may name only results the table has.
+//! `== kind.id.a+b` checks a record's yes-or-no rolls of one dice field taken together: each
+//! combination as `yes no = …` (a's answer, then b's).
 
 use servitor::tables::Availability;
 use servitor::tables::odds::table_odds;
@@ -123,49 +126,8 @@ fn odds_match_hand_computation() {
                 checked += 1;
                 continue;
             }
-            let Some(table) = ruleset.tables.get(&section.table) else {
-                failures.push(format!(
-                    "{}:{}: no table {}",
-                    path.display(),
-                    section.line,
-                    section.table
-                ));
-                continue;
-            };
-            let odds = table_odds(&ruleset.tables, table, section.times, &section.avail).unwrap();
-            let actual: BTreeMap<String, String> = odds
-                .iter()
-                .map(|(o, p)| {
-                    let p = if *p.denom() == 1.into() {
-                        format!("{}/1", p.numer())
-                    } else {
-                        p.to_string()
-                    };
-                    (o.label.clone(), p)
-                })
-                .collect();
-            let expected: BTreeMap<String, String> = section
-                .expected
-                .iter()
-                .map(|(k, v)| {
-                    (
-                        k.clone(),
-                        if v.ends_with("/1") || v.contains('/') {
-                            v.clone()
-                        } else {
-                            format!("{v}/1")
-                        },
-                    )
-                })
-                .collect();
-            if actual != expected {
-                failures.push(format!(
-                    "{}:{}: {} (times {}):\n  expected {expected:?}\n  computed {actual:?}",
-                    path.display(),
-                    section.line,
-                    section.table,
-                    section.times
-                ));
+            if let Err(e) = check_table_section(&ruleset, &section) {
+                failures.push(format!("{}:{}: {e}", path.display(), section.line));
             }
             checked += 1;
         }
@@ -177,6 +139,75 @@ fn odds_match_hand_computation() {
         failures.join("\n")
     );
     assert!(checked > 0);
+}
+
+/// One table section against the table's exact odds: every result its `--unavailable` /
+/// `--available` names must be one of the table's (a name it does not have would be ignored,
+/// and the section would check some other question than it says), and the odds computed must
+/// be the listed ones, outcome by outcome.
+fn check_table_section(ruleset: &servitor::Ruleset, section: &Section) -> Result<(), String> {
+    let table = ruleset
+        .tables
+        .get(&section.table)
+        .ok_or_else(|| format!("no table {}", section.table))?;
+    let named = section
+        .avail
+        .unavailable
+        .iter()
+        .chain(section.avail.available.iter().flatten());
+    for name in named {
+        if !table.rows.iter().any(|r| &r.result == name) {
+            return Err(format!("table {} has no result `{name}`", section.table));
+        }
+    }
+    let odds = table_odds(&ruleset.tables, table, section.times, &section.avail).map_err(|e| e.to_string())?;
+    let actual: BTreeMap<String, String> = odds
+        .iter()
+        .map(|(o, p)| {
+            let p = if *p.denom() == 1.into() {
+                format!("{}/1", p.numer())
+            } else {
+                p.to_string()
+            };
+            (o.label.clone(), p)
+        })
+        .collect();
+    let expected: BTreeMap<String, String> = section
+        .expected
+        .iter()
+        .map(|(k, v)| (k.clone(), if v.contains('/') { v.clone() } else { format!("{v}/1") }))
+        .collect();
+    if actual != expected {
+        return Err(format!(
+            "{} (times {}):\n  expected {expected:?}\n  computed {actual:?}",
+            section.table, section.times
+        ));
+    }
+    Ok(())
+}
+
+/// A section naming a result its table does not have fails, though the odds it lists are right
+/// for the table with that name ignored.
+#[test]
+fn a_section_naming_a_result_the_table_lacks_fails() {
+    let ruleset = common::load("starquest-solitaire");
+    let text = "== random-marine --unavailable no-marine,marine-9\n\
+                number-1 = 1/5\nnumber-2 = 1/5\nnumber-3 = 1/5\nnumber-4 = 1/5\nnumber-5 = 1/5\n";
+    let sections = parse(text);
+    let err = check_table_section(&ruleset, &sections[0]).unwrap_err();
+    assert!(err.contains("no result `marine-9`"), "{err}");
+    // The same section without the unknown name passes.
+    let good = parse(&text.replace(",marine-9", ""));
+    check_table_section(&ruleset, &good[0]).unwrap();
+    let available = parse(&text.replace(
+        "--unavailable no-marine,marine-9",
+        "--available number-1,number-2,number-3,number-4,number-5,number-6",
+    ));
+    assert!(
+        check_table_section(&ruleset, &available[0])
+            .unwrap_err()
+            .contains("no result `number-6`")
+    );
 }
 
 /// A roll's exact odds by label: a number's values (and `mean`), `yes` / `no`, or
@@ -192,6 +223,9 @@ fn roll_odds(ruleset: &servitor::Ruleset, what: &str) -> Result<BTreeMap<String,
             let [kind, id, field] = parts.as_slice() else {
                 return Err(format!("`{what}`: write kind.id.field"));
             };
+            if field.contains('+') {
+                return joint_odds(ruleset, kind, id, field);
+            }
             match ruleset
                 .records
                 .get(*kind)
@@ -242,6 +276,49 @@ fn roll_odds(ruleset: &servitor::Ruleset, what: &str) -> Result<BTreeMap<String,
         }
     }
     Ok(out)
+}
+
+/// `kind.id.a+b`: a record's yes-or-no rolls `a` and `b`, read from one roll of the dice field
+/// they both read, taken together: each combination of answers as `yes no` (a's, then b's).
+fn joint_odds(
+    ruleset: &servitor::Ruleset,
+    kind: &str,
+    id: &str,
+    fields: &str,
+) -> Result<BTreeMap<String, String>, String> {
+    use servitor::dice::{Reading, Roll};
+    use servitor::ruleset::Value;
+    let record = ruleset
+        .records
+        .get(kind)
+        .and_then(|r| r.get(id))
+        .ok_or_else(|| format!("no record {kind}.{id}"))?;
+    let mut pools = Vec::new();
+    let mut reads = Vec::new();
+    let mut field_read = None;
+    for field in fields.split('+') {
+        let Some(Value::Roll(r)) = record.fields.get(field) else {
+            return Err(format!("{kind}.{id} has no roll `{field}`"));
+        };
+        let Roll::Read(Reading::Pool(p)) = &r.roll else {
+            return Err(format!("`{field}` is not read die by die"));
+        };
+        if r.reads.is_none() || (field_read.is_some() && field_read != r.reads) {
+            return Err(format!("`{fields}` do not all read one dice field"));
+        }
+        field_read = r.reads.clone();
+        pools.push(&p.pool);
+        reads.push(&p.read);
+    }
+    let joint = servitor::dice::exact::joint_flags(pools[0], &reads)
+        .ok_or_else(|| format!("`{fields}`: not yes-or-no readings"))?;
+    Ok(joint
+        .into_iter()
+        .map(|(answers, p)| {
+            let words: Vec<&str> = answers.iter().map(|a| if *a { "yes" } else { "no" }).collect();
+            (words.join(" "), p.to_string())
+        })
+        .collect())
 }
 
 #[test]
@@ -506,7 +583,7 @@ fn bad_rolls_say_what_to_write() {
         "servitor odds space-hulk --dice 'count 3+ in 10d6 then to-wound(4, 4)'",
         "servitor odds solo-heresy --dice 'count 3+ in 10d6 then to-wound(4, 11)'",
         "servitor odds solo-heresy --dice 'highest of 2 scatter'",
-        "servitor odds space-hulk --dice 'highest 2 of 1000d1000'",
+        "servitor odds space-hulk --dice 'highest 3 of 1000d1000'",
         "servitor odds space-hulk --dice 'count 7+ in'",
     ]));
 }

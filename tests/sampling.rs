@@ -158,3 +158,60 @@ fn a_product_of_two_dice_has_the_mean_of_their_means() {
     assert_eq!(mean.to_string(), "169/4");
     assert_eq!(roll.to_string(), "d12 * d12");
 }
+
+/// Issue 40's joint outcomes: a record's yes-or-no rolls of one dice field, rolled together
+/// by `roll_declared` (one roll of the field for all), come up as often as `joint_flags`
+/// says — the storm bolter's kill, sustained kill and jam, 20 000 rolls, chi-square at
+/// p = 0.001.
+#[test]
+fn rolls_of_one_field_together_agree_with_their_joint_odds() {
+    use servitor::dice::read::{Declared, roll_declared};
+    use servitor::dice::{Reading, Roll};
+    use servitor::ruleset::Value;
+    const N: usize = 20_000;
+    let ruleset = common::load("rulesets/space-hulk");
+    let record = &ruleset.records["weapon"]["storm-bolter"];
+    let names = ["kill", "sustained-kill", "jam"];
+    let mut declared = Vec::new();
+    let mut reads = Vec::new();
+    let mut pool = None;
+    for name in names {
+        let Some(Value::Roll(r)) = record.fields.get(name) else {
+            panic!("{name} is a roll")
+        };
+        let Roll::Read(Reading::Pool(p)) = &r.roll else {
+            panic!("{name} reads its dice die by die")
+        };
+        pool = Some(&p.pool);
+        reads.push(&p.read);
+        declared.push(Declared {
+            name,
+            roll: &r.roll,
+            reads: r.reads.as_deref(),
+        });
+    }
+    let joint = servitor::dice::exact::joint_flags(pool.unwrap(), &reads).unwrap();
+    let mut rng = Rng::seeded(20261128);
+    let mut seen: BTreeMap<Vec<bool>, usize> = BTreeMap::new();
+    for _ in 0..N {
+        let rolled = roll_declared(&declared, &mut rng);
+        let key: Vec<bool> = rolled.iter().map(|(_, r)| r.value() != 0).collect();
+        *seen.entry(key).or_default() += 1;
+    }
+    for key in seen.keys() {
+        assert!(
+            joint.iter().any(|(k, _)| k == key),
+            "rolled {key:?}, which the joint odds say is impossible"
+        );
+    }
+    let chi: f64 = joint
+        .iter()
+        .map(|(k, p)| {
+            let e = servitor::dice::to_f64(p) * N as f64;
+            let o = seen.get(k).copied().unwrap_or(0) as f64;
+            (o - e).powi(2) / e
+        })
+        .sum();
+    let limit = critical((joint.len() - 1) as f64);
+    assert!(chi < limit, "chi-square {chi:.2} over {limit:.2}");
+}

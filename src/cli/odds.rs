@@ -494,6 +494,7 @@ fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Comp
                 sections.extend(made);
             }
             // Readings of one field are read from one roll of it.
+            let mut together: Vec<serde_json::Value> = Vec::new();
             let mut shared: BTreeMap<&str, (String, Vec<&str>)> = BTreeMap::new();
             for d in rolls {
                 if let (Some(f), Roll::Read(servitor::dice::Reading::Pool(p))) = (&d.reads, &d.roll) {
@@ -503,8 +504,57 @@ fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Comp
                     entry.1.push(&d.field);
                 }
             }
-            for (field, (dice, readers)) in shared {
-                lines.push(format!("`{field}` is {dice}, rolled once for {}", and_list(&readers)));
+            for (field, (dice, readers)) in &shared {
+                lines.push(format!("`{field}` is {dice}, rolled once for {}", and_list(readers)));
+            }
+            // Two or more yes-or-no readings of one field, taken together (kill and jam).
+            for field in shared.keys() {
+                let flags: Vec<(&str, &servitor::dice::PoolRead)> = rolls
+                    .iter()
+                    .filter_map(|d| match (&d.reads, &d.roll) {
+                        (Some(f), Roll::Read(servitor::dice::Reading::Pool(p))) if f == field && p.read.is_flag() => {
+                            Some((d.field.as_str(), p))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                if flags.len() < 2 {
+                    continue;
+                }
+                let reads: Vec<&servitor::dice::Read> = flags.iter().map(|(_, p)| &p.read).collect();
+                let Some(joint) = servitor::dice::exact::joint_flags(&flags[0].1.pool, &reads) else {
+                    continue;
+                };
+                let names: Vec<&str> = flags.iter().map(|(n, _)| *n).collect();
+                let rows: Vec<Row> = joint
+                    .into_iter()
+                    .map(|(answers, p)| {
+                        let yes: Vec<&str> = names
+                            .iter()
+                            .zip(&answers)
+                            .filter(|(_, a)| **a)
+                            .map(|(n, _)| *n)
+                            .collect();
+                        let label = if yes.is_empty() {
+                            "none".to_string()
+                        } else if yes.len() == names.len() {
+                            format!("{} (all)", yes.join(" + "))
+                        } else {
+                            format!("{} only", yes.join(" + "))
+                        };
+                        Row { label, value: None, p }
+                    })
+                    .collect();
+                let outcomes: Vec<serde_json::Value> = rows
+                    .iter()
+                    .map(|r| serde_json::json!({ "outcome": r.label, "chance": fraction_json(&r.p) }))
+                    .collect();
+                together.push(serde_json::json!({ "reads": field, "rolls": names, "outcomes": outcomes }));
+                sections.push(Section {
+                    heading: Some(format!("{} together (one roll of `{field}`)", and_list(&names))),
+                    rows,
+                    tails: BTreeMap::new(),
+                });
             }
             let title = if name.is_empty() {
                 format!("dice {}", rolls.first().map(|d| d.roll.to_string()).unwrap_or_default())
@@ -521,6 +571,9 @@ fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Comp
                 json: None,
             };
             let mut whole = serde_json::json!({ "rolls": json });
+            if !together.is_empty() {
+                whole["together"] = serde_json::Value::Array(together);
+            }
             if !name.is_empty() {
                 whole["what"] = name.clone().into();
             }

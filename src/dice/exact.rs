@@ -17,7 +17,7 @@
 use super::big::{Smooth, fraction};
 use super::read::*;
 use super::{DiceExpr, Distribution, Part, Rng, Shown};
-use num_bigint::BigUint;
+use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
@@ -665,6 +665,18 @@ fn keep_counts<T: Weight>(a: &Alphabet, highest: bool, keep: u32) -> Option<BTre
     Some(out)
 }
 
+/// Whether the best two of dice of one kind are summed by prefix sums ([`keep_counts_one_kind`]):
+/// two kept, every face equally likely and the faces' values one apart (a plain die), so the
+/// rolls whose second best die shows t are added into each total as one range of faces t.
+fn best_two_by_ranges(a: &Alphabet, keep: u32) -> bool {
+    let kind = &a.kinds[0];
+    keep == 2
+        && kind.n >= 3
+        && kind.weights.iter().all(|w| *w == kind.weights[0] && *w > 0)
+        && a.faces.iter().all(|f| f.value.is_some())
+        && a.faces.windows(2).all(|p| p[1].value == p[0].value.map(|v| v + 1))
+}
+
 /// The total of the `keep` highest (or lowest) of dice of one kind, in closed form over the
 /// faces: for each face t and each j < keep, the rolls whose keep-th best die shows t with j
 /// dice better than t are C(n, j) · (the j better dice's sums) · (the n − j others all at t or
@@ -701,6 +713,18 @@ fn keep_counts_one_kind(a: &Alphabet, highest: bool, keep: u32) -> Counts {
     let mut powers: Vec<BTreeMap<i64, BigUint>> = vec![BTreeMap::new(); keep as usize];
     powers[0].insert(0, BigUint::one());
     let mut below: u64 = kind.weights.iter().sum();
+    // The big powers base^(n − k), k < keep, each worked out once: face t's "t or worse" is
+    // the next face's "worse than t" (a plain die's bases are 0..=f).
+    let mut big_powers: HashMap<(u64, u32), BigUint> = HashMap::new();
+    let mut big_pow = |base: u64, exp: u32| -> BigUint {
+        big_powers
+            .entry((base, exp))
+            .or_insert_with(|| BigUint::from(base).pow(exp))
+            .clone()
+    };
+    let ranges = best_two_by_ranges(a, keep);
+    // With ranges: the rolls whose second best die shows face t (one die better), by t.
+    let mut second: Vec<BigUint> = vec![<BigUint as Zero>::zero(); if ranges { a.faces.len() } else { 0 }];
     for &t in &order {
         let w = kind.weights[t];
         below -= w;
@@ -708,22 +732,26 @@ fn keep_counts_one_kind(a: &Alphabet, highest: bool, keep: u32) -> Counts {
             continue;
         }
         let value = a.value(t);
-        let (bw, bl) = (BigUint::from(w), BigUint::from(below));
+        let bw = BigUint::from(w);
         for (j, power) in powers.iter().enumerate() {
             let j = j as u32;
             let (m, need) = (n - j, keep - j);
-            if power.is_empty() || m < need {
+            if (power.is_empty() && !(ranges && j == 1)) || m < need {
                 continue;
             }
             // m dice at t or worse, at least `need` of them at t.
-            let mut g = BigUint::from(w + below).pow(m);
+            let mut g = big_pow(w + below, m);
             for c in 0..need {
-                g -= &first_ways[j as usize][c as usize] * bw.pow(c) * bl.pow(m - c);
+                g -= &first_ways[j as usize][c as usize] * bw.pow(c) * big_pow(below, m - c);
             }
             if Zero::is_zero(&g) {
                 continue;
             }
             let g = g * &choose[j as usize];
+            if ranges && j == 1 {
+                second[t] = g;
+                continue;
+            }
             let kept = i64::from(need).saturating_mul(value);
             for (sum, ways) in power {
                 let at = sum.saturating_add(kept).abs_diff(lo) as usize;
@@ -753,6 +781,36 @@ fn keep_counts_one_kind(a: &Alphabet, highest: bool, keep: u32) -> Counts {
             }
         }
     }
+    if ranges {
+        // Face indices b (the best die) and t (the second): b + t = k with b above t (highest)
+        // or below it (lowest); each such b has weight w, so the total of k is w times the
+        // rolls of a range of t, read from prefix sums. Totals are values: index k + 2 · the
+        // lowest face, less `lo`.
+        let f = a.faces.len();
+        let mut prefix = Vec::with_capacity(f + 1);
+        prefix.push(<BigUint as Zero>::zero());
+        for g in &second {
+            let next = prefix.last().cloned().unwrap_or_default() + g;
+            prefix.push(next);
+        }
+        let w = BigUint::from(kind.weights[0]);
+        let least = a.value(0);
+        for k in 1..(2 * f).saturating_sub(2) {
+            let (from, to) = if highest {
+                (k.saturating_sub(f - 1), (k - 1) / 2)
+            } else {
+                (k / 2 + 1, (f - 1).min(k))
+            };
+            if from > to {
+                continue;
+            }
+            let ways = &prefix[to + 1] - &prefix[from];
+            let total = (k as i64).saturating_add(least.saturating_mul(2));
+            if let Some(cell) = totals.get_mut(total.abs_diff(lo) as usize) {
+                *cell += ways * &w;
+            }
+        }
+    }
     let den = BigUint::from(kind.total).pow(n);
     let out = totals
         .into_iter()
@@ -776,11 +834,20 @@ fn keep_one_kind_cost(a: &Alphabet, keep: u32) -> u64 {
     let mut seen = 0u64;
     let mut spread = 0u64;
     let first = a.faces.first().and_then(|f| f.value).unwrap_or(0);
+    let ranges = best_two_by_ranges(a, keep);
+    if ranges {
+        // The second best die's rolls face by face, their prefix sums and one range a total:
+        // a big subtraction, product and addition each.
+        cost += faces as f64 * 6.0 * (w + 64.0);
+    }
     for f in &a.faces {
         seen += 1;
         spread = spread.max(f.value.unwrap_or(0).abs_diff(first));
         let mut size = 1u64;
         for j in 0..u64::from(keep) {
+            if ranges && j == 1 {
+                continue;
+            }
             // A big number added into the row of totals, one loop step of its own; and the
             // powers brought up to date, a small product and a map entry each.
             cost += size as f64 * (w + 64.0);
@@ -791,9 +858,23 @@ fn keep_one_kind_cost(a: &Alphabet, keep: u32) -> u64 {
                 .saturating_add(1)
                 .min(multisets(j + 1, seen));
         }
-        // Powers by squaring: about two products of their final size each.
-        cost += f64::from(keep) * (f64::from(keep) + 2.0) * 2.0 * mul_cost(w, w);
     }
+    // Powers by squaring, each base^(n − k) (k < keep) once: a base is a face's "t or worse" or
+    // "worse than t", and about two products of the final size each.
+    let mut bases = std::collections::BTreeSet::new();
+    let mut below: u64 = kind.weights.iter().sum();
+    for &w in &kind.weights {
+        bases.insert(below);
+        below = below.saturating_sub(w);
+        bases.insert(below);
+    }
+    let mut below: u64 = kind.weights.iter().sum();
+    for &w in kind.weights.iter().rev() {
+        bases.insert(below);
+        below = below.saturating_sub(w);
+        bases.insert(below);
+    }
+    cost += bases.len() as f64 * f64::from(keep) * 2.0 * mul_cost(w, w);
     steps(cost).saturating_add(faces)
 }
 
@@ -1337,6 +1418,52 @@ impl PoolRead {
         let (counts, den) = self.counts();
         distribution_of(counts, &den)
     }
+}
+
+/// Yes-or-no readings of one roll of one pool, taken together (a gun's kill and jam from the
+/// same two dice): each combination of their answers that can come up, in the order given,
+/// with its exact chance. Every multiset of the pool's faces is read by each reading; `None`
+/// when the pool re-rolls one die or the whole pool (then a reading is not one multiset's),
+/// when a reading is not a yes or no, or past `MAX_DICE_WORK` (the multisets times the readings).
+pub fn joint_flags(pool: &Pool, reads: &[&Read]) -> Option<Vec<(Vec<bool>, BigRational)>> {
+    if matches!(
+        pool.reroll,
+        Some(Reroll::One(_) | Reroll::Highest | Reroll::Lowest | Reroll::Failed)
+    ) || !reads.iter().all(|r| r.is_flag())
+    {
+        return None;
+    }
+    let a = pool.alphabet();
+    let sets = a
+        .kinds
+        .iter()
+        .map(|k| multisets(u64::from(k.n), a.faces.len() as u64))
+        .fold(1u64, u64::saturating_mul);
+    let work = sets.saturating_mul(a.faces.len() as u64 + reads.len() as u64 * 4);
+    if work > crate::limits::MAX_DICE_WORK {
+        return None;
+    }
+    let mut out: BTreeMap<Vec<bool>, BigUint> = BTreeMap::new();
+    each_multiset::<BigUint>(&a, &mut |sets, w| {
+        let mut combined = vec![0u32; a.faces.len()];
+        for s in sets {
+            for (c, x) in combined.iter_mut().zip(s) {
+                *c += x;
+            }
+        }
+        let key: Vec<bool> = reads.iter().map(|r| read_counts(r, &a, &combined) != 0).collect();
+        *out.entry(key).or_default() += w;
+        Some(())
+    })?;
+    let den = BigInt::from(a.denominator::<BigUint>()?);
+    let mut rows: Vec<(Vec<bool>, BigRational)> = out
+        .into_iter()
+        .filter(|(_, c)| !Zero::is_zero(c))
+        .map(|(k, c)| (k, BigRational::new(BigInt::from(c), den.clone())))
+        .collect();
+    // Every yes first, then as the answers go from the first reading on.
+    rows.sort_by(|x, y| y.0.cmp(&x.0));
+    Some(rows)
 }
 
 pub(crate) fn distribution_of(counts: BTreeMap<i64, BigUint>, den: &BigUint) -> Distribution {
@@ -2524,5 +2651,74 @@ mod tests {
             assert!(rng.below_big(&n) < n);
         }
         assert_eq!(rng.below_big(&BigUint::default()), BigUint::default());
+    }
+
+    /// The best two of 1000d1000 (the grammar README's example) come within the limit by
+    /// prefix sums, and its extremes are what a hand says: 2000 when two dice or more show
+    /// 1000, 1 − (999/1000)^1000 − 1000 · (1/1000) · (999/1000)^999; 2 only when all show 1.
+    #[test]
+    fn best_two_of_a_thousand_thousand_sided_dice() {
+        for highest in [true, false] {
+            let r = Roll::Read(Reading::Pool(pr(
+                &pool(vec![(1000, d(1000))], None),
+                Read::Keep { highest, n: 2 },
+                0,
+            )));
+            assert!(r.odds_cost() <= crate::limits::MAX_DICE_WORK, "{}", r.odds_cost());
+            let Ok(Odds::Number(dist)) = r.odds() else {
+                panic!("a number")
+            };
+            let q = BigRational::new(999.into(), 1000.into());
+            let at_top = BigRational::one() - num_traits::pow(q.clone(), 1000) - num_traits::pow(q, 999);
+            let all = num_traits::pow(BigRational::new(1.into(), 1000.into()), 1000);
+            let (top, bottom) = if highest { (&at_top, &all) } else { (&all, &at_top) };
+            assert_eq!(&dist.weights[&2000], top);
+            assert_eq!(&dist.weights[&2], bottom);
+            assert_eq!(dist.weights.len(), 1999);
+            let sum = dist.weights.values().fold(BigRational::zero(), |a, p| a + p);
+            assert!(sum.is_one());
+        }
+    }
+
+    /// Yes-or-no readings of one roll taken together equal every ordered way the dice can
+    /// fall, each read by the rolling code's own `evaluate`.
+    #[test]
+    fn joint_flags_equal_every_way_the_dice_fall() {
+        let white = custom(
+            "white",
+            &[(None, Some(0)), (None, Some(0)), (None, Some(1)), (None, Some(2))],
+        );
+        let pools = [
+            pool(vec![(2, d(6))], None),
+            pool(vec![(3, d(6))], None),
+            pool(vec![(2, d(6)), (1, white.clone())], None),
+            pool(vec![(1, white), (2, d(3))], None),
+        ];
+        let reads = [
+            Read::Any(at_least(6)),
+            Read::Same(2),
+            Read::All(at_least(2)),
+            Read::Any(exactly(1)),
+        ];
+        let refs: Vec<&Read> = reads.iter().collect();
+        for p in &pools {
+            let joint = joint_flags(p, &refs).unwrap();
+            let ways = enumerate(|rng| {
+                let shown: Vec<Shown> = p
+                    .dice
+                    .iter()
+                    .flat_map(|(n, kind)| (0..*n).map(|_| kind.roll_shown(rng).1).collect::<Vec<_>>())
+                    .collect();
+                let shown: Vec<&Shown> = shown.iter().collect();
+                reads.iter().map(|r| evaluate(r, &shown) != 0).collect::<Vec<bool>>()
+            });
+            let ways: BTreeMap<Vec<bool>, BigRational> = ways.into_iter().filter(|(_, c)| !c.is_zero()).collect();
+            let joint: BTreeMap<Vec<bool>, BigRational> = joint.into_iter().collect();
+            assert_eq!(joint, ways, "{p}");
+        }
+        // A pool that re-rolls one die is not one multiset's reading: refused.
+        assert!(joint_flags(&pool(vec![(2, d(6))], Some(Reroll::Highest)), &refs).is_none());
+        // A number is not a yes or no.
+        assert!(joint_flags(&pool(vec![(2, d(6))], None), &[&Read::Sum]).is_none());
     }
 }
