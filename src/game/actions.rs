@@ -163,7 +163,7 @@ impl Game {
     fn door_in_front_only(&self, i: usize, at: Square, d: usize) -> bool {
         let (dx, dy) = crate::board::DIRECTIONS[d];
         let p = &self.state.pieces[i];
-        p.facing.is_some() && self.view.doors.open_on_step && !self.view.doors_on_step(at, p.size, dx, dy).is_empty()
+        p.facing.is_some() && self.view.doors.open_on_step && self.view.door_on_step(at, p.size, dx, dy)
     }
 
     /// [`Game::plan_facing`] stepping only onto squares `allowed` lets it.
@@ -229,8 +229,8 @@ impl Game {
             Goal::Engage(t) => (pieces[*t].squares().iter().copied().collect(), 1),
         };
         let field = view.field_to(p, &sources);
-        let guide: Vec<u16> = if short == 0 {
-            field.to_vec()
+        let guide: std::borrow::Cow<[u16]> = if short == 0 {
+            std::borrow::Cow::Borrowed(&field)
         } else {
             field
                 .iter()
@@ -296,7 +296,7 @@ impl Game {
         for (k, action) in plan.iter().enumerate() {
             let mut price = i64::from(costs.of(action).unwrap_or(0));
             if let facing::Action::Step { to, .. } = action {
-                if !self.view.doors_on_step(at, size, to.x - at.x, to.y - at.y).is_empty() {
+                if self.view.door_on_step(at, size, to.x - at.x, to.y - at.y) {
                     price += door;
                 }
                 at = *to;
@@ -700,10 +700,7 @@ impl Game {
             return PricedStep::Stopped("shunned");
         }
         let size = self.state.pieces[i].size;
-        let opens = !self
-            .view
-            .doors_on_step(from, size, to.x - from.x, to.y - from.y)
-            .is_empty();
+        let opens = self.view.door_on_step(from, size, to.x - from.x, to.y - from.y);
         let paid = price + if opens { i64::from(door) } else { 0 };
         if spent + paid > budget {
             return PricedStep::Stopped("ap");

@@ -701,29 +701,55 @@ impl View {
     /// The closed doors a footprint must open to step by (dx, dy) from `at`.
     pub fn doors_on_step(&self, at: Square, size: i32, dx: i32, dy: i32) -> Vec<(Square, Square)> {
         let mut doors = Vec::new();
-        let mut add = |a: Square, b: Square| {
-            if self.grid.edge(a, b) == (Edge::Door { open: false }) && !doors.contains(&(a, b)) {
+        self.each_door_on_step(at, size, dx, dy, &mut |a, b| {
+            if !doors.contains(&(a, b)) {
                 doors.push((a, b));
             }
-        };
+            true
+        });
+        doors
+    }
+
+    /// Whether a footprint must open a closed door to step by (dx, dy) from `at`: what
+    /// [`View::doors_on_step`] answers by being non-empty, without making the list (a plan's
+    /// search asks it at every step it weighs).
+    pub fn door_on_step(&self, at: Square, size: i32, dx: i32, dy: i32) -> bool {
+        !self.each_door_on_step(at, size, dx, dy, &mut |_, _| false)
+    }
+
+    /// Calls `door` with each closed door (its two squares) a footprint meets stepping by
+    /// (dx, dy) from `at`, in the order [`View::doors_on_step`] lists them, until it answers
+    /// false; false when it did.
+    fn each_door_on_step(
+        &self,
+        at: Square,
+        size: i32,
+        dx: i32,
+        dy: i32,
+        door: &mut dyn FnMut(Square, Square) -> bool,
+    ) -> bool {
+        let mut add = |a: Square, b: Square| self.grid.edge(a, b) != (Edge::Door { open: false }) || door(a, b);
         for s in footprint(Some(at), size) {
             if self.grid.can_step(s, dx, dy) {
                 continue;
             }
             if dx == 0 || dy == 0 {
-                add(s, s.offset(dx, dy));
+                if !add(s, s.offset(dx, dy)) {
+                    return false;
+                }
                 continue;
             }
             // A diagonal step: go round by whichever L-shaped way is open with doors opened.
             let (via_x, via_y) = (s.offset(dx, 0), s.offset(0, dy));
-            if self.open.grid.can_step(s, dx, 0) && self.open.grid.can_step(via_x, 0, dy) {
-                add(s, via_x);
-                add(via_x, via_x.offset(0, dy));
+            let (first, corner) = if self.open.grid.can_step(s, dx, 0) && self.open.grid.can_step(via_x, 0, dy) {
+                (via_x, via_x.offset(0, dy))
             } else {
-                add(s, via_y);
-                add(via_y, via_y.offset(dx, 0));
+                (via_y, via_y.offset(dx, 0))
+            };
+            if !add(s, first) || !add(first, corner) {
+                return false;
             }
         }
-        doors
+        true
     }
 }
