@@ -358,12 +358,26 @@ fn entry_points_are_listed_and_checked() {
         stdout.starts_with("Entry points of game `hulk` (a scenario's `// call:` or a script may call each):\n"),
         "{stdout}"
     );
+    // One line an entry: its signatures (every overload), then what it does.
+    let line = |start: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let setup = line("  setup_game(game) ");
     assert!(
-        stdout.contains("\n  setup_game(game)                      the set-up (`// from: setup` plays it first)\n"),
+        setup.ends_with(" the set-up (`// from: setup` plays it first)"),
         "{stdout}"
     );
     assert!(
-        stdout.contains("\n  invade(game, n)                       n reinforcement blips"),
+        line("  invade(game, n) ").contains("  n reinforcement blips, each placed"),
+        "{stdout}"
+    );
+    assert!(
+        line("  fire(")
+            .starts_with("  fire(game, id, target) or fire(game, id, target, flamer, cost)  a Terminator fires"),
         "{stdout}"
     );
     let dir = tempfile::tempdir().unwrap();

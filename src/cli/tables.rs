@@ -139,17 +139,22 @@ fn json(r: &Ruleset) -> serde_json::Value {
 /// Each game's set-up, phases and declared entry points, with their parameters as the
 /// package's scripts name them.
 fn entry_points(r: &Ruleset) -> String {
+    // Every overload, fewest parameters first (the scripts' own order is not kept).
     let signature = |function: &str| -> String {
-        let params = r.scripts.iter().rev().find_map(|s| {
-            s.ast
-                .iter_functions()
-                .find(|f| f.name == function)
-                .map(|f| f.params.iter().map(|p| p.to_string()).collect::<Vec<_>>())
-        });
-        match params {
-            Some(p) => format!("{function}({})", p.join(", ")),
-            None => function.to_string(),
+        let mut forms: Vec<Vec<String>> = r
+            .scripts
+            .iter()
+            .flat_map(|s| s.ast.iter_functions())
+            .filter(|f| f.name == function)
+            .map(|f| f.params.iter().map(|p| p.to_string()).collect())
+            .collect();
+        forms.sort_by_key(Vec::len);
+        forms.dedup();
+        if forms.is_empty() {
+            return function.to_string();
         }
+        let forms: Vec<String> = forms.iter().map(|p| format!("{function}({})", p.join(", "))).collect();
+        forms.join(" or ")
     };
     let mut out = String::new();
     for g in r.games.values() {
