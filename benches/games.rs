@@ -116,6 +116,7 @@ fn games(c: &mut Criterion) {
         named: Vec::new(),
         turn: 1,
         explain: false,
+        from_setup: false,
     };
     c.bench_function("one Alien turn on a busy board (setup included)", |b| {
         b.iter(|| black_box(host.scenario(&scenario).expect("the busy board plays")))

@@ -368,9 +368,20 @@ pub struct GameDef {
     /// Game variables `status` shows the player, each with its label (`show VAR "label"`),
     /// in declaration order: only what the player may know at the table.
     pub shown: Vec<(String, String)>,
+    /// The functions a scenario or a variant may call on their own (`entry FUNCTION "text"`),
+    /// in declaration order: `servitor tables PKG --entry-points` lists them.
+    pub entries: Vec<EntryDef>,
     pub source: Option<String>,
     pub text: Option<String>,
     pub span: Span,
+}
+
+/// An entry point (`entry FUNCTION "text"`): a script function a scenario or a variant may
+/// call on its own, and what it plays, its arguments and the state it reads.
+#[derive(Debug, Clone)]
+pub struct EntryDef {
+    pub function: String,
+    pub text: String,
 }
 
 /// A campaign (`campaign NAME { game …; missions …; before …; after …; end … }`): the

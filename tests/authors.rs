@@ -346,3 +346,66 @@ fn an_override_replaces_only_the_entries_it_names() {
     assert_eq!(format!("{:?}", v.triggers), format!("{:?}", b.triggers));
     assert_eq!(format!("{:?}", v.phases), format!("{:?}", b.phases));
 }
+
+/// A game's entry points (issue 38): `tables PKG --entry-points` lists the set-up, the phases
+/// and the declared `entry` functions with their parameters; an `entry` naming no script
+/// function is an error at its line; `// from:` takes only `setup`.
+#[test]
+fn entry_points_are_listed_and_checked() {
+    let (stdout, stderr, code) = servitor(&["tables", "space-hulk-solo", "--entry-points"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.starts_with("Entry points of game `hulk` (a scenario's `// call:` or a script may call each):\n"),
+        "{stdout}"
+    );
+    // One line an entry: its signatures (every overload), then what it does.
+    let line = |start: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let setup = line("  setup_game(game) ");
+    assert!(
+        setup.ends_with(" the set-up (`// from: setup` plays it first)"),
+        "{stdout}"
+    );
+    assert!(
+        line("  invade(game, n) ").contains("  n reinforcement blips, each placed"),
+        "{stdout}"
+    );
+    assert!(
+        line("  fire(")
+            .starts_with("  fire(game, id, target) or fire(game, id, target, flamer, cost)  a Terminator fires"),
+        "{stdout}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let rules = std::fs::read_to_string(root.join("tests/fixtures/engine-read-variant/package.rules")).unwrap();
+    std::fs::create_dir_all(dir.path().join("v")).unwrap();
+    std::fs::write(
+        dir.path().join("v/package.rules"),
+        format!("{rules}\noverride game hulk {{ entry invadee \"typo\" }}\n"),
+    )
+    .unwrap();
+    let (_, stderr, code) = servitor_in(dir.path(), &["check", "v"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("  × no script function `invadee`\n    ╭─[v/package.rules:12:28]\n"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("  help: did you mean `invade`?\n"), "{stderr}");
+    let file = dir.path().join("bad-from.rhai");
+    std::fs::write(
+        &file,
+        "// package: space-hulk-solo\n// mission: breach-run\n// from: set-up\n",
+    )
+    .unwrap();
+    let (_, stderr, code) = servitor_in(dir.path(), &["scenario", "bad-from.rhai"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        stderr,
+        "error: bad-from.rhai:3: `from:` takes `setup` (start from the package's own set-up)\n"
+    );
+}

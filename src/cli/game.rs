@@ -209,6 +209,10 @@ pub fn account(events: &[Event], verbose: bool) -> String {
     let mut out = String::new();
     for e in events.iter().filter(|e| verbose || !e.is_bookkeeping()) {
         match e.kind.as_str() {
+            // A scenario started from the game's set-up: its own changes under their heading.
+            "phase" if e.turn == 0 && e.phase == "scenario" && !out.is_empty() => {
+                out.push_str("\nThe scenario's changes\n")
+            }
             "phase" if e.turn == 0 => out.push_str("Setup\n"),
             "phase" => out.push_str(&format!("\nTurn {} · {} · {}\n", e.turn, e.side, e.phase)),
             kind => {

@@ -9,6 +9,8 @@
 //!                                          `kind=v`, `@stream=v`; kinds die, tie, random,
 //!                                          pick, shuffle (an order 3-1-2), draw (a name))
 //!   // turn: 3                          (the turn the calls play in; 1 unless given)
+//!   // from: setup                      (the package's own set-up plays first; then
+//!                                          `fn scenario(game)`, optional, changes the board)
 //!   // call: enemy_turn                 (functions to play, in order; repeatable)
 //!   // seed: 1                          (optional; used once the forced dice run out)
 //!   // set: name=value                  (a game option, as `--set` gives it; repeatable)
@@ -54,6 +56,7 @@ pub fn read(path: &std::path::Path) -> Result<Header, super::Failure> {
         named: Vec::new(),
         turn: 1,
         explain: false,
+        from_setup: false,
     };
     for (n, line) in text.lines().enumerate() {
         let Some(rest) = line.trim().strip_prefix("//") else {
@@ -76,6 +79,10 @@ pub fn read(path: &std::path::Path) -> Result<Header, super::Failure> {
                     .filter(|&t| t >= 1)
                     .ok_or_else(|| bad("`turn:` takes a whole number from 1"))?
             }
+            "from" => match value {
+                "setup" => sc.from_setup = true,
+                _ => return Err(bad("`from:` takes `setup` (start from the package's own set-up)").into()),
+            },
             "call" => sc.calls.extend(value.split_whitespace().map(str::to_string)),
             "set" => {
                 let (name, v) = value

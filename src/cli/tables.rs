@@ -15,11 +15,19 @@ pub struct TablesArgs {
     /// Print JSON grouped by kind
     #[arg(long)]
     json: bool,
+    /// List the functions a scenario (`// call:`) or a variant may call on their own: each
+    /// game's set-up, its phases and the entry points it declares (`entry FUNCTION "text"`)
+    #[arg(long)]
+    entry_points: bool,
 }
 
 pub fn run(args: TablesArgs) -> Result<(), super::Failure> {
     let loaded = super::load(&args.package)?;
     let r = &loaded.ruleset;
+    if args.entry_points {
+        super::emit(&entry_points(r));
+        return Ok(());
+    }
     if !args.items.is_empty() {
         let mut found = Vec::new();
         for name in &args.items {
@@ -126,4 +134,58 @@ fn json(r: &Ruleset) -> serde_json::Value {
         "boards": boards, "missions": missions, "battlefields": battlefields, "games": games,
         "campaigns": campaigns,
     })
+}
+
+/// Each game's set-up, phases and declared entry points, with their parameters as the
+/// package's scripts name them.
+fn entry_points(r: &Ruleset) -> String {
+    // Every overload, fewest parameters first (the scripts' own order is not kept).
+    let signature = |function: &str| -> String {
+        let mut forms: Vec<Vec<String>> = r
+            .scripts
+            .iter()
+            .flat_map(|s| s.ast.iter_functions())
+            .filter(|f| f.name == function)
+            .map(|f| f.params.iter().map(|p| p.to_string()).collect())
+            .collect();
+        forms.sort_by_key(Vec::len);
+        forms.dedup();
+        if forms.is_empty() {
+            return function.to_string();
+        }
+        let forms: Vec<String> = forms.iter().map(|p| format!("{function}({})", p.join(", "))).collect();
+        forms.join(" or ")
+    };
+    let mut out = String::new();
+    for g in r.games.values() {
+        out.push_str(&format!(
+            "Entry points of game `{}` (a scenario's `// call:` or a script may call each):\n",
+            g.id
+        ));
+        let mut rows: Vec<(String, String)> = Vec::new();
+        if let Some(setup) = &g.setup {
+            rows.push((signature(setup), "the set-up (`// from: setup` plays it first)".into()));
+        }
+        for p in &g.phases {
+            let first = if p.first_turn { ", turn 1 only" } else { "" };
+            rows.push((
+                signature(&p.function),
+                format!("the phase `{}` ({}{first})", p.id, p.side),
+            ));
+        }
+        for e in &g.entries {
+            rows.push((signature(&e.function), e.text.clone()));
+        }
+        let width = rows.iter().map(|(s, _)| s.chars().count()).max().unwrap_or(0);
+        for (sig, text) in rows {
+            out.push_str(&format!("  {sig:<width$}  {text}\n"));
+        }
+        if g.entries.is_empty() {
+            out.push_str("  (no `entry` declared: only the set-up and the phases)\n");
+        }
+    }
+    if r.games.is_empty() {
+        out.push_str("no game in this package: nothing to call\n");
+    }
+    out
 }

@@ -56,6 +56,9 @@ pub struct Scenario {
     pub turn: u32,
     /// Keep every random draw of the run, for `--explain`.
     pub explain: bool,
+    /// Start from the game's own set-up (`// from: setup`): its setup function plays first, as
+    /// in a game, and `fn scenario(game)` (optional then) only changes what the case needs.
+    pub from_setup: bool,
 }
 
 /// What a scenario played: the game, the forced values that did not fit their draw (value,
@@ -568,17 +571,39 @@ impl Host {
             .compile(&sc.script)
             .map_err(|e| GameError::Scenario(format!("scenario script: {e}")))?;
         let program = self.ruleset.program.merge(&ast);
-        game.act(
-            "phase",
-            "setup".into(),
-            None,
-            Action::Begin {
-                turn: 0,
-                side: String::new(),
-                phase: "scenario".into(),
-            },
-        );
-        game = self.call_in(&program, game, "scenario", "scenario")?;
+        if sc.from_setup {
+            // The package's own set-up, on the stream a game's runs on: the same board, pools
+            // and variables a game of this mission and seed starts with.
+            game.act(
+                "phase",
+                "setup".into(),
+                None,
+                Action::Begin {
+                    turn: 0,
+                    side: String::new(),
+                    phase: "setup".into(),
+                },
+            );
+            if let Some(setup) = game.def.setup.clone() {
+                game = self.call_in(&program, game, &setup, "setup")?;
+            }
+        }
+        let has_layout = ast
+            .iter_functions()
+            .any(|f| f.name == "scenario" && f.params.len() == 1);
+        if has_layout || !sc.from_setup {
+            game.act(
+                "phase",
+                "setup".into(),
+                None,
+                Action::Begin {
+                    turn: 0,
+                    side: String::new(),
+                    phase: "scenario".into(),
+                },
+            );
+            game = self.call_in(&program, game, "scenario", "scenario")?;
+        }
         for function in &sc.calls {
             let (side, phase) = game
                 .def

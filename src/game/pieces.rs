@@ -203,6 +203,36 @@ impl Game {
         Ok(size <= 1 || self.view.grown_at(i, at, size).is_some())
     }
 
+    /// Piece `i`, on the board, set at once on `at` (a set-up's or a scenario's change): no
+    /// steps, no action points, no `moved` trigger; the squares must be free of other pieces.
+    pub fn set_on(&mut self, i: usize, at: Square) -> Result<(), String> {
+        let id = self.state.pieces[i].id.clone();
+        if !self.state.pieces[i].on_board() {
+            return Err(format!("{id} is not on the board (`enter` puts it on)"));
+        }
+        for s in footprint(Some(at), self.state.pieces[i].size) {
+            match self.view.occupant(s) {
+                Some(o) if o == i => {}
+                Some(o) => return Err(format!("{s} is taken by {}", self.state.pieces[o].id)),
+                None if !self.view.square_free(s) => return Err(format!("{s} is not a square of the board")),
+                None => {}
+            }
+        }
+        self.act(
+            "move",
+            format!("{id} is set on {at}"),
+            Some(&id),
+            Action::Move {
+                id: id.clone(),
+                path: vec![at],
+            },
+        );
+        self.check_entries(i);
+        self.end_move();
+        self.check_sightings(Some(i));
+        Ok(())
+    }
+
     /// Piece `i`, off the board, enters it on `at`.
     pub fn enter(&mut self, i: usize, at: Square) -> Result<(), String> {
         let id = &self.state.pieces[i].id.clone();

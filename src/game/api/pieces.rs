@@ -92,6 +92,20 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
             a.triggers(&ctx)
         },
     );
+    // A piece set at once on another square (a set-up's or a scenario's change of the board):
+    // no steps, no AP, no `moved` trigger.
+    let a = api.clone();
+    engine.register_fn(
+        "move_piece",
+        move |ctx: NativeCallContext, _: GameRef, id: &str, at: Dynamic| -> Res<()> {
+            a.with(|g, _| {
+                let i = g.on_board(id)?;
+                let at = square(g, &at)?;
+                g.set_on(i, at)
+            })?;
+            a.triggers(&ctx)
+        },
+    );
     let a = api.clone();
     engine.register_fn(
         "leave",

@@ -45,11 +45,12 @@ impl Lower<'_> {
             "friends",
             "needs-marks",
             "show",
+            "entry",
             "source",
             "text",
             "label",
         ];
-        let repeatable = ["phase", "on", "option", "command", "reserve", "watch", "show"];
+        let repeatable = ["phase", "on", "option", "command", "reserve", "watch", "show", "entry"];
         let props = self.props(&item.entries, "a game", &known, &repeatable, false);
         let label = self.label(item, &props);
         let source = self.text(props.get("source"));
@@ -160,6 +161,47 @@ impl Lower<'_> {
                         .with_help(
                             "write `show hand \"Cards in your hand\"`: `status` shows the variable with that label",
                         ),
+                ),
+            }
+        }
+        // `entry FUNCTION "what it plays, its arguments, the state it reads"`: a function a
+        // scenario or a variant may call on its own (`servitor tables PKG --entry-points`).
+        let mut entries = Vec::new();
+        for p in props.all("entry") {
+            match (
+                p.values.first().and_then(ast::Value::as_name),
+                p.values.get(1).and_then(ast::Value::as_text),
+            ) {
+                (Some(function), Some(text)) if p.values.len() == 2 => {
+                    let known = scripts.iter().any(|s| s.functions.iter().any(|(n, _)| n == function));
+                    if !known && !self.scripts_failed {
+                        let names = scripts.iter().flat_map(|s| s.functions.iter().map(|(n, _)| n.as_str()));
+                        let help = did_you_mean(function, names).unwrap_or_else(|| {
+                            format!("define `fn {function}(game) {{ … }}` in one of the package's scripts")
+                        });
+                        self.err(
+                            Diagnostic::error(
+                                p.values[0].span,
+                                format!("no script function `{function}`"),
+                                "not found",
+                            )
+                            .with_help(help),
+                        );
+                    }
+                    entries.push(crate::ruleset::EntryDef {
+                        function: function.to_string(),
+                        text: text.to_string(),
+                    });
+                }
+                _ => self.err(
+                    Diagnostic::error(
+                        p.span,
+                        "`entry` takes a script function and what it does",
+                        "not understood",
+                    )
+                    .with_help(
+                        "write `entry invade \"invade(game, n): n reinforcements arrive; reads the pool `blips`\"`",
+                    ),
                 ),
             }
         }
@@ -309,6 +351,7 @@ impl Lower<'_> {
             friends_block,
             needs_marks,
             shown,
+            entries,
             source,
             text,
             span: item.span,
