@@ -116,8 +116,12 @@ pub struct Game {
     after_activation: Vec<Pending>,
     /// The piece of the side whose phase it is that acted last (enter, move, leave).
     acting: Option<usize>,
-    /// The piece walking now and the squares walked since its last logged segment.
-    segment: Option<(usize, Square, Vec<Square>)>,
+    /// The piece walking now, where its segment began, the squares walked since its last
+    /// logged segment, and the side whose sight the walk keeps out of.
+    segment: Option<(usize, Square, Vec<Square>, Option<String>)>,
+    /// The side whose sight the steps taken now keep out of (a priced walk's `avoid`): its
+    /// segments' lines say so (`unseen_by`), for a reader to check them by its own sight.
+    pub walk_unseen_by: Option<String>,
     /// Why the walk about to start goes where it goes (a decision verb's reason): said on
     /// the walk's first line.
     pub move_reason: Option<String>,
@@ -165,6 +169,7 @@ impl Game {
             after_activation: Vec::new(),
             acting: None,
             segment: None,
+            walk_unseen_by: None,
             move_reason: None,
             move_target: None,
             piece_views: Vec::new(),
@@ -822,10 +827,10 @@ impl Game {
         self.state.pieces[i].at = Some(to);
         self.view.moved(&self.state.pieces, i, from);
         match &mut self.segment {
-            Some((who, _, path)) if *who == i => path.push(to),
+            Some((who, _, path, unseen_by)) if *who == i && *unseen_by == self.walk_unseen_by => path.push(to),
             _ => {
                 self.flush_segment();
-                self.segment = Some((i, from, vec![to]));
+                self.segment = Some((i, from, vec![to], self.walk_unseen_by.clone()));
             }
         }
         self.check_entries(i);
@@ -924,7 +929,7 @@ impl Game {
 
     /// Logs the squares walked since the last line as one `move` event.
     pub fn flush_segment(&mut self) {
-        let Some((i, from, path)) = self.segment.take() else {
+        let Some((i, from, path, unseen_by)) = self.segment.take() else {
             return;
         };
         let id = self.state.pieces[i].id.clone();
@@ -942,6 +947,9 @@ impl Game {
         e.piece = Some(id.clone());
         e.target = self.move_target.take();
         e.action = Some(Action::Move { id, path });
+        if let Some(side) = unseen_by {
+            e.fields.insert("unseen_by".into(), side.into());
+        }
         self.push_event(e);
     }
 
