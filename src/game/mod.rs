@@ -28,7 +28,7 @@ pub use state::{Action, GameState, Outcome, Piece};
 use crate::board::Square;
 use crate::dice::Rng;
 use crate::ruleset::{GameDef, Ruleset, TriggerEvent, TriggerTiming};
-use crate::script::{RunState, Step};
+use crate::steps::Step;
 use crate::tables::roll::TableRoll;
 use indexmap::IndexMap;
 use serde_json::Value as Json;
@@ -108,7 +108,7 @@ pub struct Game {
     /// What the game's script runs spent so far, against the `MAX_GAME_*` limits: kept with
     /// the game, so a game its host put down (a session between two commands) goes on adding
     /// up where it was.
-    pub spent: crate::script::Spent,
+    pub spent: crate::limits::Spent,
     /// `entered-section` triggers wait until the move that caused them ends.
     after_move: Vec<Pending>,
     /// … or, declared `after-activation`, until the piece that caused them has finished
@@ -189,21 +189,22 @@ impl Game {
         }
     }
 
-    /// Makes `name` the stream the script rolls on; returns the one it replaces.
-    pub fn enter_stream(&mut self, run: &mut RunState, name: &str) -> String {
+    /// Makes `name` the stream the script rolls on (`rng`, the run's); returns the one it
+    /// replaces.
+    pub fn enter_stream(&mut self, rng: &mut Rng, name: &str) -> String {
         if self.current == name {
             return name.to_string();
         }
         let fresh = self.take_stream(name);
-        let parked = std::mem::replace(&mut run.rng, fresh);
+        let parked = std::mem::replace(rng, fresh);
         let previous = std::mem::replace(&mut self.current, name.to_string());
         self.streams.insert(previous.clone(), parked);
         previous
     }
 
     /// Puts back the stream `enter_stream` replaced.
-    pub fn leave_stream(&mut self, run: &mut RunState, previous: String) {
-        self.enter_stream(run, &previous);
+    pub fn leave_stream(&mut self, rng: &mut Rng, previous: String) {
+        self.enter_stream(rng, &previous);
     }
 
     /// Stream positions, for a save (taken between phases, when no stream is in use).
