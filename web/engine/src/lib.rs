@@ -227,6 +227,18 @@ impl Companion {
         self.try_cards(all).to_string()
     }
 
+    /// The words that may come next in a command being built by taps (`line`: the words so
+    /// far), as JSON: `{complete, slot, words: [{word, kind}], note}`. Built from the command's
+    /// usage (the synopsis its help starts with, as `help` prints it: `fire MODEL WEAPON at
+    /// TARGET`, `turn MODEL up|right|down|left`, `card NAME [MODEL]`) and from the session
+    /// itself: the line is tried on a copy of the game (never the game, never saved), its
+    /// refusal's lists and examples give the words it asks for, and each piece offered is
+    /// tried in its place, so only pieces the command takes there are offered. `complete`:
+    /// the line as it is would be accepted.
+    pub fn words(&mut self, line: &str) -> String {
+        self.try_words(line).to_string()
+    }
+
     /// The board, the pieces and the state of play as the player may see them, as JSON.
     pub fn view(&self) -> String {
         let (Some(game), Some(session)) = (&self.game, &self.session) else {
@@ -340,7 +352,338 @@ fn event_lines(log: &[servitor::game::Event], from: usize, to: usize, side: &str
     out
 }
 
+/// One place in a command's usage (the synopsis its help starts with, before the first `:`).
+#[derive(Clone, Debug, serde::Serialize)]
+struct Slot {
+    /// The placeholder as the usage writes it (`MODEL`), or the literal words (`at`, `up|down`).
+    name: String,
+    /// What fills it: `own` (one of the player's pieces: `MODEL`, `UNIT`, `PIECE`), `enemy`
+    /// (another side's: `TARGET`, `ALIEN`, `ENEMY`), `square` (`SQUARE`, `X,Y`), `word` (one
+    /// of `words`), `value` (any other placeholder: a weapon, a card, a number).
+    kind: &'static str,
+    words: Vec<String>,
+    optional: bool,
+    repeat: bool,
+}
+
+/// A command's usage as slots, from its help (`fire MODEL WEAPON at TARGET: …`): empty when
+/// the help does not begin with the command's word.
+fn usage(word: &str, help: Option<&str>) -> Vec<Slot> {
+    let Some(help) = help else { return Vec::new() };
+    let synopsis = help.split(": ").next().unwrap_or("");
+    let mut tokens = synopsis.split_whitespace();
+    if tokens.next() != Some(word) {
+        return Vec::new();
+    }
+    let mut slots: Vec<Slot> = Vec::new();
+    let mut optional = false;
+    for token in tokens {
+        let mut t = token;
+        if let Some(rest) = t.strip_prefix('[') {
+            optional = true;
+            t = rest;
+        }
+        let closes = t.ends_with(']');
+        t = t.trim_end_matches(']');
+        let mut repeat = false;
+        for dots in ["…", "..."] {
+            if let Some(rest) = t.strip_suffix(dots) {
+                repeat = true;
+                t = rest;
+            }
+        }
+        if t.is_empty() {
+            if let Some(last) = slots.last_mut() {
+                last.repeat |= repeat;
+            }
+        } else {
+            let placeholder = t.chars().any(|c| c.is_ascii_uppercase()) && !t.chars().any(|c| c.is_ascii_lowercase());
+            let (kind, words) = if t.contains('|') {
+                ("word", t.split('|').map(str::to_string).collect())
+            } else if !placeholder {
+                ("word", vec![t.to_string()])
+            } else if t.contains("SQUARE") || t == "X,Y" {
+                ("square", Vec::new())
+            } else if ["MODEL", "UNIT", "PIECE"].contains(&t) {
+                ("own", Vec::new())
+            } else if ["TARGET", "ALIEN", "ENEMY"].contains(&t) {
+                ("enemy", Vec::new())
+            } else {
+                ("value", Vec::new())
+            };
+            slots.push(Slot {
+                name: t.to_string(),
+                kind,
+                words,
+                optional,
+                repeat,
+            });
+        }
+        if closes {
+            optional = false;
+        }
+    }
+    slots
+}
+
+fn is_square(word: &str) -> bool {
+    let mut parts = word.split(',');
+    let ok = |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit() || c == '.'));
+    ok(parts.next()) && ok(parts.next()) && parts.next().is_none()
+}
+
+/// Whether `word` may fill `slot` (a placeholder of a value takes any word).
+fn fills(slot: &Slot, word: &str, game: &Game, side: &str) -> bool {
+    let piece = game.state.pieces.iter().find(|p| p.id == word);
+    match slot.kind {
+        "word" => slot.words.iter().any(|w| w == word),
+        "square" => is_square(word) || piece.is_some(),
+        "own" => piece.is_some_and(|p| p.side == side),
+        "enemy" => piece.is_some_and(|p| p.side != side),
+        _ => true,
+    }
+}
+
+/// The positions in `slots` reachable past optional slots from `from`.
+fn closure(slots: &[Slot], from: std::collections::BTreeSet<usize>) -> std::collections::BTreeSet<usize> {
+    let mut out = from.clone();
+    let mut todo: Vec<usize> = from.into_iter().collect();
+    while let Some(p) = todo.pop() {
+        if p < slots.len() && slots[p].optional && out.insert(p + 1) {
+            todo.push(p + 1);
+        }
+    }
+    out
+}
+
+/// Whether `text` names `word` as a whole word.
+fn names_word(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(i, _)| {
+        let part = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '_');
+        !part(text[..i].chars().next_back()) && !part(text[i + word.len()..].chars().next())
+    })
+}
+
+/// An id-like word a refusal offers: lower case, digits, `-`, `_`, `.`; not a square.
+fn offered_word(word: &str) -> bool {
+    !word.is_empty()
+        && word
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && word
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-_.".contains(c))
+}
+
+/// The words a refusal lists (`[a, b]`, `["a", "b"]`: each item's first word), and the words
+/// its examples put after `line` (`fire m-1 bolter best`: `best`), ids with digits left out
+/// (an example's piece or square is not this game's).
+fn refusal_words(reason: &str, line: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |w: &str| {
+        if offered_word(w) && !out.iter().any(|o| o == w) {
+            out.push(w.to_string());
+        }
+    };
+    let mut rest = reason;
+    while let Some(open) = rest.find('[') {
+        let Some(len) = rest[open..].find(']') else { break };
+        let inside = &rest[open + 1..open + len];
+        if inside.contains('"') {
+            for (k, item) in inside.split('"').enumerate() {
+                if k % 2 == 1 {
+                    push(item.split_whitespace().next().unwrap_or(""));
+                }
+            }
+        } else {
+            for item in inside.split(", ") {
+                push(item.split([' ', '(']).next().unwrap_or(""));
+            }
+        }
+        rest = &rest[open + len..];
+    }
+    if line.split_whitespace().count() >= 2 {
+        for (i, _) in reason.match_indices(line) {
+            let before = reason[..i].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '-') {
+                continue;
+            }
+            let after = &reason[i + line.len()..];
+            if !after.starts_with(' ') {
+                continue;
+            }
+            let next = after.split_whitespace().next().unwrap_or("");
+            let next = next.trim_end_matches([';', ',', '.', ')', '"', '`', '\'', ':']);
+            if !next.chars().any(|c| c.is_ascii_digit()) && next.chars().all(|c| c.is_ascii_lowercase() || c == '-') {
+                push(next);
+            }
+        }
+    }
+    out
+}
+
 impl Companion {
+    /// `line` tried on a copy of the game, with servitor's dice and answers: nothing is kept.
+    fn probe(&mut self, line: &str) -> Result<(), String> {
+        let (Some(game), Some(session)) = (&self.game, &self.session) else {
+            return Err("no game".into());
+        };
+        let mut copy = game.clone();
+        copy.forced = Some(Arc::new(Mutex::new(Forced::default())));
+        copy.tee = None;
+        match session::run_line(&mut self.host, copy, line, &session.side) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(e.refusal_line(self.host.ruleset())),
+        }
+    }
+
+    fn try_words(&mut self, line: &str) -> Json {
+        let (Some(game), Some(session)) = (&self.game, &self.session) else {
+            return json!(null);
+        };
+        let side = session.side.clone();
+        let said: Vec<&str> = line.split_whitespace().collect();
+        let Some(first) = said.first() else {
+            let mut words: Vec<Json> = game
+                .def
+                .commands
+                .iter()
+                .map(|(w, c)| json!({ "word": w, "kind": "command", "help": c.help }))
+                .collect();
+            words.push(
+                json!({ "word": "end", "kind": "command", "help": "end your turn: servitor plays the other side" }),
+            );
+            return json!({ "complete": false, "words": words });
+        };
+        let Some(def) = game.def.commands.get(*first) else {
+            return json!({ "complete": false, "words": [], "note": format!("`{first}` is not a command of this game") });
+        };
+        if game.state.over.is_some() {
+            return json!({ "complete": false, "words": [], "note": "the game is over" });
+        }
+        let slots = usage(first, def.help.as_deref());
+        let mut at = closure(&slots, [0].into());
+        for w in &said[1..] {
+            let mut next = std::collections::BTreeSet::new();
+            for &p in at.iter().filter(|&&p| p < slots.len()) {
+                if fills(&slots[p], w, game, &side) {
+                    next.insert(p + 1);
+                    if slots[p].repeat {
+                        next.insert(p);
+                    }
+                }
+            }
+            at = closure(&slots, next);
+        }
+        let next: Vec<Slot> = at.iter().filter_map(|&p| slots.get(p).cloned()).collect();
+        // Candidates: (word, kind).
+        let mut offer: Vec<(String, &'static str)> = Vec::new();
+        let add = |offer: &mut Vec<(String, &'static str)>, w: &str, kind: &'static str| {
+            if !said.contains(&w) && !offer.iter().any(|(o, _)| o == w) {
+                offer.push((w.to_string(), kind));
+            }
+        };
+        let named: Vec<&servitor::game::state::Piece> = said[1..]
+            .iter()
+            .rev()
+            .filter_map(|w| game.state.pieces.iter().find(|p| p.id == *w))
+            .collect();
+        for slot in &next {
+            match slot.kind {
+                "word" => slot.words.iter().for_each(|w| add(&mut offer, w, "word")),
+                "own" => game
+                    .state
+                    .pieces
+                    .iter()
+                    .filter(|p| p.side == side && (p.on_board() || p.status == "off"))
+                    .for_each(|p| add(&mut offer, &p.id, "own")),
+                "enemy" => game
+                    .state
+                    .pieces
+                    .iter()
+                    .filter(|p| p.side != side && p.on_board() && p.hidden.is_none())
+                    .for_each(|p| add(&mut offer, &p.id, "enemy")),
+                "value" => {
+                    for p in &named {
+                        for v in p.fields.values() {
+                            for item in v.as_array().into_iter().flatten() {
+                                if let Some(w) = item.as_str().filter(|w| offered_word(w)) {
+                                    add(&mut offer, w, "value");
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let tried = self.probe(line);
+        if let Err(reason) = &tried {
+            // The session's own lists come first for a value (the cards in hand, the event
+            // cards, a model's guns).
+            let listed = refusal_words(reason, line);
+            if !listed.is_empty() && next.iter().any(|s| s.kind == "value") {
+                offer.retain(|(_, k)| *k != "value");
+            }
+            let Some(game) = &self.game else { return json!(null) };
+            for w in listed {
+                let kind = match game.state.pieces.iter().find(|p| p.id == w) {
+                    Some(p) if p.side == side => "own",
+                    Some(_) => "enemy",
+                    None => "value",
+                };
+                add(&mut offer, &w, kind);
+            }
+        }
+        // Each word tried in its place: one whose refusal names it (past the line itself,
+        // which examples repeat) when the line's own refusal did not is not offered.
+        let before = tried
+            .as_ref()
+            .err()
+            .map(|r| r.replace(&said.join(" "), ""))
+            .unwrap_or_default();
+        let mut words = Vec::new();
+        for (w, kind) in offer {
+            let longer = format!("{} {w}", said.join(" "));
+            let keep = match self.probe(&longer) {
+                Ok(()) => true,
+                Err(reason) => !names_word(&reason.replace(&longer, ""), &w) || names_word(&before, &w),
+            };
+            if keep {
+                words.push(json!({ "word": w, "kind": kind }));
+            }
+        }
+        // A refused line whose refusal lists words: those that would do in its last word's
+        // place (`fire marine-1 genestealer-9` → the targets in his arc).
+        let mut instead = Vec::new();
+        if let (Err(reason), Some((last, before))) = (&tried, said.split_last())
+            && before.len() >= 2
+        {
+            for w in refusal_words(reason, "") {
+                if w == *last || before.contains(&w.as_str()) {
+                    continue;
+                }
+                let other = format!("{} {w}", before.join(" "));
+                let keep = match self.probe(&other) {
+                    Ok(()) => true,
+                    Err(why) => !names_word(&why.replace(&other, ""), &w),
+                };
+                if keep {
+                    instead.push(w);
+                }
+            }
+        }
+        json!({
+            "complete": tried.is_ok(),
+            "instead": instead,
+            "refusal": tried.err(),
+            "slots": next,
+            "square": next.iter().any(|s| s.kind == "square"),
+            "words": words,
+        })
+    }
+
     fn turn_from(&mut self) -> usize {
         if let Some(from) = self.turn_from {
             return from;
@@ -700,10 +1043,20 @@ fn view(game: &Game, session: &Session) -> Json {
                 "size": p.size,
                 "face_down": face_down,
             });
-            // A face-down piece's life and fields are those of what it hides.
+            // A face-down piece's life and fields are those of what it hides; its facing,
+            // action points and watch are drawn for face-up pieces only.
             if !face_down {
                 piece["life"] = json!(p.life);
                 piece["fields"] = json!(p.fields);
+                if let Some(f) = p.facing {
+                    piece["facing"] = json!(servitor::board::facing::FACING_NAMES.get(f as usize));
+                }
+                if let Some(ap) = p.ap {
+                    piece["ap"] = json!(ap);
+                }
+                if let Some(w) = &p.watch {
+                    piece["watch"] = json!(w);
+                }
             }
             piece
         })
@@ -728,7 +1081,7 @@ fn view(game: &Game, session: &Session) -> Json {
         .def
         .commands
         .iter()
-        .map(|(word, c)| json!({ "word": word, "help": c.help }))
+        .map(|(word, c)| json!({ "word": word, "help": c.help, "usage": usage(word, c.help.as_deref()) }))
         .collect();
     let mission = game.ruleset.missions.get(&game.mission);
     json!({
@@ -1060,5 +1413,129 @@ mod tests {
             .map(|r| r["p"].as_f64().unwrap())
             .sum();
         assert!((total - 1.0).abs() < 1e-9, "{rows}");
+    }
+}
+
+#[cfg(test)]
+mod words_tests {
+    //! Every command built by taps: each word of a line is one `words` offered for the words
+    //! before it (a square where it asks for one), and the line is complete when built.
+
+    use super::{Companion, is_square};
+    use serde_json::{Value as Json, json};
+
+    fn offered(c: &mut Companion, line: &str) -> Json {
+        serde_json::from_str(&c.words(line)).unwrap()
+    }
+
+    /// Builds `line` word by word from what is offered, then sends it.
+    fn build(c: &mut Companion, line: &str) {
+        let said: Vec<&str> = line.split_whitespace().collect();
+        for i in 0..said.len() {
+            let w = offered(c, &said[..i].join(" "));
+            let words: Vec<&str> = w["words"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|o| o["word"].as_str().unwrap())
+                .collect();
+            let square = w["square"] == json!(true) && is_square(said[i]);
+            assert!(
+                words.contains(&said[i]) || square,
+                "`{}`: `{}` is not offered: {w}",
+                said[..i].join(" "),
+                said[i]
+            );
+        }
+        if said[0] != "end" {
+            let w = offered(c, line);
+            assert_eq!(w["complete"], json!(true), "`{line}`: {w}");
+        }
+        let r: Json = serde_json::from_str(&c.send(line, "[]", "[]")).unwrap();
+        assert_eq!(r["ok"], json!(true), "`{line}`: {r}");
+    }
+
+    /// Each command of the game walked by its first offered word until it is complete (or
+    /// needs a square, or nothing is offered): the commands completed.
+    fn walk_all(c: &mut Companion) -> Vec<String> {
+        let commands: Vec<String> = offered(c, "")["words"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["word"].as_str().unwrap().to_string())
+            .collect();
+        let mut done = Vec::new();
+        for cmd in commands.iter().filter(|c| *c != "end") {
+            let mut line = cmd.clone();
+            for _ in 0..6 {
+                let w = offered(c, &line);
+                if w["complete"] == json!(true) {
+                    done.push(line.clone());
+                    break;
+                }
+                let Some(first) = w["words"].as_array().unwrap().first() else {
+                    break;
+                };
+                line = format!("{line} {}", first["word"].as_str().unwrap());
+            }
+        }
+        done
+    }
+
+    fn begin(package: &str, mission: &str, seed: &str) -> Companion {
+        let mut c = Companion::load(package).unwrap();
+        let r: Json =
+            serde_json::from_str(&c.begin(&json!({ "mission": mission, "seed": seed }).to_string(), "[]", "[]"))
+                .unwrap();
+        assert_eq!(r["ok"], json!(true), "{r}");
+        c
+    }
+
+    #[test]
+    fn every_command_of_every_grid_game_is_built_from_the_words_offered() {
+        let mut c = begin("space-crusade-solo", "reactor-strike", "1");
+        for line in [
+            "event quiet",
+            "enter marine-1 7,1",
+            "end",
+            "card open-fire",
+            "move marine-1 7,2",
+            "end",
+        ] {
+            build(&mut c, line);
+        }
+        // After `fire MODEL`, that model's guns only; then `at` or `best`.
+        let w = offered(&mut c, "fire marine-1");
+        let guns: Vec<&str> = w["words"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["word"].as_str().unwrap())
+            .collect();
+        assert!(!guns.is_empty() && guns.iter().all(|g| !g.starts_with("marine")), "{w}");
+        let aim = offered(&mut c, &format!("fire marine-1 {}", guns[0]));
+        let how: Vec<&str> = aim["words"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["word"].as_str().unwrap())
+            .collect();
+        assert!(how.contains(&"at") && how.contains(&"best"), "{aim}");
+        println!("space crusade: {:?}", walk_all(&mut c));
+
+        let mut c = begin("starquest-solitaire", "mission-1", "2");
+        for line in ["event elite-aliens", "end"] {
+            build(&mut c, line);
+        }
+        println!("starquest: {:?}", walk_all(&mut c));
+
+        let mut c = begin("space-hulk-solo", "breach-run", "3");
+        for line in ["turn marine-1 down", "overwatch marine-2", "guard marine-3"] {
+            build(&mut c, line);
+        }
+        println!("space hulk: {:?}", walk_all(&mut c));
+        // A refused line: the words its refusal offers in its last word's place.
+        let w = offered(&mut c, "turn marine-1 down");
+        assert_eq!(w["complete"], json!(false), "{w}");
     }
 }
