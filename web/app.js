@@ -22,7 +22,7 @@ let words = [];        // the command being built by taps
 let shown = [];        // instruction lines on screen
 let ticks = {};
 // For the browser tests (web/tests): the session, and whether a command is under way.
-const hooks = { busy: false, seen: [], get comp() { return comp; }, view: () => comp.view() };
+const hooks = { busy: false, seen: [], typed: 0, typing: false, get comp() { return comp; }, view: () => comp.view() };
 window.__servitor = hooks;
 
 // ---------------------------------------------------------------- engine and storage
@@ -65,6 +65,9 @@ function call(f) {
 async function send(line, { quiet = false } = {}) {
   line = line.trim();
   if (!line || !comp) return null;
+  // For the browser tests: commands sent from words typed rather than tapped.
+  if (hooks.typing) hooks.typed++;
+  hooks.typing = false;
   hooks.busy = true;
   try {
     return await sendNow(line, quiet);
@@ -249,7 +252,8 @@ function answered(line, r) {
   if (r.command === 'odds') return showOdds(r);
   note.textContent = r.ok ? (r.note || '') : `refused: ${r.note}`;
   note.className = r.ok ? '' : 'refused';
-  if (!r.ok) return;
+  // Refused: the line stays, and the words the session offers for it are chips.
+  if (!r.ok) { if (words.length) drawWords(); return; }
   const first = line.split(/\s+/)[0];
   if (first === 'end') requestAnimationFrame(() => $('turn').scrollIntoView({ block: 'start' }));
   words = [];
@@ -419,31 +423,35 @@ function drawWords() {
     };
     box.append(b);
   }
-  // The player's pieces off the board (to bring on), and words from the pieces named (their
-  // fields' lists: weapons, say).
+  // The words that may come next, from the command's usage and the session (`words`): only
+  // those it takes there; a refused line's replacements for its last word; Confirm lit when
+  // the line as it is would be accepted.
   const sug = $('suggest');
   sug.innerHTML = '';
-  if (!words.length) return;
-  const offered = new Set();
-  const offer = (w, what) => {
-    if (offered.has(w)) return;
-    offered.add(w);
+  $('send').classList.remove('ready');
+  $('hint').textContent = '';
+  if (!words.length || over) return;
+  const w = JSON.parse(comp.words(words.join(' ')));
+  hooks.offered = w;
+  if (!w) return;
+  if (w.complete) $('send').classList.add('ready');
+  const chip = (word, what, act) => {
     const b = document.createElement('button');
-    b.textContent = w;
+    b.textContent = word;
     b.title = what;
-    b.onclick = () => addWord(w);
+    b.dataset.word = word;
+    b.dataset.kind = what;
+    b.onclick = act;
     sug.append(b);
   };
-  for (const p of view.pieces) {
-    if (p.side === view.side && p.status === 'off' && !words.includes(p.id)) offer(p.id, 'off the board');
-  }
-  for (const w of words) {
-    const p = view.pieces.find((x) => x.id === w);
-    if (!p || !p.fields) continue;
-    for (const v of Object.values(p.fields)) {
-      if (Array.isArray(v)) for (const item of v) if (typeof item === 'string') offer(item, p.id);
-    }
-  }
+  for (const o of w.words || []) chip(o.word, o.kind, () => addWord(o.word));
+  for (const o of w.instead || []) chip(o, 'instead', () => { words[words.length - 1] = o; syncLine(); });
+  const wants = (w.slots || []).map((s) => s.name).join(' or ');
+  $('hint').textContent = w.note || [
+    wants && `next: ${wants}`,
+    w.square && 'tap a square on the board',
+    w.complete && 'Confirm plays it',
+  ].filter(Boolean).join(' · ');
 }
 
 function addWord(w) {
@@ -726,7 +734,7 @@ function wire() {
   $('board').addEventListener('click', tapBoard);
   $('send').onclick = () => send($('line').value);
   $('line').addEventListener('keydown', (e) => { if (e.key === 'Enter') send($('line').value); });
-  $('line').addEventListener('input', () => { words = $('line').value.split(/\s+/).filter(Boolean); drawWords(); });
+  $('line').addEventListener('input', () => { hooks.typing = true; words = $('line').value.split(/\s+/).filter(Boolean); drawWords(); });
   $('clear').onclick = () => { words = []; syncLine(); };
   $('undo').onclick = () => send('undo');
   $('redo').onclick = () => send('redo');

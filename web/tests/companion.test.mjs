@@ -614,3 +614,49 @@ test('importing a JSON file that is not a save says so', async () => {
     await context.close();
   }
 });
+
+/// The chips offered while a command is built by taps (issue 36): the words the command
+/// takes there, from its usage and the session — the Marines still off the board for `enter`,
+/// after `fire marine-1` only that Marine's weapons, then `at` or `best` — and Confirm lit
+/// once the line would be taken. Nothing is typed.
+test('commands built by taps alone: the chips offer only the words each command takes there', async () => {
+  const { context, page } = await browser(PHONE);
+  try {
+    await page.goto(base);
+    await ready(page);
+    await newGame(page, { seed: 1 });
+    await page.waitForSelector('#play:not([hidden])');
+    const counter = { n: 0 };
+    const chips = () => page.locator('#suggest button').allTextContents();
+    const chip = (w) => page.locator('#suggest button', { hasText: new RegExp(`^${w}$`) });
+    await press(page.locator('#command-words button[data-word="enter"]'));
+    let offered = await chips();
+    for (const m of ['marine-1', 'marine-2']) assert.ok(offered.includes(m), `enter offers ${offered}`);
+    assert.ok(!offered.some((w) => /^(blip|ork|gretchin)/.test(w)), `enter offers no alien: ${offered}`);
+    await press(chip('marine-1'));
+    assert.equal(await page.locator('#send.ready').count(), 0, 'enter marine-1 is not a whole command yet');
+    await press(page.locator(`#board [data-sq="${CLAW[0]}"]`));
+    assert.equal(await page.locator('#send.ready').count(), 1, 'enter marine-1 7,1 is a whole command');
+    await press(page.locator('#send'));
+    await settle(page, counter);
+    assert.match(await page.locator('#cards').innerText(), /marine-1 enters the board on 7,1/);
+    // fire: the Marine, then only his weapons, then how to aim.
+    await press(page.locator('#command-words button[data-word="fire"]'));
+    await press(page.locator('#board [data-piece="marine-1"]'));
+    const v = await view(page);
+    const weapons = v.pieces.find((p) => p.id === 'marine-1').fields.weapons;
+    offered = await chips();
+    assert.deepEqual([...offered].sort(), [...weapons].sort(), 'after `fire marine-1`, his weapons and nothing else');
+    await press(chip(weapons[0]));
+    offered = await chips();
+    for (const w of ['at', 'best']) assert.ok(offered.includes(w), `after the weapon: ${offered}`);
+    await press(chip('best'));
+    assert.equal(await page.locator('#line').inputValue(), `fire marine-1 ${weapons[0]} best`);
+    await press(page.locator('#send'));
+    await settle(page, counter);
+    assert.equal(await page.evaluate(() => window.__servitor.typed), 0, 'no command was typed');
+    await shot(page, 'phone-chips');
+  } finally {
+    await context.close();
+  }
+});
