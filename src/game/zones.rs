@@ -1,8 +1,9 @@
 //! Points and zones of an open battlefield asked about in bulk: the gap from a piece's base to
-//! a point, which side alone has pieces near a point, the numbered markers of a kind, and the
+//! a point, which side alone has pieces near a point, the numbered markers of a kind, the marker a
+//! piece holds, and the
 //! first zone of a kind a route crosses. Each answers in one call what a script would
 //! otherwise loop over pieces, markers or sample points for (`game.gap_to_point`,
-//! `game.holder_at`, `game.numbered_markers`, `game.zone_crossed`; grammar/README.md, "Pieces
+//! `game.holder_at`, `game.marker_held`, `game.numbered_markers`, `game.zone_crossed`; grammar/README.md, "Pieces
 //! on a battlefield"); the binding is `api/zones.rs`.
 
 use super::Game;
@@ -34,6 +35,20 @@ impl Game {
             }
         }
         Ok(if contested { None } else { found })
+    }
+
+    /// The first of the markers `PREFIX-1` to `PREFIX-last` (in number order) within `range`
+    /// inches of piece `i`'s base edge whose holder ([`Game::holder_at`], same range) is the
+    /// piece's side: the marker the piece holds, with its number. `None` when it holds none.
+    pub fn marker_held(&self, i: usize, prefix: &str, last: u32, range: f64) -> Result<Option<(u32, Point)>, String> {
+        for (n, at) in self.numbered_markers(prefix, last)? {
+            if self.gap_to_point(i, at)? <= range
+                && self.holder_at(at, range)?.unwrap_or("") == self.state.pieces[i].side
+            {
+                return Ok(Some((n, at)));
+            }
+        }
+        Ok(None)
     }
 
     /// The battlefield's markers named `PREFIX-1` to `PREFIX-last`, in number order, each with

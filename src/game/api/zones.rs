@@ -1,5 +1,5 @@
 //! The game API's bulk questions about points and zones of a battlefield (`game.gap_to_point`,
-//! `game.holder_at`, `game.numbered_markers`, `game.zone_crossed`), answered by
+//! `game.holder_at`, `game.marker_held`, `game.numbered_markers`, `game.zone_crossed`), answered by
 //! [`crate::game::zones`].
 
 use super::field::{num, point_map};
@@ -9,6 +9,22 @@ use crate::game::zones::MAX_SAMPLES_A_LEG;
 use rhai::{Array, Dynamic, Engine, INT, Map};
 
 /// A point from a script: a map with numbers `x` and `y` (other keys are left alone).
+/// A numbered marker for a script: `#{ n, x, y }`.
+fn marker_map(n: u32, p: Point) -> Dynamic {
+    let mut m = Map::new();
+    m.insert("n".into(), Dynamic::from_int(INT::from(n)));
+    m.extend(point_map(p));
+    Dynamic::from_map(m)
+}
+
+/// A count of numbered markers from a script (0 to 1000).
+fn marker_count(last: INT, what: &str) -> Result<u32, String> {
+    u32::try_from(last)
+        .ok()
+        .filter(|&n| n <= 1_000)
+        .ok_or_else(|| format!("{what}: {last} is not a count of markers from 0 to 1000"))
+}
+
 fn point_arg(value: &Dynamic, what: &str) -> Result<Point, String> {
     let map = value
         .read_lock::<Map>()
@@ -42,22 +58,30 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn("numbered_markers", move |_: GameRef, prefix: &str, last: INT| {
         a.with(|g, _| {
-            let last = u32::try_from(last)
-                .ok()
-                .filter(|&n| n <= 1_000)
-                .ok_or_else(|| format!("numbered_markers: {last} is not a count of markers from 0 to 1000"))?;
+            let last = marker_count(last, "numbered_markers")?;
             a.cost(u64::from(last))?;
             Ok(g.numbered_markers(prefix, last)?
                 .into_iter()
-                .map(|(n, p)| {
-                    let mut m = Map::new();
-                    m.insert("n".into(), Dynamic::from_int(INT::from(n)));
-                    m.extend(point_map(p));
-                    Dynamic::from_map(m)
-                })
+                .map(|(n, p)| marker_map(n, p))
                 .collect::<Array>())
         })
     });
+    let a = api.clone();
+    engine.register_fn(
+        "marker_held",
+        move |_: GameRef, id: &str, prefix: &str, last: INT, range: Dynamic| {
+            a.with(|g, _| {
+                let i = g.index(id)?;
+                let last = marker_count(last, "marker_held")?;
+                // Each marker against each piece.
+                a.cost(u64::from(last).saturating_mul(piece_count(g).max(1)))?;
+                Ok(match g.marker_held(i, prefix, last, num(&range, "range")?)? {
+                    Some((n, p)) => marker_map(n, p),
+                    None => Dynamic::UNIT,
+                })
+            })
+        },
+    );
     let a = api.clone();
     engine.register_fn(
         "zone_crossed",
