@@ -16,6 +16,7 @@ pub mod ruleset;
 pub mod script;
 pub mod sim;
 pub mod source;
+pub mod steps;
 pub mod syntax;
 pub mod tables;
 pub mod value;

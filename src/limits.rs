@@ -140,3 +140,12 @@ pub const MAX_CAMPAIGN_MISSIONS: usize = 100;
 
 /// Diagnostics shown for one file; the rest are counted ("… and 15,873 more").
 pub const MAX_DIAGNOSTICS_PER_FILE: usize = 100;
+
+/// What the runs of one game spent, for tests and measurements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Spent {
+    pub operations: u64,
+    pub work: u64,
+    pub log_bytes: u64,
+    pub millis: u64,
+}

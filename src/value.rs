@@ -72,3 +72,36 @@ impl Value {
         }
     }
 }
+
+/// A value kept in a game (a variable, a piece's field) in the same words as a list or map a
+/// script puts into a string: `[section-1, section-2]`, `[6,1; 7,1]`, `red 2, blue 4`, `none`.
+pub fn words_of_json(value: &serde_json::Value) -> String {
+    use serde_json::Value as Json;
+    fn item(value: &Json) -> String {
+        match value {
+            Json::Object(map) if !map.is_empty() => format!("({})", words_of_json(value)),
+            other => words_of_json(other),
+        }
+    }
+    match value {
+        Json::Null => "none".into(),
+        Json::String(s) => s.clone(),
+        Json::Array(list) if list.is_empty() => "none".into(),
+        Json::Array(list) => {
+            let items: Vec<String> = list.iter().map(item).collect();
+            let sep = if items.iter().any(|i| i.contains(',')) {
+                "; "
+            } else {
+                ", "
+            };
+            format!("[{}]", items.join(sep))
+        }
+        Json::Object(map) if map.is_empty() => "none".into(),
+        Json::Object(map) => map
+            .iter()
+            .map(|(k, v)| format!("{k} {}", item(v)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    }
+}

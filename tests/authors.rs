@@ -347,6 +347,31 @@ fn an_override_replaces_only_the_entries_it_names() {
     assert_eq!(format!("{:?}", v.phases), format!("{:?}", b.phases));
 }
 
+/// Every bundled game declares entry points beyond its set-up and phases (issue 38: "each
+/// bundled package's entry points and state are documented"), each with its text.
+#[test]
+fn every_bundled_game_declares_its_entry_points() {
+    for (package, some) in [
+        ("space-crusade-solo", "  aliens_act(game) or aliens_act(game, ids)  "),
+        ("starquest-solitaire", "  alien_acts(game, id, move)  "),
+        ("space-hulk-solo", "  activate_blip(game, id)  "),
+        ("solo-heresy", "  enemy_movement_phase(game)  "),
+    ] {
+        let (stdout, stderr, code) = servitor(&["tables", package, "--entry-points"]);
+        assert_eq!(code, 0, "{package}: {stderr}");
+        let declared = stdout
+            .lines()
+            .skip(1)
+            .filter(|l| !l.contains("the set-up (") && !l.contains("the phase `"))
+            .count();
+        assert!(declared >= 5, "{package}: {declared} entry points\n{stdout}");
+        assert!(
+            stdout.lines().any(|l| l.starts_with(some)),
+            "{package}: no `{some}`\n{stdout}"
+        );
+    }
+}
+
 /// A game's entry points (issue 38): `tables PKG --entry-points` lists the set-up, the phases
 /// and the declared `entry` functions with their parameters; an `entry` naming no script
 /// function is an error at its line; `// from:` takes only `setup`.

@@ -324,6 +324,20 @@ impl<'a> Checker<'a> {
             .map(|p| p.id.clone())
     }
 
+    /// Which piece of `side`, if any, sees square `s` as the game declares its sight (the sight
+    /// that reveals), the piece `mover` walking there hiding nothing from it on the way.
+    fn seen_by_side(&self, s: Square, side: &str, mover: &str) -> Option<String> {
+        let rule = self.declared.sight;
+        self.on_board()
+            .filter(|p| p.side == side)
+            .filter(|p| !rule.front_arc || servitor::game::view::in_arc(p, s))
+            .find(|p| {
+                let occupied = self.blockers(&p.id, mover, servitor::ruleset::Purpose::Spot);
+                los::from_footprint_by(rule.los, &self.grid, &p.squares(), s, &|q| occupied.contains(&q)).is_some()
+            })
+            .map(|p| p.id.clone())
+    }
+
     /// Whether `a` sees `b` to shoot at it, as the game declares its sight.
     fn sees_to_shoot(&self, a: &Piece, b: &Piece) -> bool {
         let rule = self.declared.sight;
@@ -716,8 +730,22 @@ impl<'a> Checker<'a> {
                 };
                 self.acts(id);
                 self.walker = Some(id.clone());
+                // A walk that keeps out of a side's sight (its line says `unseen_by`) steps
+                // only where that side's pieces do not see it, by the sight that reveals and
+                // shoots: one sight test for moving, placing and firing (issue 35 item 2).
+                let unseen_by = e.fields.get("unseen_by").and_then(|v| v.as_str()).map(str::to_string);
                 for (n, &to) in path.iter().enumerate() {
                     self.check_step(&p, at, to);
+                    if let Some(side) = &unseen_by
+                        && let Some(w) = self.seen_by_side(to, side, id)
+                    {
+                        self.violate(
+                            "walks-out-of-sight",
+                            format!(
+                                "{id} steps onto {to} in sight of {w}, on a walk kept out of the {side} side's sight"
+                            ),
+                        );
+                    }
                     let last = n + 1 == path.len();
                     if !last {
                         let squares = footprint(to, p.size);
@@ -1708,6 +1736,86 @@ fn a_step_in_reach_of_a_watch_unanswered_is_reported() {
     let mut through = setup();
     through.extend([step(&["2,1", "3,1", "4,1", "5,1", "6,2", "7,2"]), fires()]);
     assert_eq!(found(through), 1);
+}
+
+/// The walks-out-of-sight check on logs made by hand: a watcher on 4,3 facing right sees its
+/// front quarter, and a model of a third side on 6,3 stops every line (`sight-models always`). A
+/// walk kept out of the watcher's side's sight (`unseen_by`) that steps into the quarter is
+/// reported; one that stays behind the watcher, or steps onto 7,3 behind the model, is not;
+/// the same steps on a walk that keeps out of no one's sight are not.
+#[test]
+fn a_walk_kept_out_of_sight_stepping_into_it_is_reported() {
+    let grid = open_grid(8, 6);
+    let declared = Declared {
+        sight: servitor::ruleset::SightRule {
+            front_arc: true,
+            models: servitor::ruleset::ModelsBlock::Always,
+            ..Default::default()
+        },
+        ..Declared::default()
+    };
+    let piece = |id: &str, side: &str, at: &str, facing: Option<u8>| Piece {
+        id: id.into(),
+        kind: "model".into(),
+        hidden: None,
+        side: side.into(),
+        status: "board".into(),
+        at: Square::parse(at),
+        point: None,
+        size: 1,
+        diagonal: true,
+        life: 1,
+        fields: Default::default(),
+        facing,
+        ap: None,
+        watch: None,
+    };
+    let add = |p: Piece| Event {
+        kind: "action".into(),
+        action: Some(Action::Add { piece: Box::new(p) }),
+        ..Event::default()
+    };
+    let walk = |path: &[&str], unseen_by: Option<&str>| {
+        let mut e = Event {
+            kind: "move".into(),
+            turn: 1,
+            piece: Some("runner".into()),
+            text: "runner moves".into(),
+            action: Some(Action::Move {
+                id: "runner".into(),
+                path: path.iter().map(|s| Square::parse(s).unwrap()).collect(),
+            }),
+            ..Event::default()
+        };
+        if let Some(side) = unseen_by {
+            e.fields.insert("unseen_by".into(), side.into());
+        }
+        e
+    };
+    let found = |start: &str, last: Event| -> Vec<String> {
+        let events = vec![
+            add(piece("watcher", "us", "4,3", Some(1))),
+            // A model of a third side: it stops lines, and watches for no one.
+            add(piece("wall-of-one", "props", "6,3", None)),
+            add(piece("runner", "them", start, None)),
+            last,
+        ];
+        check(&declared, &grid, &events, None)
+            .into_iter()
+            .filter(|v| v.invariant == "walks-out-of-sight")
+            .map(|v| v.message)
+            .collect()
+    };
+    // Behind the watcher: out of its quarter.
+    assert_eq!(found("1,1", walk(&["2,1", "3,1"], Some("us"))), Vec::<String>::new());
+    // Into the quarter at 6,2.
+    let seen = found("4,1", walk(&["5,1", "6,2"], Some("us")));
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert!(seen[0].contains("onto 6,2 in sight of watcher"), "{seen:?}");
+    // Behind the model on 6,3, straight along the watcher's row: hidden.
+    assert_eq!(found("7,4", walk(&["7,3"], Some("us"))), Vec::<String>::new());
+    // A walk that keeps out of no one's sight may step anywhere.
+    assert_eq!(found("4,1", walk(&["5,1", "6,2"], None)), Vec::<String>::new());
 }
 
 /// A board of `width` × `height` floor squares and no walls, for logs made by hand.

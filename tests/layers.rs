@@ -1,5 +1,6 @@
 //! The code map's layering rules, checked on the source (src/README.md, "Invariants"):
-//! - the game kernel (`src/game/*.rs` but the host, which runs the engine) knows no Rhai;
+//! - the game kernel (`src/game/*.rs` but the host, which runs the engine) knows no Rhai and
+//!   imports nothing of the script host (`src/script/`);
 //! - the binding (`src/game/api/`) never acts on a game itself: every change goes through a
 //!   kernel method, so the log, saves, undo and `why` see one way in;
 //! - the engine knows no game: no name of a bundled game, faction, unit or weapon in `src/`,
@@ -42,17 +43,43 @@ fn lines_with(file: &Path, needle: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn the_game_kernel_knows_no_rhai() {
+/// The kernel's files: `src/game/*.rs` but the host.
+fn kernel() -> Vec<PathBuf> {
     let kernel: Vec<PathBuf> = rust_files(&src("src/game"), false)
         .into_iter()
         .filter(|f| f.file_name().is_some_and(|n| n != "host.rs"))
         .collect();
     assert!(kernel.len() >= 10, "{kernel:?}");
-    let found: Vec<String> = kernel.iter().flat_map(|f| lines_with(f, "rhai")).collect();
+    kernel
+}
+
+#[test]
+fn the_game_kernel_knows_no_rhai() {
+    let found: Vec<String> = kernel().iter().flat_map(|f| lines_with(f, "rhai")).collect();
     assert!(
         found.is_empty(),
         "the kernel speaks Rhai; convert in src/game/api/ instead:\n{}",
+        found.join("\n")
+    );
+}
+
+/// Nor does it import anything of the script host (`src/script/`): what both need — a run's
+/// log lines (`steps`), what runs spent (`limits::Spent`), values in words (`value`) — lives
+/// below both, and a stream of dice is handed to the kernel as the `Rng` it is.
+#[test]
+fn the_game_kernel_imports_nothing_of_the_script_host() {
+    let found: Vec<String> = kernel()
+        .iter()
+        .flat_map(|f| {
+            let mut lines = lines_with(f, "script::");
+            lines.extend(lines_with(f, "crate::script"));
+            lines.extend(lines_with(f, "super::script"));
+            lines
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "the kernel uses the script host; move what it needs below both:\n{}",
         found.join("\n")
     );
 }

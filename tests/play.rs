@@ -678,9 +678,10 @@ fn undo_of_end_lists_what_to_set_back_and_says_the_turn_is_the_same() {
     assert!(answer.contains("`end` again plays the same enemy turn"), "{answer}");
 }
 
-/// A whole mission of each grid game at the table, as first played under tmux by a driver
+/// A whole mission of each game at the table, as first played under tmux by a driver
 /// typing what a player types (issue 33): every die typed as it is asked, Enter after each of
-/// the enemy's activations (`--pace activation`), the game's questions answered. The lines
+/// the enemy's activations (`--pace activation`, the pause before the activation's first
+/// die), the game's questions answered. The lines
 /// typed are in `tests/table/`; played again through one pipe for both streams (the prompts
 /// among the events, as the terminal showed them), the session reads as the transcript.
 #[test]
@@ -710,6 +711,10 @@ fn whole_missions_with_typed_dice_one_activation_at_a_time() {
             both.contains("(Enter: the next activation"),
             "{package}: no pause between activations"
         );
+        // The pause that begins a piece's activation comes before its first die, never
+        // straight after a die was typed (the die would be the next piece's, read out later).
+        let late = both.matches("help, or auto:   (Enter: the next activation").count();
+        assert_eq!(late, 0, "{package}: {late} pauses after a die: {both}");
         insta::assert_snapshot!(format!("whole-mission-{package}"), both);
     }
 }

@@ -6,6 +6,7 @@ mod describe;
 mod game;
 mod lab;
 mod los;
+mod lsp;
 mod odds;
 mod packages;
 mod play;
@@ -66,6 +67,9 @@ enum Command {
     Scenario(scenario::ScenarioArgs),
     /// Play at a real table: you move your side, servitor runs the other
     Play(play::PlayArgs),
+    /// A language server for packages (rules files and scripts) on stdin/stdout, for any
+    /// editor that speaks LSP: diagnostics as you type, odds on hover, definitions, completion
+    Lsp(lsp::LspArgs),
     /// Print a completion script for a shell, e.g. `servitor completions bash > ~/.local/share/bash-completion/completions/servitor`
     Completions {
         /// bash, elvish, fish, powershell or zsh
@@ -150,6 +154,7 @@ pub fn main() -> ExitCode {
         Command::Sim(args) => sim::run(args),
         Command::Scenario(args) => scenario::run(args),
         Command::Play(args) => play::run(args),
+        Command::Lsp(args) => lsp::run(args),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut out = Vec::new();

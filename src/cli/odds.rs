@@ -200,6 +200,30 @@ pub fn run(args: OddsArgs) -> Result<(), super::Failure> {
     Ok(())
 }
 
+/// The odds of `what` (a table, a constant that holds dice, a record's dice as `kind.id`) as
+/// `odds` prints them, for an editor's hover (`servitor lsp`); `None` when `what` names none
+/// of them or its odds are refused.
+pub(super) fn hover(ruleset: &Ruleset, what: &str) -> Option<String> {
+    let args = OddsArgs {
+        package: String::new(),
+        what: Some(what.to_string()),
+        dice: None,
+        vs: None,
+        sum: false,
+        availability: AvailabilityArgs {
+            times: 1,
+            ..AvailabilityArgs::default()
+        },
+        json: false,
+    };
+    let subject = subject_in(ruleset, &args).ok()?;
+    if let Subject::Table(table) = &subject {
+        let odds = listing(ruleset, table, &args.availability).ok()?;
+        return Some(super::render::odds(table, &args.availability, &odds));
+    }
+    compute(ruleset, &subject, &args).ok().map(|c| render_one(&c))
+}
+
 /// The two packages' names as columns, never the same twice (a JSON object would keep one):
 /// equal names become the packages as written on the command line, and those, if equal too,
 /// get ` (A)` and ` (B)`.

@@ -1232,8 +1232,9 @@ fn manual_dice(ran_out: Arc<Mutex<bool>>, screen: Arc<Screen>) -> Arc<Mutex<Forc
             Auto::Roll(..) => auto = Auto::Ask,
             Auto::Ask => {}
         }
-        // What happened before the die, first: a die is asked where the rules roll it.
-        screen.flush();
+        // What happened before the die, first: a die is asked where the rules roll it (with
+        // `--pace activation`, after the pause that begins its piece's activation).
+        screen.before_die(die.piece.as_deref());
         let plain = die
             .die
             .strip_prefix('d')

@@ -31,14 +31,15 @@ struct Shown {
     printed: usize,
     pace: Option<Pace>,
     /// The command running: its line, the events the game logged since it began, how many
-    /// of them `log` has seen, its steps' numbering, the piece acting last, and whether the
-    /// player asked for the rest of it without pauses (`all`).
+    /// of them `log` has seen, its steps' numbering, the piece acting last, whether the
+    /// table has something to do since the last pause (a model moved, placed, removed…), and
+    /// whether the player asked for the rest of it without pauses (`all`).
     line: String,
     tee: Option<Arc<Mutex<Vec<Event>>>>,
     teed: usize,
     number: usize,
     actor: Option<String>,
-    shown_a_step: bool,
+    to_do: bool,
     all: bool,
     /// The names pieces went by, so a token revealed acts on as the same piece.
     aliases: table::Aliases,
@@ -77,6 +78,12 @@ impl Screen {
         s.log.catch_up(&game.events);
         s.printed = s.log.seen.len().saturating_sub(unshown);
         s.tee = None;
+        // Who is who in what was shown (what is shown next is followed as it is printed).
+        let mut aliases = table::Aliases::default();
+        for e in &s.log.seen[..s.printed] {
+            aliases.follow(e);
+        }
+        s.aliases = aliases;
     }
 
     /// A command (or a new game's setup, `fresh`) begins on `game`: its events are followed
@@ -95,7 +102,7 @@ impl Screen {
         s.teed = 0;
         s.number = 0;
         s.actor = None;
-        s.shown_a_step = false;
+        s.to_do = false;
         s.all = false;
     }
 
@@ -109,6 +116,39 @@ impl Screen {
             s.log.see_next(e);
         }
         self.print_unshown(&mut s, true);
+    }
+
+    /// Before a die is asked: what happened before it is shown, and with `--pace activation`
+    /// the pause comes before the die when the table has something to do — a die of an enemy
+    /// piece other than the one acting last begins that piece's activation, and a die of no
+    /// piece is rolled once the table caught up.
+    pub fn before_die(&self, piece: Option<&str>) {
+        self.flush();
+        let mut s = lock(&self.state);
+        if self.json || s.pace != Some(Pace::Activation) || s.all || !s.to_do {
+            return;
+        }
+        // The set-up is read as it comes.
+        if s.log.seen.last().is_none_or(|e| e.turn == 0) {
+            return;
+        }
+        match piece {
+            // A die of no piece (a placement, a test of a whole section): the table does what
+            // it has to before it is rolled.
+            None => {}
+            // The player's own pieces' dice (a shot at a piece moving) belong to the activation
+            // they react to, and the acting piece's to its own.
+            Some(piece) => {
+                let enemy = s.aliases.side_of(piece).is_some_and(|side| side != self.human);
+                let first = s.aliases.first_name(piece);
+                if !enemy || s.actor.as_deref() == Some(first.as_str()) {
+                    return;
+                }
+                s.actor = Some(first);
+            }
+        }
+        s.all = wait_for_enter();
+        s.to_do = false;
     }
 
     /// The command is over (or refused, `game` then put back as it was): its events are
@@ -164,26 +204,39 @@ impl Screen {
         let groups = table::activations(&events, &self.human, &mut last, &mut aliases);
         for group in groups {
             // The set-up is read as it comes: it is the turns that are played piece by piece.
-            let actors: Vec<String> = group
+            let owners: Vec<Option<String>> = group
                 .iter()
-                .filter_map(|e| {
+                .map(|e| {
                     s.aliases.follow(e);
                     s.aliases.actor(e, &self.human).filter(|_| e.turn > 0)
                 })
                 .collect();
-            let first = actors.first().cloned();
-            if paced && !s.all && s.shown_a_step && first.is_some() && first != s.actor {
+            let actors: Vec<&String> = owners.iter().flatten().collect();
+            let first = actors.first().map(|a| a.to_string());
+            // The pause lets the player carry out what the table has to do (a model moved,
+            // placed, removed) before reading on: none after a piece that only decided (it
+            // stays, it holds its fire) or only had a die rolled.
+            if paced && !s.all && s.to_do && first.is_some() && first != s.actor {
                 s.all = wait_for_enter();
+                s.to_do = false;
             }
+            // What the group's pieces do at the table, from the first of them on (what comes
+            // before is the end of the activation before, or the phase's own: a card drawn).
+            let from = owners.iter().position(Option::is_some).unwrap_or(group.len());
+            let acts = group[from..].iter().any(|e| {
+                e.action.is_some()
+                    && !e.is_bookkeeping()
+                    && !matches!(e.kind.as_str(), "ap" | "pool" | "score" | "collect" | "phase")
+            });
             super::emit(&table::instructions_numbered(
                 group,
                 &self.human,
                 self.verbose,
                 &mut s.number,
             ));
+            s.to_do |= acts;
             if let Some(a) = actors.last() {
-                s.shown_a_step = true;
-                s.actor = Some(a.clone());
+                s.actor = Some(a.to_string());
             }
         }
     }

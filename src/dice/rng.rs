@@ -283,6 +283,8 @@ pub struct RollContext {
     pub table: Option<String>,
     /// Whose roll it is and what for, as the script said (`roll_dice(text, #{piece, why})`).
     pub about: Option<String>,
+    /// The piece whose roll it is (its id), when the script or verb rolling it says.
+    pub piece: Option<String>,
 }
 
 impl std::fmt::Debug for Forced {
@@ -324,6 +326,9 @@ pub struct DieAsk {
     pub count: usize,
     /// Whose roll it is and what it decides (a piece and a reason, a tie's candidates).
     pub about: Option<String>,
+    /// The piece whose roll it is (its id), when known: at the table, a die of another piece
+    /// than the one acting last is the start of a new activation.
+    pub piece: Option<String>,
 }
 
 impl Rng {
@@ -373,11 +378,17 @@ impl Rng {
         std::mem::replace(&mut f.context.table, table.map(str::to_string))
     }
 
-    /// Whose roll it is and what for (`None`: done); returns the one before, to put back.
-    pub fn rolling_about(&mut self, about: Option<String>) -> Option<String> {
-        let forced = self.forced.as_ref()?;
+    /// Whose roll it is and what for, and the piece's id (`None`s: done); returns the ones
+    /// before, to put back.
+    pub fn rolling_about(&mut self, about: Option<String>, piece: Option<String>) -> (Option<String>, Option<String>) {
+        let Some(forced) = self.forced.as_ref() else {
+            return (None, None);
+        };
         let mut f = forced.lock().unwrap_or_else(|p| p.into_inner());
-        std::mem::replace(&mut f.context.about, about)
+        (
+            std::mem::replace(&mut f.context.about, about),
+            std::mem::replace(&mut f.context.piece, piece),
+        )
     }
 
     /// A random choice among `n` the rules leave to a die (a tie among equals, a random
@@ -388,6 +399,24 @@ impl Rng {
     /// either way.
     pub fn pick(&mut self, kind: Kind, n: u64, describe: &dyn Fn() -> (Vec<String>, String)) -> u64 {
         self.pick_from(kind, n, 1, describe)
+    }
+
+    /// [`Rng::pick`] for piece `piece`'s decision: at the table, the die asked says whose it is
+    /// (a die of another piece than the one acting last begins that piece's activation).
+    pub fn pick_for(
+        &mut self,
+        piece: Option<&str>,
+        kind: Kind,
+        n: u64,
+        describe: &dyn Fn() -> (Vec<String>, String),
+    ) -> u64 {
+        if piece.is_none() || !self.has_forced() {
+            return self.pick(kind, n, describe);
+        }
+        let (about, before) = self.rolling_about(None, piece.map(str::to_string));
+        let k = self.pick(kind, n, describe);
+        self.rolling_about(about, before);
+        k
     }
 
     /// [`Rng::pick`] whose forced value is a number counted from `first` (a `random(lo, hi)`
@@ -585,6 +614,7 @@ impl Rng {
                 index: context.asked,
                 count: context.count,
                 about: described.about.clone().or(context.about),
+                piece: described.piece.clone().or(context.piece),
                 ..described
             };
             if let Some(ask) = forced.ask.as_mut() {

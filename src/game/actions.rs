@@ -717,7 +717,12 @@ impl Game {
                 return PricedStep::Opened { paid };
             }
         }
+        // The step's line says whose sight the walk keeps out of (see `Game::walk_unseen_by`).
+        if let Some(side) = avoid {
+            self.walk_unseen_by = Some(side.to_string());
+        }
         self.step(i, to);
+        self.walk_unseen_by = None;
         PricedStep::Took {
             from,
             paid,

@@ -510,7 +510,7 @@ impl Host {
             let g = g.as_mut().expect("just installed");
             let mut run = lock(&self.run);
             run.steps.clear();
-            g.enter_stream(&mut run, stream);
+            g.enter_stream(&mut run.rng, stream);
         }
         let options = CallFnOptions::new().eval_ast(false);
         let mut scope = Scope::new();
@@ -526,7 +526,7 @@ impl Host {
             let mut run = lock(&self.run);
             let steps = std::mem::take(&mut run.steps);
             game.absorb(steps);
-            game.leave_stream(&mut run, super::IDLE_STREAM.into());
+            game.leave_stream(&mut run.rng, super::IDLE_STREAM.into());
             game.end_move();
             game.pending.clear();
         }

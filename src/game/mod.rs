@@ -28,7 +28,7 @@ pub use state::{Action, GameState, Outcome, Piece};
 use crate::board::Square;
 use crate::dice::Rng;
 use crate::ruleset::{GameDef, Ruleset, TriggerEvent, TriggerTiming};
-use crate::script::{RunState, Step};
+use crate::steps::Step;
 use crate::tables::roll::TableRoll;
 use indexmap::IndexMap;
 use serde_json::Value as Json;
@@ -108,7 +108,7 @@ pub struct Game {
     /// What the game's script runs spent so far, against the `MAX_GAME_*` limits: kept with
     /// the game, so a game its host put down (a session between two commands) goes on adding
     /// up where it was.
-    pub spent: crate::script::Spent,
+    pub spent: crate::limits::Spent,
     /// `entered-section` triggers wait until the move that caused them ends.
     after_move: Vec<Pending>,
     /// … or, declared `after-activation`, until the piece that caused them has finished
@@ -116,8 +116,12 @@ pub struct Game {
     after_activation: Vec<Pending>,
     /// The piece of the side whose phase it is that acted last (enter, move, leave).
     acting: Option<usize>,
-    /// The piece walking now and the squares walked since its last logged segment.
-    segment: Option<(usize, Square, Vec<Square>)>,
+    /// The piece walking now, where its segment began, the squares walked since its last
+    /// logged segment, and the side whose sight the walk keeps out of.
+    segment: Option<(usize, Square, Vec<Square>, Option<String>)>,
+    /// The side whose sight the steps taken now keep out of (a priced walk's `avoid`): its
+    /// segments' lines say so (`unseen_by`), for a reader to check them by its own sight.
+    pub walk_unseen_by: Option<String>,
     /// Why the walk about to start goes where it goes (a decision verb's reason): said on
     /// the walk's first line.
     pub move_reason: Option<String>,
@@ -165,6 +169,7 @@ impl Game {
             after_activation: Vec::new(),
             acting: None,
             segment: None,
+            walk_unseen_by: None,
             move_reason: None,
             move_target: None,
             piece_views: Vec::new(),
@@ -184,21 +189,22 @@ impl Game {
         }
     }
 
-    /// Makes `name` the stream the script rolls on; returns the one it replaces.
-    pub fn enter_stream(&mut self, run: &mut RunState, name: &str) -> String {
+    /// Makes `name` the stream the script rolls on (`rng`, the run's); returns the one it
+    /// replaces.
+    pub fn enter_stream(&mut self, rng: &mut Rng, name: &str) -> String {
         if self.current == name {
             return name.to_string();
         }
         let fresh = self.take_stream(name);
-        let parked = std::mem::replace(&mut run.rng, fresh);
+        let parked = std::mem::replace(rng, fresh);
         let previous = std::mem::replace(&mut self.current, name.to_string());
         self.streams.insert(previous.clone(), parked);
         previous
     }
 
     /// Puts back the stream `enter_stream` replaced.
-    pub fn leave_stream(&mut self, run: &mut RunState, previous: String) {
-        self.enter_stream(run, &previous);
+    pub fn leave_stream(&mut self, rng: &mut Rng, previous: String) {
+        self.enter_stream(rng, &previous);
     }
 
     /// Stream positions, for a save (taken between phases, when no stream is in use).
@@ -822,10 +828,10 @@ impl Game {
         self.state.pieces[i].at = Some(to);
         self.view.moved(&self.state.pieces, i, from);
         match &mut self.segment {
-            Some((who, _, path)) if *who == i => path.push(to),
+            Some((who, _, path, unseen_by)) if *who == i && *unseen_by == self.walk_unseen_by => path.push(to),
             _ => {
                 self.flush_segment();
-                self.segment = Some((i, from, vec![to]));
+                self.segment = Some((i, from, vec![to], self.walk_unseen_by.clone()));
             }
         }
         self.check_entries(i);
@@ -924,7 +930,7 @@ impl Game {
 
     /// Logs the squares walked since the last line as one `move` event.
     pub fn flush_segment(&mut self) {
-        let Some((i, from, path)) = self.segment.take() else {
+        let Some((i, from, path, unseen_by)) = self.segment.take() else {
             return;
         };
         let id = self.state.pieces[i].id.clone();
@@ -942,6 +948,9 @@ impl Game {
         e.piece = Some(id.clone());
         e.target = self.move_target.take();
         e.action = Some(Action::Move { id, path });
+        if let Some(side) = unseen_by {
+            e.fields.insert("unseen_by".into(), side.into());
+        }
         self.push_event(e);
     }
 

@@ -328,7 +328,7 @@ impl Game {
         let id = &self.state.pieces[i].id.clone();
         self.act(
             "set",
-            format!("{id}: {field} = {}", crate::script::words_of_json(&value)),
+            format!("{id}: {field} = {}", crate::value::words_of_json(&value)),
             Some(id),
             Action::Set {
                 id: id.into(),

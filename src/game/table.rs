@@ -129,7 +129,18 @@ pub fn activations<'e>(
     let mut boundary = 0;
     for (k, e) in events.iter().enumerate() {
         aliases.follow(e);
-        let Some(actor) = aliases.actor(e, human) else { continue };
+        let Some(actor) = aliases.actor(e, human) else {
+            // What follows from the activation in progress (a model it kills, the score for
+            // it, a model turning) ends it, rather than opening the next.
+            let follows = matches!(
+                e.action,
+                Some(super::state::Action::Remove { .. } | super::state::Action::Face { .. })
+            ) || e.kind == "score";
+            if follows && last.is_some() {
+                boundary = k + 1;
+            }
+            continue;
+        };
         let actor = Some(actor);
         if *last != actor {
             if last.is_some() && boundary > start {
@@ -153,6 +164,9 @@ pub fn activations<'e>(
 pub struct Aliases {
     first_names: std::collections::HashMap<String, String>,
     sides: std::collections::HashMap<String, String>,
+    /// The piece (first name) turned over last, until something else happens at the table:
+    /// the models placed meanwhile are its own (a token revealed as several models).
+    revealing: Option<String>,
 }
 
 impl Aliases {
@@ -163,17 +177,24 @@ impl Aliases {
             Some(Action::Add { piece }) => {
                 self.sides.insert(piece.id.clone(), piece.side.clone());
             }
-            Some(Action::Reveal {
-                id, rename: Some(new), ..
-            }) => {
+            Some(Action::Reveal { id, rename, .. }) => {
                 let first = self.first_name(id);
-                if let Some(side) = self.sides.get(id).cloned() {
-                    self.sides.insert(new.clone(), side);
+                if let Some(new) = rename {
+                    if let Some(side) = self.sides.get(id).cloned() {
+                        self.sides.insert(new.clone(), side);
+                    }
+                    self.first_names.insert(new.clone(), first.clone());
                 }
-                self.first_names.insert(new.clone(), first);
+                self.revealing = Some(first);
             }
-            _ => {}
+            Some(Action::Face { .. } | Action::Remove { .. }) | None => {}
+            Some(_) => self.revealing = None,
         }
+    }
+
+    /// The side of a piece by any name it went by, once its arrival was followed.
+    pub fn side_of(&self, id: &str) -> Option<&str> {
+        self.sides.get(id).map(String::as_str)
     }
 
     /// The first name the piece went by.
@@ -181,35 +202,38 @@ impl Aliases {
         self.first_names.get(id).cloned().unwrap_or_else(|| id.to_string())
     }
 
-    /// Who does what an event tells the table to do, by the first name it went by: the
+    /// Whose activation an event belongs to, by the first name the piece went by: the
     /// attacker of a hit, else the piece it concerns — a piece of the engine's side, as the
-    /// player's own pieces' reactions (a shot at a piece moving) belong to the activation
-    /// they react to. `None` for an event that is no numbered step of the engine's side.
+    /// player's own pieces' reactions (a shot at a piece moving, and what it hits) belong to
+    /// the activation they react to. A piece's decisions and rolls are its own (its first
+    /// decision begins its activation). A piece placed is its own arrival, but one placed as a
+    /// token turns over is that token's (it was several models); a piece removed, or turning
+    /// without a step, belongs to the activation in progress (a model a reaction kills;
+    /// models revealed all facing the way they came). `None` for an event of no piece of the
+    /// engine's side, or bookkeeping.
     pub fn actor(&self, e: &Event, human: &str) -> Option<String> {
-        let numbered = e.side != human
+        use super::state::Action;
+        let owned = e.side != human
             && !e.is_bookkeeping()
+            && !matches!(e.action, Some(Action::Face { .. } | Action::Remove { .. }))
             && !matches!(
                 e.kind.as_str(),
-                "phase"
-                    | "roll"
-                    | "table"
-                    | "decision"
-                    | "note"
-                    | "pool"
-                    | "take"
-                    | "give"
-                    | "score"
-                    | "collect"
-                    | "ap"
+                "phase" | "pool" | "take" | "give" | "score" | "collect"
             );
-        if !numbered {
+        if !owned {
             return None;
         }
-        [&e.attacker, &e.piece]
-            .into_iter()
-            .flatten()
-            .find(|id| self.sides.get(id.as_str()).is_none_or(|side| side != human))
-            .map(|id| self.first_name(id))
+        let engines = |id: &String| self.sides.get(id.as_str()).is_none_or(|side| side != human);
+        if let (Some(Action::Add { .. }), Some(revealed)) = (&e.action, &self.revealing) {
+            return Some(revealed.clone());
+        }
+        match &e.attacker {
+            // A hit by the player's piece (a reaction: overwatch, a flamer) is part of the
+            // activation it answers, whichever piece it hits.
+            Some(a) if !engines(a) => None,
+            Some(a) => Some(self.first_name(a)),
+            None => e.piece.as_ref().filter(|p| engines(p)).map(|p| self.first_name(p)),
+        }
     }
 }
 

@@ -5,8 +5,8 @@
 
 use super::Game;
 use super::state::Action;
+use crate::dice::Rng;
 use crate::ruleset::TriggerEvent;
-use crate::script::RunState;
 use indexmap::IndexMap;
 use serde_json::Value as Json;
 
@@ -33,7 +33,7 @@ impl Game {
     pub fn set_var(&mut self, name: &str, value: Json) {
         self.act(
             "var",
-            format!("{name} = {}", crate::script::words_of_json(&value)),
+            format!("{name} = {}", crate::value::words_of_json(&value)),
             None,
             Action::SetVar {
                 name: name.into(),
@@ -207,14 +207,14 @@ impl Game {
 
     /// One entry drawn at random from pool `id`, on the stream `pool-<id>`; `None` when it
     /// is empty. `run` holds the stream in use.
-    pub fn take_random(&mut self, run: &mut RunState, id: &str) -> Result<Option<String>, String> {
+    pub fn take_random(&mut self, rng: &mut Rng, id: &str) -> Result<Option<String>, String> {
         let p = self.pool(id)?;
         let total = pool_total(p).ok_or_else(|| format!("pool `{id}` holds more than {} in all", i64::MAX))?;
         if total <= 0 {
             return Ok(None);
         }
-        let previous = self.enter_stream(run, &format!("pool-{id}"));
-        let mut pick = run.rng.below(total as u64) as i64;
+        let previous = self.enter_stream(rng, &format!("pool-{id}"));
+        let mut pick = rng.below(total as u64) as i64;
         let p = &self.state.pools[id];
         let entry = p
             .iter()
@@ -224,17 +224,17 @@ impl Game {
             })
             .map(|(k, _)| k.clone());
         let Some(entry) = entry else {
-            self.leave_stream(run, previous);
+            self.leave_stream(rng, previous);
             return Err(format!("pool `{id}` has a count below zero"));
         };
         // A scenario may force the entry drawn (by name), as any random draw.
         let names: Vec<String> = p.iter().filter(|(_, n)| **n > 0).map(|(k, _)| k.clone()).collect();
         let rolled = names.iter().position(|k| *k == entry).unwrap_or_default();
-        let at = run.rng.settle_named(crate::dice::rng::Kind::Draw, &names, rolled, &|| {
+        let at = rng.settle_named(crate::dice::rng::Kind::Draw, &names, rolled, &|| {
             format!("a token drawn from {id}")
         });
         let entry = names.get(at).cloned().unwrap_or(entry);
-        self.leave_stream(run, previous);
+        self.leave_stream(rng, previous);
         let p = &self.state.pools[id];
         let left = p[&entry] - 1;
         self.act(
@@ -257,13 +257,13 @@ impl Game {
     // ----- decks --------------------------------------------------------------------------
 
     /// A new deck of `cards`, shuffled on the stream `deck-<id>`.
-    pub fn new_deck(&mut self, run: &mut RunState, id: &str, mut cards: Vec<String>) {
-        let previous = self.enter_stream(run, &format!("deck-{id}"));
+    pub fn new_deck(&mut self, rng: &mut Rng, id: &str, mut cards: Vec<String>) {
+        let previous = self.enter_stream(rng, &format!("deck-{id}"));
         let n = cards.len();
-        run.rng.shuffle_as(crate::dice::rng::Kind::Shuffle, &mut cards, &|| {
+        rng.shuffle_as(crate::dice::rng::Kind::Shuffle, &mut cards, &|| {
             format!("deck {id}: {n} cards shuffled")
         });
-        self.leave_stream(run, previous);
+        self.leave_stream(rng, previous);
         self.act(
             "deck",
             format!("deck {id}: {} shuffled", plural(cards.len(), "card")),

@@ -261,7 +261,7 @@ impl Game {
             .map(|&(_, b)| b)
             .collect();
         let (chosen, die) = if rule.random_ties && tied.len() > 1 {
-            let (k, die) = self.tie_die(&tied, &format!("{}'s target", pieces[a].id), rng);
+            let (k, die) = self.tie_die(&tied, a, &format!("{}'s target", pieces[a].id), rng);
             (tied[k], Some(die))
         } else {
             (tied[0], None)
@@ -287,16 +287,18 @@ impl Game {
             return Some((tied[0], best, None));
         }
         let what = format!("the {side} piece {} heads for", pieces[a].id);
-        let (k, die) = self.tie_die(&tied, &what, rng);
+        let (k, die) = self.tie_die(&tied, a, &what, rng);
         Some((tied[k], best, Some(die)))
     }
 
-    /// The die among the `tied` pieces (two or more) for `what` they tie as: the place of the
-    /// one it picks, and the die. At the table the player rolls it, told which number is whom.
-    fn tie_die(&self, tied: &[usize], what: &str, rng: &mut Rng) -> (usize, TieDie) {
+    /// The die among the `tied` pieces (two or more) for `what` they tie as, piece `a`'s
+    /// roll: the place of the one it picks, and the die. At the table the player rolls it,
+    /// told which number is whom.
+    fn tie_die(&self, tied: &[usize], a: usize, what: &str, rng: &mut Rng) -> (usize, TieDie) {
         let pieces = &self.state.pieces;
         let n = tied.len() as u64;
-        let k = rng.pick(crate::dice::rng::Kind::Tie, n, &|| {
+        // Whose die it is, for the table's pacing.
+        let k = rng.pick_for(Some(&pieces[a].id), crate::dice::rng::Kind::Tie, n, &|| {
             let names: Vec<String> = tied
                 .iter()
                 .enumerate()
@@ -897,7 +899,8 @@ impl Game {
             } else {
                 // A die among the equals, which the player at the table may roll.
                 let n = left.len() as u64;
-                let v = 1 + rng.pick(crate::dice::rng::Kind::Tie, n, &|| {
+                let whose_die = mover.map(|m| pieces[m].id.as_str());
+                let v = 1 + rng.pick_for(whose_die, crate::dice::rng::Kind::Tie, n, &|| {
                     let names: Vec<String> = left
                         .iter()
                         .enumerate()

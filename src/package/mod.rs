@@ -61,9 +61,19 @@ pub struct Loaded {
     pub warnings: Report,
 }
 
+/// Texts of files not yet saved, by their absolute path: what an editor holds (`servitor
+/// lsp`), read instead of the file on disk.
+pub type Overlay = std::collections::HashMap<std::path::PathBuf, String>;
+
 /// Loads a package given as a path or a bare name (looked up under [`roots`]: `./NAME`,
 /// `$SERVITOR_RULESETS`, the bundled rulesets).
 pub fn load(arg: &str) -> Result<Loaded, LoadError> {
+    load_with(arg, Overlay::new())
+}
+
+/// [`load`], reading the files `overlay` holds from it instead of from disk (an editor's
+/// unsaved buffers); every check and limit is the same.
+pub fn load_with(arg: &str, overlay: Overlay) -> Result<Loaded, LoadError> {
     let roots = roots();
     let manifest = locate::find(arg, None, &roots).map_err(|looked_in| LoadError::NotFound {
         name: arg.to_string(),
@@ -79,6 +89,7 @@ pub fn load(arg: &str) -> Result<Loaded, LoadError> {
         scripts_failed: false,
         compiler: script::Compiler::default(),
         bytes_read: 0,
+        overlay,
     };
     let layers = loader.load_layers(&manifest, None);
     let Loader {
@@ -113,6 +124,8 @@ struct Loader {
     compiler: script::Compiler,
     /// Bytes of all files read so far.
     bytes_read: u64,
+    /// Unsaved texts read instead of the files on disk.
+    overlay: Overlay,
 }
 
 /// Reads a regular file of at most [`MAX_FILE_BYTES`] and at most `budget` bytes as UTF-8.
@@ -328,7 +341,20 @@ impl Loader {
     /// end), and a whole load reads at most [`MAX_PACKAGE_BYTES`]. A UTF-8 byte order mark at
     /// the start is dropped.
     fn read(&mut self, path: &Place, via: Option<Span>) -> Option<FileId> {
-        match read_limited(path, MAX_PACKAGE_BYTES.saturating_sub(self.bytes_read)) {
+        let budget = MAX_PACKAGE_BYTES.saturating_sub(self.bytes_read);
+        let unsaved = match path {
+            Place::Disk(file) if !self.overlay.is_empty() => std::fs::canonicalize(file)
+                .ok()
+                .and_then(|full| self.overlay.get(&full))
+                .map(|text| match text.len() as u64 {
+                    n if n > MAX_FILE_BYTES.min(budget) => {
+                        Err(format!("larger than {} bytes", thousands(MAX_FILE_BYTES.min(budget))))
+                    }
+                    _ => Ok(text.clone()),
+                }),
+            _ => None,
+        };
+        match unsaved.unwrap_or_else(|| read_limited(path, budget)) {
             Ok(mut text) => {
                 self.bytes_read += text.len() as u64;
                 if text.starts_with('\u{feff}') {

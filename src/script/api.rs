@@ -303,9 +303,11 @@ fn read_record(
     }
     show_before_asking(state);
     let mut st = lock(state);
-    let before = st.rng.rolling_about(about_text(piece.as_deref(), why.as_deref()));
+    let before = st
+        .rng
+        .rolling_about(about_text(piece.as_deref(), why.as_deref()), piece.clone());
     let rolled = read::roll_declared(&declared, &mut st.rng);
-    st.rng.rolling_about(before);
+    st.rng.rolling_about(before.0, before.1);
     for line in read::declared_lines(&declared, &rolled) {
         let text = format!("{kind} {id}: {}", line.text);
         let source = record.source.clone();
@@ -414,9 +416,9 @@ fn read_roll(
     let about = about_text(piece.as_deref(), why.as_deref());
     show_before_asking(state);
     let mut st = lock(state);
-    let before = st.rng.rolling_about(about.clone());
+    let before = st.rng.rolling_about(about.clone(), piece.clone());
     let rolled = roll.roll(&mut st.rng);
-    st.rng.rolling_about(before);
+    st.rng.rolling_about(before.0, before.1);
     let text = match &about {
         Some(about) => format!("{rolled} ({about})"),
         None => rolled.to_string(),
@@ -448,9 +450,11 @@ fn roll_about(
             e
         }
     };
-    let before = st.rng.rolling_about(about_text(piece.as_deref(), why.as_deref()));
+    let before = st
+        .rng
+        .rolling_about(about_text(piece.as_deref(), why.as_deref()), piece.clone());
     let roll = expr.roll(&mut st.rng);
-    st.rng.rolling_about(before);
+    st.rng.rolling_about(before.0, before.1);
     push(
         &mut st,
         budget,
@@ -542,9 +546,11 @@ fn roll_table(
     let why = ctx.get("why").filter(|v| !v.is_unit()).map(|v| v.to_string());
     show_before_asking(state);
     let mut st = lock(state);
-    let before = st.rng.rolling_about(about_text(who.as_deref(), why.as_deref()));
+    let before = st
+        .rng
+        .rolling_about(about_text(who.as_deref(), why.as_deref()), who.clone());
     let rolls = roll_series(&ruleset.tables, table, times as usize, &avail, &mut st.rng);
-    st.rng.rolling_about(before);
+    st.rng.rolling_about(before.0, before.1);
     let rolls = rolls?;
     for r in &rolls {
         let mut step = r.clone();

@@ -10,12 +10,13 @@ pub mod profile;
 mod run;
 mod sandbox;
 
+pub use crate::limits::Spent;
+pub use crate::value::words_of_json;
 pub use api::{RunState, to_dynamic};
 pub use run::{Failure, RunError, RunOutput, Step, call_function, run_procedure, script_failure};
+pub use sandbox::Budget;
 pub(crate) use sandbox::Instant;
 pub use sandbox::outside_the_deadline;
-pub use sandbox::words_of_json;
-pub use sandbox::{Budget, Spent};
 
 /// Stack of every thread that runs scripts, in bytes. A script's values may nest as deep as
 /// Rhai's size limits allow (about 20,000 arrays and maps inside each other, built over a few

@@ -4,50 +4,13 @@
 use super::api::{self, RunState};
 use super::{sandbox, span_at};
 use crate::diagnostic::{Diagnostic, did_you_mean};
-use crate::dice::{DiceRoll, Rng};
+use crate::dice::Rng;
 use crate::ruleset::{Ruleset, Value};
-use crate::tables::roll::TableRoll;
+pub use crate::steps::Step;
 use indexmap::IndexMap;
 use rhai::{CallFnOptions, Dynamic, EvalAltResult, Position, Scope};
 use serde::Serialize;
 use std::sync::{Arc, Mutex};
-
-/// One line of a procedure's log.
-#[derive(Debug, Clone, Serialize)]
-#[serde(tag = "step", rename_all = "lowercase")]
-pub enum Step {
-    /// A dice roll that is not a table roll.
-    Roll {
-        #[serde(flatten)]
-        roll: DiceRoll,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        why: Option<String>,
-        /// The piece the roll is for (`roll_dice(dice, #{ piece })`).
-        #[serde(skip_serializing_if = "Option::is_none")]
-        piece: Option<String>,
-    },
-    /// A roll on a table, with its row, result and follow-ups.
-    Table(Box<TableRoll>),
-    /// Dice a record's declared rolls read (`read_record`): the dice as they lay, and the
-    /// readings in words (`weapon w: dice 2d6: 3, 5 → kill no, jam no`).
-    Read {
-        #[serde(flatten)]
-        roll: DiceRoll,
-        text: String,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        why: Option<String>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        piece: Option<String>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        source: Option<String>,
-    },
-    /// A decision or remark the script logs.
-    Note {
-        text: String,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        source: Option<String>,
-    },
-}
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RunOutput {
@@ -56,36 +19,6 @@ pub struct RunOutput {
     pub args: IndexMap<String, Value>,
     pub steps: Vec<Step>,
     pub result: serde_json::Value,
-}
-
-impl Step {
-    /// About how many bytes the step takes in a log (charged against `MAX_LOG_BYTES`).
-    pub fn log_bytes(&self) -> usize {
-        match self {
-            Step::Note { text, source } => 8 + text.len() + source.as_ref().map_or(0, String::len),
-            Step::Roll { roll, why, piece } => {
-                16 + roll.expr.len()
-                    + 12 * roll.dice.len()
-                    + why.as_ref().map_or(0, String::len)
-                    + piece.as_ref().map_or(0, String::len)
-            }
-            Step::Table(roll) => serde_json::to_vec(roll).map_or(0, |v| v.len()),
-            Step::Read {
-                roll,
-                text,
-                why,
-                piece,
-                source,
-            } => {
-                16 + text.len()
-                    + 12 * roll.dice.len()
-                    + [why, piece, source]
-                        .iter()
-                        .map(|s| s.as_ref().map_or(0, String::len))
-                        .sum::<usize>()
-            }
-        }
-    }
 }
 
 /// Why a procedure could not run.

@@ -3,6 +3,7 @@
 //! crash, and the same seed gives the same run (Rhai is built with `no_time`, so
 //! `timestamp()` and `elapsed` do not exist).
 
+use crate::limits::Spent;
 use rhai::module_resolvers::DummyModuleResolver;
 use rhai::{Dynamic, Engine, EvalAltResult};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -126,15 +127,6 @@ const OPS: usize = 0;
 const WORK: usize = 1;
 const LOG: usize = 2;
 const MILLIS: usize = 3;
-
-/// What the runs of one game spent, for tests and measurements.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Spent {
-    pub operations: u64,
-    pub work: u64,
-    pub log_bytes: u64,
-    pub millis: u64,
-}
 
 impl Default for Budget {
     fn default() -> Self {
@@ -473,39 +465,6 @@ fn words_of(value: &Dynamic) -> String {
         "none".into()
     } else {
         value.to_string()
-    }
-}
-
-/// A value kept in a game (a variable, a piece's field) in the same words as a list or map a
-/// script puts into a string: `[section-1, section-2]`, `[6,1; 7,1]`, `red 2, blue 4`, `none`.
-pub fn words_of_json(value: &serde_json::Value) -> String {
-    use serde_json::Value as Json;
-    fn item(value: &Json) -> String {
-        match value {
-            Json::Object(map) if !map.is_empty() => format!("({})", words_of_json(value)),
-            other => words_of_json(other),
-        }
-    }
-    match value {
-        Json::Null => "none".into(),
-        Json::String(s) => s.clone(),
-        Json::Array(list) if list.is_empty() => "none".into(),
-        Json::Array(list) => {
-            let items: Vec<String> = list.iter().map(item).collect();
-            let sep = if items.iter().any(|i| i.contains(',')) {
-                "; "
-            } else {
-                ", "
-            };
-            format!("[{}]", items.join(sep))
-        }
-        Json::Object(map) if map.is_empty() => "none".into(),
-        Json::Object(map) => map
-            .iter()
-            .map(|(k, v)| format!("{k} {}", item(v)))
-            .collect::<Vec<_>>()
-            .join(", "),
-        other => other.to_string(),
     }
 }
 

@@ -112,10 +112,10 @@ impl Api {
         loop {
             let next: Option<Pending> = lock(&self.game).as_mut().and_then(|g| g.pending.pop_front());
             let Some(p) = next else { return Ok(()) };
-            let previous = self.with(|g, run| Ok(g.enter_stream(run, &p.stream)))?;
+            let previous = self.with(|g, run| Ok(g.enter_stream(&mut run.rng, &p.stream)))?;
             let result = ctx.call_fn::<Dynamic>(&p.function, (GameRef, trigger_map(&p.event)));
             self.with(|g, run| {
-                g.leave_stream(run, previous);
+                g.leave_stream(&mut run.rng, previous);
                 Ok(())
             })?;
             result.map(|_| ())?;

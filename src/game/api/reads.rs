@@ -119,7 +119,7 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
             }
             // A stream is kept for the rest of the game (and in its saves): charged as a line.
             a.budget.try_log(64 + name.len())?;
-            g.enter_stream(run, name);
+            g.enter_stream(&mut run.rng, name);
             Ok(())
         })
     });

@@ -65,12 +65,12 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
     });
     let a = api.clone();
     engine.register_fn("take_random", move |_: GameRef, id: &str| {
-        a.with(|g, run| Ok(g.take_random(run, id)?.map_or(Dynamic::UNIT, Dynamic::from)))
+        a.with(|g, run| Ok(g.take_random(&mut run.rng, id)?.map_or(Dynamic::UNIT, Dynamic::from)))
     });
     let a = api.clone();
     engine.register_fn("new_deck", move |_: GameRef, id: &str, cards: Array| {
         a.with(|g, run| {
-            g.new_deck(run, id, cards.iter().map(|c| c.to_string()).collect());
+            g.new_deck(&mut run.rng, id, cards.iter().map(|c| c.to_string()).collect());
             Ok(())
         })
     });

@@ -1,0 +1,240 @@
+//! `servitor lsp` driven over JSON-RPC as an editor drives it (issue 38): a variant of a small
+//! base package is opened, edited into an error and back, a table is hovered (its odds are
+//! the ones `servitor odds` prints), the variant's `override` leads to the base's table, and a
+//! script completes a game API call.
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+const BASE: &str = r#"package lsp-base "A base package for the language server test" {
+  version "0.1.0"
+  script "scripts/base.rhai"
+}
+
+table loot "What a search turns up" {
+  dice 2d6
+  2-6  => nothing "Nothing"
+  7-12 => ammo "Ammunition"
+}
+"#;
+
+const SCRIPT: &str = "fn found(game) {\n    game.\n}\n";
+
+const VARIANT: &str = r#"package lsp-variant "Searches find less" {
+  version "0.1.0"
+  extends "../base"
+}
+
+override table loot {
+  2-8  => nothing "Nothing"
+  9-12 => ammo "Ammunition"
+}
+"#;
+
+struct Editor {
+    child: Child,
+    input: ChildStdin,
+    messages: Receiver<Value>,
+    next_id: u64,
+}
+
+impl Editor {
+    fn start(dir: &Path) -> Editor {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_servitor"))
+            .arg("lsp")
+            .current_dir(dir)
+            .env_remove("SERVITOR_RULESETS")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("servitor lsp starts");
+        let input = child.stdin.take().unwrap();
+        let mut output = BufReader::new(child.stdout.take().unwrap());
+        let (send, messages) = channel();
+        std::thread::spawn(move || {
+            loop {
+                let mut length = 0;
+                loop {
+                    let mut line = String::new();
+                    if output.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim_end();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(n) = line.strip_prefix("Content-Length:") {
+                        length = n.trim().parse().unwrap();
+                    }
+                }
+                let mut body = vec![0; length];
+                output.read_exact(&mut body).unwrap();
+                if send.send(serde_json::from_slice(&body).unwrap()).is_err() {
+                    return;
+                }
+            }
+        });
+        Editor {
+            child,
+            input,
+            messages,
+            next_id: 1,
+        }
+    }
+
+    fn send(&mut self, message: Value) {
+        let body = message.to_string();
+        write!(self.input, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        self.input.flush().unwrap();
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// A request's result (notifications on the way are dropped).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let m = self.next();
+            if m.get("id") == Some(&json!(id)) {
+                assert!(m.get("error").is_none(), "{method}: {m}");
+                return m["result"].clone();
+            }
+        }
+    }
+
+    fn next(&self) -> Value {
+        self.messages
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the server answers within a minute")
+    }
+
+    /// The next diagnostics published for `uri`.
+    fn diagnostics_for(&self, uri: &str) -> Vec<Value> {
+        loop {
+            let m = self.next();
+            if m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri {
+                return m["params"]["diagnostics"].as_array().unwrap().clone();
+            }
+        }
+    }
+}
+
+fn uri(path: &Path) -> String {
+    format!("file://{}", path.canonicalize().unwrap().display())
+}
+
+fn errors(diagnostics: &[Value]) -> Vec<&Value> {
+    diagnostics.iter().filter(|d| d["severity"] == 1).collect()
+}
+
+#[test]
+fn an_editor_checks_hovers_goes_to_the_base_and_completes() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("base");
+    let variant = dir.path().join("variant");
+    std::fs::create_dir_all(base.join("scripts")).unwrap();
+    std::fs::create_dir_all(&variant).unwrap();
+    std::fs::write(base.join("package.rules"), BASE).unwrap();
+    std::fs::write(
+        base.join("scripts/base.rhai"),
+        SCRIPT.replace("game.\n", "game.say(\"found\", \"test\");\n"),
+    )
+    .unwrap();
+    std::fs::write(variant.join("package.rules"), VARIANT).unwrap();
+    let variant_file = variant.join("package.rules");
+    let variant_uri = uri(&variant_file);
+
+    let mut editor = Editor::start(dir.path());
+    let init = editor.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(dir.path()), "capabilities": {}}),
+    );
+    assert_eq!(init["capabilities"]["hoverProvider"], true, "{init}");
+    editor.notify("initialized", json!({}));
+
+    // Opened as it is: no error.
+    editor.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": variant_uri, "languageId": "servitor", "version": 1, "text": VARIANT}}),
+    );
+    let opened = editor.diagnostics_for(&variant_uri);
+    assert!(errors(&opened).is_empty(), "{opened:?}");
+
+    // Edited into an error (unsaved: the file on disk is unchanged), at its line.
+    let broken = VARIANT.replace("9-12 => ammo", "9-12 => => ammo");
+    editor.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": variant_uri, "version": 2}, "contentChanges": [{"text": broken}]}),
+    );
+    let edited = editor.diagnostics_for(&variant_uri);
+    let found = errors(&edited);
+    assert_eq!(found.len(), 1, "{edited:?}");
+    assert_eq!(found[0]["range"]["start"]["line"], 7, "{edited:?}");
+    assert!(found[0]["message"].as_str().unwrap().contains("expected"), "{edited:?}");
+
+    // And back: the error is cleared.
+    editor.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": variant_uri, "version": 3}, "contentChanges": [{"text": VARIANT}]}),
+    );
+    let fixed = editor.diagnostics_for(&variant_uri);
+    assert!(errors(&fixed).is_empty(), "{fixed:?}");
+
+    // Hover on the table's name in `override table loot`: the odds `servitor odds` prints.
+    let hover = editor.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": variant_uri}, "position": {"line": 5, "character": 17}}),
+    );
+    let shown = hover["contents"]["value"].as_str().unwrap_or_default().to_string();
+    let odds = Command::new(env!("CARGO_BIN_EXE_servitor"))
+        .args(["odds", "variant", "loot"])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let odds = String::from_utf8(odds.stdout).unwrap();
+    assert!(odds.contains("ammo"), "{odds}");
+    assert!(shown.contains(odds.trim_end()), "hover:\n{shown}\nodds:\n{odds}");
+
+    // From the override to the base's table.
+    let definition = editor.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": variant_uri}, "position": {"line": 5, "character": 17}}),
+    );
+    assert_eq!(definition["uri"], uri(&base.join("package.rules")), "{definition}");
+    assert_eq!(definition["range"]["start"]["line"], 5, "{definition}");
+
+    // A script completes a game API call, and the package's items.
+    let script = base.join("scripts/base.rhai");
+    let script_uri = uri(&script);
+    editor.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": script_uri, "languageId": "rhai", "version": 1, "text": SCRIPT}}),
+    );
+    let completion = editor.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": script_uri}, "position": {"line": 1, "character": 9}}),
+    );
+    let labels: Vec<&str> = completion
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["label"].as_str())
+        .collect();
+    for want in ["say", "move_priced", "loot"] {
+        assert!(labels.contains(&want), "no `{want}` among {} completions", labels.len());
+    }
+
+    assert_eq!(editor.request("shutdown", Value::Null), Value::Null);
+    editor.notify("exit", Value::Null);
+    let status = editor.child.wait().unwrap();
+    assert!(status.success(), "{status}");
+}
