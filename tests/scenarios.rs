@@ -245,3 +245,67 @@ fn scenario_json_carries_the_fields_game_json_does() {
     let missing = unlocated(&game["events"], true);
     assert!(missing.is_empty(), "game --json:\n{}", missing.join("\n"));
 }
+
+/// A scenario's `// package:` is found from the scenario's own folder, whichever folder
+/// servitor runs in (issue 38: a scenario in a subfolder needed `../x`, a bare name failed):
+/// a relative path from the scenario; a bare name beside a folder above it, or the package
+/// folder the scenario sits in; a bundled name from anywhere.
+#[test]
+fn a_scenario_finds_its_package_from_its_own_folder() {
+    fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap().flatten() {
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy_dir(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), &target).unwrap();
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let skirmish = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/games/skirmish");
+    copy_dir(&skirmish, &root.join("my-variant"));
+    let body = "// mission: hall-fight\n\nfn scenario(game) {\n    game.place(\"scout\", \"hunters\", \"1,1\");\n}\n";
+    let cases = [
+        // (scenario file, its package line, the folder servitor runs in)
+        ("scenarios/sub/relative.rhai", "../../my-variant", "scenarios"),
+        ("scenarios/sub/beside.rhai", "my-variant", "scenarios/sub"),
+        ("my-variant/scenarios/inside.rhai", "my-variant", "my-variant/scenarios"),
+    ];
+    for (file, package, _) in cases {
+        let path = root.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("// package: {package}\n{body}")).unwrap();
+    }
+    for (file, package, cwd) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_servitor"))
+            .args(["scenario", root.join(file).to_str().unwrap()])
+            .current_dir(root.join(cwd))
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{file} (`{package}`, run in {cwd}):\n{stderr}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("scout-1: Scout (scout) (hunters) placed on 1,1"),
+            "{stdout}"
+        );
+    }
+    // A bundled package by its bare name, from a subfolder, run in that subfolder.
+    let path = root.join("scenarios/sub/bundled.rhai");
+    std::fs::write(
+        &path,
+        "// package: space-hulk-solo\n// mission: breach-run\n// from: setup\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_servitor"))
+        .args(["scenario", "bundled.rhai"])
+        .current_dir(root.join("scenarios/sub"))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -172,6 +172,8 @@ struct Table {
     titled: bool,
     /// What the player has been shown of the game.
     screen: Arc<Screen>,
+    /// How the package was found (a folder or a bare name): `reload` loads it again so.
+    package: String,
 }
 
 /// Where a package can be found again from any folder: a folder on disk as an absolute path,
@@ -348,6 +350,7 @@ pub fn run(args: PlayArgs) -> Result<(), super::Failure> {
             campaign: None,
             titled,
             screen,
+            package,
         },
         &mut input,
         &words,
@@ -491,6 +494,7 @@ fn run_campaign(args: PlayArgs, path: &std::path::Path) -> Result<(), super::Fai
         campaign: Some((path.to_path_buf(), campaign)),
         titled: false,
         screen,
+        package,
     };
     let heading = format!("{} · seed {} · mission {number} of {total}", campaign_id, campaign_seed);
     table.say_notes(&heading, &notes, None);
@@ -616,7 +620,7 @@ fn play_loop(mut t: Table, input: &mut Input, words: &Completions, fresh: bool) 
         if t.game.state.over.is_some()
             && !matches!(
                 line.split_whitespace().next(),
-                Some("undo" | "redo" | "board" | "status" | "why" | "sees" | "odds" | "help" | "next")
+                Some("undo" | "redo" | "reload" | "board" | "status" | "why" | "sees" | "odds" | "help" | "next")
             )
         {
             t.respond(
@@ -768,6 +772,7 @@ impl Table {
                         "  next             once the mission is over: score it for the campaign and set up the next mission\n",
                     );
                 }
+                text.push_str(RELOAD_HELP);
                 self.say(&text)
             }
             "board" => match board(&self.game, rest.first().copied(), &self.session.side) {
@@ -810,6 +815,7 @@ impl Table {
             },
             "undo" => self.undo()?,
             "redo" => self.redo()?,
+            "reload" if rest.is_empty() => self.reload(),
             _ => {
                 // A new command after an undo: what was taken back cannot come back any more.
                 let redo = std::mem::take(&mut self.session.redo);
@@ -923,6 +929,80 @@ impl Table {
         Ok(())
     }
 
+    /// `reload`: the package loaded again from where it was found, and the session's commands
+    /// replayed on it with their saved dice and answers (as a resume does). The same game
+    /// goes on with the package as it is now; a package that does not load, or plays the
+    /// session otherwise, is said so (from which command, and what differs), and the game
+    /// goes on as it was, with the package as it was.
+    fn reload(&mut self) {
+        let from = self.game.events.len();
+        let refuse = |t: &Self, why: String| t.respond("reload", false, from, Some(why));
+        let loaded = match servitor::load(&self.package) {
+            Ok(loaded) => loaded,
+            Err(error) => {
+                if !self.json {
+                    super::eprint_safe(&super::load_failure(&error));
+                }
+                return refuse(
+                    self,
+                    format!(
+                        "{} does not load as it is now (see above); the game goes on with the package as it was",
+                        self.package
+                    ),
+                );
+            }
+        };
+        if !loaded.warnings.diagnostics.is_empty() && !self.json {
+            super::eprint_safe(&loaded.warnings.render(&loaded.ruleset.sources, super::color()));
+        }
+        if loaded.ruleset.name() != self.session.package {
+            return refuse(
+                self,
+                format!(
+                    "{} is now the package `{}`, not `{}`; the game goes on with the package as it was",
+                    self.package,
+                    loaded.ruleset.name(),
+                    self.session.package
+                ),
+            );
+        }
+        let mut host = Host::new(&Arc::new(loaded.ruleset));
+        match self.session.replay_again(&mut self.host, &mut host) {
+            Ok(Ok(game)) => {
+                let n = self.session.entries.len();
+                self.host = host;
+                self.game = game;
+                self.screen.caught_up(&self.game, 0);
+                self.respond(
+                    "reload",
+                    true,
+                    self.game.events.len(),
+                    Some(format!(
+                        "reloaded: {n} command{} replayed, the same game",
+                        if n == 1 { "" } else { "s" }
+                    )),
+                );
+            }
+            Ok(Err(parting)) => {
+                let whence = match &parting.line {
+                    Some(line) => format!("command {} (`{line}`)", parting.step),
+                    None => "the set-up".to_string(),
+                };
+                refuse(
+                    self,
+                    format!(
+                        "the package as it is now plays this game otherwise from {whence}: {}; the game goes on with the package as it was",
+                        servitor::escape::one_line(&parting.what)
+                    ),
+                );
+            }
+            Err(e) => {
+                let why = e.refusal_line(self.host.ruleset());
+                refuse(self, format!("the game played cannot be replayed: {why}"));
+            }
+        }
+    }
+
     /// Puts back the command `undo` took last: run again with its dice, and saved once with
     /// what is left to redo.
     fn redo(&mut self) -> Result<(), String> {
@@ -1024,6 +1104,9 @@ fn failure(ruleset: &servitor::Ruleset, e: GameError) -> String {
         other => game_error_text(other),
     }
 }
+
+/// What `help` says of `reload` (a command of `servitor play`, not of the game).
+const RELOAD_HELP: &str = "  reload           load the package again from disk (after editing it) and replay this game on it: the same game goes on with the edited package, or servitor says from which command it would differ and keeps the game as it was\n";
 
 /// What `help` at a dice prompt says.
 const DICE_HELP: &str = "type the face the die shows (for a die by faces, as listed: `0`, `hit`); several at once, \
@@ -1234,7 +1317,7 @@ fn manual_dice(ran_out: Arc<Mutex<bool>>, screen: Arc<Screen>) -> Arc<Mutex<Forc
 
 fn completions(game: &Game) -> Vec<String> {
     let mut words: Vec<String> = [
-        "end", "undo", "redo", "board", "status", "why", "sees", "odds", "help", "quit",
+        "end", "undo", "redo", "reload", "board", "status", "why", "sees", "odds", "help", "quit",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -1391,6 +1474,7 @@ mod tests {
             campaign: None,
             titled: false,
             screen: Screen::new("hunters", false, true, Pace::Turn),
+            package: String::new(),
         };
         for line in ["move hunter-1 2,1 3,1", "end", "undo", "undo"] {
             t.handle(line).unwrap();

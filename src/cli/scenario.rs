@@ -2,7 +2,8 @@
 //! functions and print what happened: how a modder tests a behaviour on a chosen situation.
 //!
 //! The file is Rhai with a header of `//` lines:
-//!   // package: my-variant              (folder or bare name)
+//!   // package: my-variant              (folder or bare name, found from the scenario's
+//!                                          folder: see `package_near`)
 //!   // mission: hall-fight
 //!   // dice: 3 5 1                      (forced dice, face positions from 1, in order)
 //!   // dice: tie@alien-turn=2 random=4   (forced by kind and stream: `kind@stream=v,v`,
@@ -118,12 +119,42 @@ pub fn read(path: &std::path::Path) -> Result<Header, super::Failure> {
     if sc.mission.is_empty() {
         return Err(format!("error: {}: no `// mission:` line", path.display()).into());
     }
-    // A package named by a relative path is found from the scenario's folder.
-    let package = match path.parent().map(|p| p.join(&package)) {
-        Some(p) if p.is_dir() => p.to_string_lossy().into_owned(),
-        _ => package,
-    };
+    let package = package_near(path, &package).unwrap_or(package);
     Ok(Header { package, scenario: sc })
+}
+
+/// Where the package a scenario names is, found from the scenario's own folder (not the
+/// folder servitor runs in): a relative path from that folder; a bare name as a folder
+/// `NAME` beside the scenario or beside any folder above it, or as the package folder the
+/// scenario sits in. `None` leaves the name to the usual look-up (`./NAME`,
+/// `$SERVITOR_RULESETS`, `./rulesets/NAME`, bundled).
+fn package_near(scenario: &std::path::Path, package: &str) -> Option<String> {
+    let folder = scenario.parent().unwrap_or(std::path::Path::new(""));
+    let folder = if folder.as_os_str().is_empty() {
+        std::path::Path::new(".")
+    } else {
+        folder
+    };
+    let is_package = |p: &std::path::Path| p.join("package.rules").is_file() || p.is_file();
+    let relative = folder.join(package);
+    if is_package(&relative) {
+        return Some(relative.to_string_lossy().into_owned());
+    }
+    let bare = !package.is_empty() && !package.contains(['/', '\\']) && package != "." && package != "..";
+    if !bare {
+        return None;
+    }
+    let folder = std::path::absolute(folder).ok()?;
+    for above in folder.ancestors() {
+        let beside = above.join(package);
+        if beside.join("package.rules").is_file() {
+            return Some(beside.to_string_lossy().into_owned());
+        }
+        if above.file_name().is_some_and(|n| n == package) && above.join("package.rules").is_file() {
+            return Some(above.to_string_lossy().into_owned());
+        }
+    }
+    None
 }
 
 pub fn run(args: ScenarioArgs) -> Result<(), super::Failure> {

@@ -68,6 +68,89 @@ pub struct Session {
     pub redo: Vec<Entry>,
 }
 
+/// Where the log ended and the state, after a step of a replay.
+struct Step {
+    events: usize,
+    state: super::GameState,
+}
+
+/// Where a replay on the package loaded again parts from the game played: the step (0: the
+/// set-up and the phases before the player's first turn; n: command n, typed as `line`) and
+/// what differs there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parting {
+    pub step: usize,
+    pub line: Option<String>,
+    pub what: String,
+}
+
+fn to_json<T: Serialize>(value: &T) -> serde_json::Value {
+    serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
+}
+
+/// Where two states differ: the first place, with the values when they are a face-up
+/// piece's (the rest may be secret: face-down identities, pools, the order of decks).
+fn state_difference(a: &super::GameState, b: &super::GameState) -> String {
+    let said = first_difference(&to_json(a), &to_json(b), "the game's");
+    let face_up = |i: usize| {
+        a.pieces.get(i).is_some_and(|p| p.hidden.is_none()) && b.pieces.get(i).is_some_and(|p| p.hidden.is_none())
+    };
+    let piece = said
+        .strip_prefix("the game's `pieces[")
+        .and_then(|rest| rest.split(']').next())
+        .and_then(|i| i.parse::<usize>().ok());
+    match piece {
+        Some(i) if face_up(i) => said,
+        _ => match said.split_once(" was ") {
+            Some((place, _)) => format!("{place} differs"),
+            None => said,
+        },
+    }
+}
+
+/// The first place two JSON values differ, as `{whose} PATH was A, now B`.
+fn first_difference(a: &serde_json::Value, b: &serde_json::Value, whose: &str) -> String {
+    use serde_json::Value;
+    fn walk(a: &Value, b: &Value, path: &mut String) -> Option<(String, String)> {
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                for (k, v) in x {
+                    let len = path.len();
+                    path.push_str(&if path.is_empty() { k.clone() } else { format!(".{k}") });
+                    let found = match y.get(k) {
+                        Some(w) => walk(v, w, path),
+                        None => Some((v.to_string(), "absent".into())),
+                    };
+                    if found.is_some() {
+                        return found;
+                    }
+                    path.truncate(len);
+                }
+                let k = y.keys().find(|k| !x.contains_key(*k))?;
+                path.push_str(&if path.is_empty() { k.clone() } else { format!(".{k}") });
+                Some(("absent".into(), y[k].to_string()))
+            }
+            (Value::Array(x), Value::Array(y)) => {
+                for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                    let len = path.len();
+                    path.push_str(&format!("[{i}]"));
+                    if let Some(found) = walk(v, w, path) {
+                        return Some(found);
+                    }
+                    path.truncate(len);
+                }
+                (x.len() != y.len()).then(|| (format!("{} long", x.len()), format!("{} long", y.len())))
+            }
+            _ => (a != b).then(|| (a.to_string(), b.to_string())),
+        }
+    }
+    let mut path = String::new();
+    match walk(a, b, &mut path) {
+        Some((was, now)) => format!("{whose} `{path}` was {was}, now {now}"),
+        None => format!("{whose} record differs"),
+    }
+}
+
 /// The dice of a command in progress: asked of the player in manual mode, and recorded.
 pub type Dice = Arc<Mutex<Forced>>;
 
@@ -129,54 +212,141 @@ impl Session {
     }
 
     pub fn replay(&self, host: &mut Host) -> Result<Game, GameError> {
-        let sides = &host.game_def(self.game.as_deref())?.sides;
+        self.replay_steps(host, false).map(|(game, _)| game).map_err(|(_, e)| e)
+    }
+
+    /// [`Self::replay`], keeping (with `keep`) where the log ended and the state after each
+    /// step (0: the set-up and the phases before the player's first turn; n: command n); an
+    /// error names the step it came at.
+    fn replay_steps(&self, host: &mut Host, keep: bool) -> Result<(Game, Vec<Step>), (usize, GameError)> {
+        let mut steps = Vec::new();
+        let mut mark = |game: &Game| {
+            if keep {
+                steps.push(Step {
+                    events: game.events.len(),
+                    state: game.state.clone(),
+                });
+            }
+        };
+        let sides = &host.game_def(self.game.as_deref()).map_err(|e| (0, e))?.sides;
         if !sides.contains(&self.side) {
-            return Err(GameError::Save(format!(
-                "the save plays side `{}`, which is not a side of this game (sides: {})",
-                self.side,
-                sides.join(", ")
-            )));
-        }
-        if !self.manual_dice && !self.start_dice.is_empty() {
-            return Err(GameError::Save(
-                "the save has dice for its setup, but its dice are rolled by servitor (`manual_dice` is false)".into(),
+            return Err((
+                0,
+                GameError::Save(format!(
+                    "the save plays side `{}`, which is not a side of this game (sides: {})",
+                    self.side,
+                    sides.join(", ")
+                )),
             ));
         }
-        let mut game = host.start(&self.setup(), Some(0))?;
+        if !self.manual_dice && !self.start_dice.is_empty() {
+            return Err((
+                0,
+                GameError::Save(
+                    "the save has dice for its setup, but its dice are rolled by servitor (`manual_dice` is false)"
+                        .into(),
+                ),
+            ));
+        }
+        let at_start = |e| (0, e);
+        let mut game = host.start(&self.setup(), Some(0)).map_err(at_start)?;
         let dice: Dice = Arc::new(Mutex::new(Forced::default()));
         force(&dice, self.manual_dice, &self.start_dice, &self.start_choices);
         game.forced = Some(dice.clone());
-        game = host.advance_to(game, &self.side)?;
-        check_dice(&dice, &self.start_dice, "the setup").map_err(GameError::Save)?;
-        check_choices(&dice, "the setup").map_err(GameError::Save)?;
+        game = host.advance_to(game, &self.side).map_err(at_start)?;
+        check_dice(&dice, &self.start_dice, "the setup").map_err(|m| at_start(GameError::Save(m)))?;
+        check_choices(&dice, "the setup").map_err(|m| at_start(GameError::Save(m)))?;
+        mark(&game);
         let mut manual = self.manual_dice;
         for (n, entry) in self.entries.iter().enumerate() {
             let what = || format!("command {} (`{}`)", n + 1, entry.line);
+            let at = |e| (n + 1, e);
             if let Some(switch) = dice_switch(&entry.line) {
                 if !entry.dice.is_empty() || !entry.choices.is_empty() {
-                    return Err(GameError::Save(format!(
+                    return Err(at(GameError::Save(format!(
                         "{}: it rolls no dice and asks nothing",
                         what()
-                    )));
+                    ))));
                 }
                 manual = switch;
+                mark(&game);
                 continue;
             }
             if !manual && !entry.dice.is_empty() {
-                return Err(GameError::Save(format!(
+                return Err(at(GameError::Save(format!(
                     "{}: the save has dice for it, but servitor rolled its dice (no `dice manual` before it)",
                     what()
-                )));
+                ))));
             }
             force(&dice, manual, &entry.dice, &entry.choices);
-            game = run_line(host, game, &entry.line, &self.side).map_err(|e| match e {
-                GameError::Refused(m) => GameError::Save(format!("{} no longer plays: {m}", what())),
-                other => other,
+            game = run_line(host, game, &entry.line, &self.side).map_err(|e| {
+                at(match e {
+                    GameError::Refused(m) => GameError::Save(format!("{} no longer plays: {m}", what())),
+                    other => other,
+                })
             })?;
-            check_dice(&dice, &entry.dice, &what()).map_err(GameError::Save)?;
-            check_choices(&dice, &what()).map_err(GameError::Save)?;
+            check_dice(&dice, &entry.dice, &what()).map_err(|m| at(GameError::Save(m)))?;
+            check_choices(&dice, &what()).map_err(|m| at(GameError::Save(m)))?;
+            mark(&game);
         }
-        Ok(game)
+        Ok((game, steps))
+    }
+
+    /// Replays the session on `other` (its package loaded again) beside the game `host`
+    /// plays, step by step: the game `other` gives when every step comes out the same
+    /// (events and state), else where it first parts from the game played and how.
+    pub fn replay_again(&self, host: &mut Host, other: &mut Host) -> Result<Result<Game, Parting>, GameError> {
+        let (was_game, was) = self.replay_steps(host, true).map_err(|(_, e)| e)?;
+        let parting = |step: usize, what: String| Parting {
+            step,
+            line: step
+                .checked_sub(1)
+                .and_then(|n| self.entries.get(n))
+                .map(|e| e.line.clone()),
+            what,
+        };
+        let (game, now) = match self.replay_steps(other, true) {
+            Ok(replayed) => replayed,
+            Err((step, error)) => {
+                let why = error.refusal_line(other.ruleset());
+                return Ok(Err(parting(step, format!("it no longer plays: {why}"))));
+            }
+        };
+        for (step, (a, b)) in was.iter().zip(&now).enumerate() {
+            // The steps before came out the same, so both logs are alike up to here.
+            let from = step.checked_sub(1).map_or(0, |s| was[s].events);
+            let (old, new) = (&was_game.events[from..a.events], &game.events[from..b.events]);
+            if let Some(k) = (0..old.len().max(new.len())).find(|&k| old.get(k) != new.get(k)) {
+                // Said in the player's view: a reload never shows what the player may not know.
+                let (old, new) = (
+                    super::event::player_log(&was_game.events[..a.events]),
+                    super::event::player_log(&game.events[..b.events]),
+                );
+                let what = match (old.get(from + k), new.get(from + k)) {
+                    (Some(o), Some(n)) if o.text != n.text => {
+                        format!("its log said \"{}\", now \"{}\"", o.text, n.text)
+                    }
+                    (Some(o), Some(n)) if o != n => format!(
+                        "its log says \"{}\" as before, but {}",
+                        o.text,
+                        first_difference(&to_json(o), &to_json(n), "the event's")
+                    ),
+                    (Some(o), Some(_)) => format!(
+                        "its log says \"{}\" as before, but something the player does not see of it differs",
+                        o.text
+                    ),
+                    (Some(o), None) => format!("its log said \"{}\", now nothing more", o.text),
+                    (None, Some(n)) => format!("its log now goes on with \"{}\"", n.text),
+                    (None, None) => "its log differs".into(),
+                };
+                return Ok(Err(parting(step, what)));
+            }
+            if a.state != b.state {
+                let what = state_difference(&a.state, &b.state);
+                return Ok(Err(parting(step, format!("the same log, but {what}"))));
+            }
+        }
+        Ok(Ok(game))
     }
 
     /// Checks what `redo` would put back: the commands taken back play, in turn, on the game

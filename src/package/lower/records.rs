@@ -53,15 +53,7 @@ impl Lower<'_> {
                         format!("`{}` is not a field type", type_words.join(" ")),
                         "unknown type",
                     )
-                    .with_help(
-                        did_you_mean(
-                            type_words.first().copied().unwrap_or(""),
-                            ["number", "text", "name", "dice", "roll", "flag", "list"],
-                        )
-                        .unwrap_or_else(|| {
-                            "types: number, text, name, dice, roll, flag, list <type>, or an item kind".into()
-                        }),
-                    ),
+                    .with_help(type_help(type_words)),
                 );
                 continue;
             };
@@ -193,6 +185,20 @@ impl Lower<'_> {
             provisional: self.text(props.get("provisional")),
             span: item.span,
         })
+    }
+}
+
+/// The help for a field type that does not parse: a bare `list` is told to say what it holds
+/// (never "did you mean `list`?"), a near-miss of a type word gets its suggestion.
+fn type_help(words: &[&str]) -> String {
+    const TYPES: [&str; 7] = ["number", "text", "name", "dice", "roll", "flag", "list"];
+    let all = || "types: number, text, name, dice, roll, flag, list <type>, or an item kind".to_string();
+    match words {
+        ["list", ..] => "a list says what it holds: `list number`, `list text`, `list name`, or \
+                         `list KIND` for a list of items of a kind (`weapons list weapon`)"
+            .into(),
+        [first, ..] if TYPES.contains(first) => all(),
+        _ => did_you_mean(words.first().copied().unwrap_or(""), TYPES).unwrap_or_else(all),
     }
 }
 
