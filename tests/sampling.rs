@@ -91,6 +91,8 @@ fn rolls_read_die_by_die_agree_with_exact_odds() {
         ("space-hulk", "any 6 in 2d6 then any 5+ in 2d6"),
         ("space-hulk", "d12 * d12"),
         ("space-hulk", "highest of 2d6 * count 4+ in 3d6"),
+        ("space-hulk", "count 3+ in 6d6 then 4+ times d3"),
+        ("space-hulk", "any 5+ in d6 times 2d6"),
     ];
     for (package, text) in cases {
         let ruleset = common::load(&format!("rulesets/{package}"));
@@ -157,6 +159,32 @@ fn a_product_of_two_dice_has_the_mean_of_their_means() {
         .sum();
     assert_eq!(mean.to_string(), "169/4");
     assert_eq!(roll.to_string(), "d12 * d12");
+}
+
+/// Issue 40's repeated sub-rolls: D3 wounds for each unsaved wound of 10 shots (hit on 3+,
+/// wound on 4+, the save of 3+ failed: 10/9 unsaved wounds on average) has mean 2 · 10/9 =
+/// 20/9, exactly; a count of no dice makes no sub-roll.
+#[test]
+fn a_roll_made_for_each_success_has_mean_of_count_times_each() {
+    use servitor::dice::Odds;
+    let ruleset = common::load("rulesets/space-hulk");
+    let mean = |text: &str| {
+        let roll = ruleset.parse_roll(text).unwrap();
+        let Odds::Number(d) = roll.odds().unwrap() else {
+            panic!("{text} is a number");
+        };
+        assert_eq!(
+            d.weights.values().sum::<num_rational::BigRational>(),
+            num_rational::BigRational::from_integer(1.into())
+        );
+        d.weights
+            .iter()
+            .map(|(v, p)| p * num_rational::BigRational::from_integer((*v).into()))
+            .sum::<num_rational::BigRational>()
+            .to_string()
+    };
+    assert_eq!(mean("count 3+ in 10d6 then 4+ then fail 3+ times d3"), "20/9");
+    assert_eq!(mean("count 6 in 0d6 times d3"), "0");
 }
 
 /// Issue 40's joint outcomes: a record's yes-or-no rolls of one dice field, rolled together

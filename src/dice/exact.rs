@@ -1549,6 +1549,12 @@ impl Roll {
     pub fn check(&self) -> Result<(), String> {
         match self {
             Roll::Read(_) | Roll::Clamp { .. } | Roll::Product { .. } => Ok(()),
+            Roll::Times { count, .. } => match **count {
+                Roll::Opposed { .. } => Err(format!(
+                    "`{count}` is a contest, and `times` makes its roll once for each the first reads: read a number before `times` (a total, a count, a chain)"
+                )),
+                _ => count.check(),
+            },
             Roll::Sequence(parts) => match parts.iter().find(|r| !r.is_flag()) {
                 Some(r) => Err(format!(
                     "`{r}` is a number, and a sequence (`… then …`) is of yes-or-no rolls, each made while those before came to no: read it as a yes or no (`any …`, `all …`, `double in …`)"
@@ -1625,6 +1631,31 @@ impl Roll {
                     .saturating_add(second.odds_cost())
                     .saturating_add(steps(pairs as f64 * mul_cost(words(abits), words(bbits)).max(1.0)))
                     .saturating_add(steps(fractions_cost(pairs, abits + bbits, true)))
+            }
+            Roll::Times { count, each } => {
+                // The first roll's odds, then for each number k it can read up to its most, M:
+                // the roll made k times as one more product of its counts (k × V values by V,
+                // numbers of k words of its denominator), and each total of each k once as a
+                // product of big numbers (M² × V of them).
+                let first = count.odds_cost();
+                if first > crate::limits::MAX_DICE_WORK {
+                    return u64::MAX;
+                }
+                let (most, kbits) = match count.odds() {
+                    Ok(Odds::Number(d)) => (
+                        d.weights.keys().next_back().copied().unwrap_or(0).max(0) as f64,
+                        d.weights.values().map(|p| p.denom().bits()).max().unwrap_or(0) as f64,
+                    ),
+                    Ok(Odds::Flag(p)) => (1.0, p.denom().bits() as f64),
+                    _ => return u64::MAX,
+                };
+                let (v, bits) = (each.values_bound() as f64, each.den_bits());
+                let big = mul_cost(words(most * bits), words(bits)).max(1.0);
+                first
+                    .saturating_add(each.odds_cost())
+                    .saturating_add(steps(most * most * v * v * big / 2.0))
+                    .saturating_add(steps(most * most * v * big))
+                    .saturating_add(steps(fractions_cost((most * v) as u64 + 1, most * bits + kbits, true)))
             }
             Roll::Sequence(parts) => {
                 // Each part's chance of yes, then one product of big numbers a part.
@@ -1775,6 +1806,41 @@ impl Roll {
                     }
                 }
                 Ok(Odds::Number(distribution_of(product, &(da * db))))
+            }
+            Roll::Times { count, each } => {
+                // How often each number k comes up (over one denominator), times each total of
+                // the roll made k times, over the roll's denominator to the most times.
+                let ks: Vec<(i64, BigRational)> = match count.odds()? {
+                    Odds::Number(d) => d.weights.into_iter().collect(),
+                    Odds::Flag(yes) => vec![(0, BigRational::one() - &yes), (1, yes)],
+                    Odds::Opposed { .. } => return Err("`times` needs a number before it".into()),
+                };
+                let den_k = ks.iter().fold(BigInt::one(), |l, (_, p)| l.lcm(p.denom()));
+                let most = ks.iter().map(|(k, _)| (*k).max(0)).max().unwrap_or(0);
+                let (each_counts, de) = each.counts();
+                let mut power: BTreeMap<i64, BigUint> = BTreeMap::from([(0, BigUint::one())]);
+                let mut total: BTreeMap<i64, BigUint> = BTreeMap::new();
+                let mut k = 0i64;
+                for (n, p) in &ks {
+                    let n = (*n).max(0);
+                    while k < n {
+                        let mut next: BTreeMap<i64, BigUint> = BTreeMap::new();
+                        for (x, cx) in &power {
+                            for (y, cy) in &each_counts {
+                                *next.entry(x.saturating_add(*y)).or_default() += cx * cy;
+                            }
+                        }
+                        power = next;
+                        k += 1;
+                    }
+                    let weight = (p * BigRational::from_integer(den_k.clone())).to_integer();
+                    let weight = weight.to_biguint().unwrap_or_default() * de.pow((most - n) as u32);
+                    for (v, c) in &power {
+                        *total.entry(*v).or_default() += &weight * c;
+                    }
+                }
+                let den = den_k.to_biguint().unwrap_or_default() * de.pow(most as u32);
+                Ok(Odds::Number(distribution_of(total, &den)))
             }
             Roll::Sequence(parts) => {
                 // No, every time: the product of each part's chance of no.

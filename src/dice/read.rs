@@ -384,6 +384,12 @@ pub enum Roll {
     /// `any 6 in 2d6 then any 5+ in 2d6`: yes or no readings made one after another while each
     /// before came to no (shots at one target until one kills); yes when one comes to yes.
     Sequence(Vec<Reading>),
+    /// `count 3+ in 10d6 then 4+ then fail 3+ times d3`: the first roll read as a number, then
+    /// the second made that many times and added up (D3 wounds for each unsaved wound).
+    Times {
+        count: Box<Roll>,
+        each: Reading,
+    },
 }
 
 /// A number held within bounds.
@@ -446,6 +452,7 @@ impl fmt::Display for Roll {
                 Ok(())
             }
             Roll::Product { first, second } => write!(f, "{first} * {second}"),
+            Roll::Times { count, each } => write!(f, "{count} times {each}"),
             Roll::Sequence(parts) => {
                 for (i, p) in parts.iter().enumerate() {
                     if i > 0 {
@@ -557,6 +564,13 @@ pub enum Rolled {
         value: i64,
         flag: bool,
     },
+    /// `… times …`: the first roll, then each roll made for it, added up.
+    Times {
+        roll: String,
+        count: Box<Rolled>,
+        each: Vec<ReadingRoll>,
+        value: i64,
+    },
 }
 
 pub use crate::limits::MAX_TIE_ROUNDS;
@@ -568,7 +582,8 @@ impl Rolled {
             Rolled::Read { roll, .. }
             | Rolled::Opposed { roll, .. }
             | Rolled::Chain { roll, .. }
-            | Rolled::Parts { roll, .. } => roll,
+            | Rolled::Parts { roll, .. }
+            | Rolled::Times { roll, .. } => roll,
         }
     }
 
@@ -584,13 +599,21 @@ impl Rolled {
                 .collect(),
             Rolled::Chain { stages, .. } => stages.iter().flat_map(|s| s.dice.iter()).cloned().collect(),
             Rolled::Parts { parts, .. } => parts.iter().flat_map(|p| p.dice().iter()).cloned().collect(),
+            Rolled::Times { count, each, .. } => {
+                let mut dice = count.all_dice();
+                dice.extend(each.iter().flat_map(|p| p.dice().iter()).cloned());
+                dice
+            }
         }
     }
 
     /// The result: the number read, 1 / 0 for yes / no, the margin of an opposed roll.
     pub fn value(&self) -> i64 {
         match self {
-            Rolled::Read { value, .. } | Rolled::Chain { value, .. } | Rolled::Parts { value, .. } => *value,
+            Rolled::Read { value, .. }
+            | Rolled::Chain { value, .. }
+            | Rolled::Parts { value, .. }
+            | Rolled::Times { value, .. } => *value,
             Rolled::Opposed { margin, .. } => *margin,
         }
     }
@@ -772,6 +795,17 @@ impl Roll {
                     value: clamp(reading.value(), *least, *most),
                     flag: false,
                     reading,
+                }
+            }
+            Roll::Times { count, each } => {
+                let count = count.roll(rng);
+                let made: Vec<ReadingRoll> = (0..count.value().max(0)).map(|_| each.roll(rng)).collect();
+                let value = made.iter().fold(0i64, |s, r| s.saturating_add(r.value()));
+                Rolled::Times {
+                    roll: text,
+                    count: Box::new(count),
+                    each: made,
+                    value,
                 }
             }
             Roll::Product { first, second } => {
@@ -1069,6 +1103,16 @@ impl fmt::Display for Rolled {
                     write!(f, " = {value}")?;
                 }
                 Ok(())
+            }
+            Rolled::Times { count, each, value, .. } => {
+                write!(f, "{count}; {} times: ", count.value().max(0))?;
+                if each.is_empty() {
+                    f.write_str("nothing")?;
+                } else {
+                    let words: Vec<String> = each.iter().map(reading_words).collect();
+                    f.write_str(&words.join(", "))?;
+                }
+                write!(f, " = {value}")
             }
         }
     }

@@ -599,9 +599,10 @@ fn reading_value(rolled: &Rolled) -> Dynamic {
         Rolled::Read { value, flag: true, .. } | Rolled::Parts { value, flag: true, .. } => {
             Dynamic::from_bool(*value != 0)
         }
-        Rolled::Read { value, .. } | Rolled::Chain { value, .. } | Rolled::Parts { value, .. } => {
-            Dynamic::from_int(*value)
-        }
+        Rolled::Read { value, .. }
+        | Rolled::Chain { value, .. }
+        | Rolled::Parts { value, .. }
+        | Rolled::Times { value, .. } => Dynamic::from_int(*value),
         Rolled::Opposed {
             winner,
             margin,
@@ -648,6 +649,12 @@ fn rolled_map(rolled: &Rolled) -> Map {
         Rolled::Parts { parts, .. } => {
             // Each reading made (a product's two, a sequence's up to the first yes): its dice.
             let dice: Array = parts.iter().map(|p| Dynamic::from(faces(p.dice()))).collect();
+            map.insert("parts".into(), dice.into());
+        }
+        Rolled::Times { count, each, .. } => {
+            // The first roll's dice, then each roll made for it: its dice.
+            map.insert("count_dice".into(), faces(&count.all_dice()).into());
+            let dice: Array = each.iter().map(|p| Dynamic::from(faces(p.dice()))).collect();
             map.insert("parts".into(), dice.into());
         }
     }

@@ -192,6 +192,13 @@ pub enum RollExpr {
         parts: Vec<ReadExpr>,
         span: Span,
     },
+    /// `count 3+ in 10d6 then 4+ then fail 3+ times d3`: the second roll made once for each the
+    /// first reads (a plain first side is a `Clamp` with no bounds).
+    Times {
+        count: Box<RollExpr>,
+        each: Side,
+        span: Span,
+    },
 }
 
 /// One side of `… vs …`: a reading, or a plain dice total.

@@ -182,8 +182,11 @@ fn describe(rule: &Rule) -> &'static str {
         Rule::close_brace => "`}`",
         Rule::close_bracket => "`]` or `,`",
         Rule::roll | Rule::reading | Rule::side => "a value",
-        Rule::chain | Rule::opposed | Rule::clamped | Rule::product | Rule::sequence => "dice read die by die",
+        Rule::chain | Rule::opposed | Rule::clamped | Rule::product | Rule::sequence | Rule::repeated => {
+            "dice read die by die"
+        }
         Rule::times_op => "`*`",
+        Rule::times_kw => "`times`",
         Rule::clamp => "`at least N` or `at most N`",
         // After a value, `at least` may follow: the value is what was expected.
         Rule::at_kw => "a value",
@@ -480,14 +483,40 @@ impl Reader {
         Ok(Value { kind, span })
     }
 
+    fn chain(&self, form: Pair<Rule>) -> Res<RollExpr> {
+        let mut parts = inner(form);
+        let first = Box::new(self.read(parts.next().expect("a chain starts with a count"), Vec::new())?);
+        let stages = parts.map(|s| self.stage(s)).collect::<Res<Vec<_>>>()?;
+        Ok(RollExpr::Chain { first, stages })
+    }
+
     fn roll(&self, pair: Pair<Rule>) -> Res<RollExpr> {
         let form = inner(pair).next().expect("a roll has a form");
         Ok(match form.as_rule() {
-            Rule::chain => {
+            Rule::chain => self.chain(form)?,
+            Rule::repeated => {
+                let span = self.span(&form);
                 let mut parts = inner(form);
-                let first = Box::new(self.read(parts.next().expect("a chain starts with a count"), Vec::new())?);
-                let stages = parts.map(|s| self.stage(s)).collect::<Res<Vec<_>>>()?;
-                RollExpr::Chain { first, stages }
+                let first = parts.next().expect("a count");
+                let count = match first.as_rule() {
+                    Rule::chain => self.chain(first)?,
+                    _ => {
+                        let span = self.span(&first);
+                        RollExpr::Clamp {
+                            inner: self.side(first)?,
+                            least: None,
+                            most: None,
+                            span,
+                        }
+                    }
+                };
+                parts.next(); // times
+                let each = self.side(parts.next().expect("a roll made each time"))?;
+                RollExpr::Times {
+                    count: Box::new(count),
+                    each,
+                    span,
+                }
             }
             Rule::opposed => {
                 let mut parts = inner(form);

@@ -390,6 +390,33 @@ impl RollLower<'_> {
                 }
                 Some(Roll::Product { first: a, second: b })
             }
+            ast::RollExpr::Times { count, each, span } => {
+                // A plain first side (read as a clamp with no bounds) may be a yes or no: 1 or 0 times.
+                let count = match &**count {
+                    ast::RollExpr::Clamp {
+                        inner,
+                        least: None,
+                        most: None,
+                        ..
+                    } => self.side(inner).map(Roll::Read),
+                    other => self.roll(other),
+                };
+                let (count, each) = (count, self.side(each));
+                let (count, each) = (count?, each?);
+                let roll = Roll::Times {
+                    count: Box::new(count),
+                    each,
+                };
+                if let Err(why) = roll.check() {
+                    self.err(
+                        Diagnostic::error(*span, why, "not a number").with_help(
+                            "`times` makes a roll once for each the first counts: `count 3+ in 10d6 then 4+ then fail 3+ times d3`",
+                        ),
+                    );
+                    return None;
+                }
+                Some(roll)
+            }
             ast::RollExpr::Sequence { parts, span } => {
                 let mut out = Vec::new();
                 for p in parts {
@@ -910,6 +937,7 @@ fn expr_span(expr: &ast::RollExpr) -> Span {
         ast::RollExpr::Chain { first, stages } => stages.last().map_or(first.span, |s| first.span.to(s.span)),
         ast::RollExpr::Clamp { span, .. }
         | ast::RollExpr::Product { span, .. }
+        | ast::RollExpr::Times { span, .. }
         | ast::RollExpr::Sequence { span, .. } => *span,
     }
 }
