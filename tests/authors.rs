@@ -434,3 +434,29 @@ fn entry_points_are_listed_and_checked() {
         "error: bad-from.rhai:3: `from:` takes `setup` (start from the package's own set-up)\n"
     );
 }
+
+/// A table row's follow-up with a count (`then other-table times d3`) reads as it always did,
+/// beside the dice language's `N times …` roll (issue 40): a bare table name before `times`
+/// is no roll. (The script fuzz target's package found it broken.)
+#[test]
+fn a_follow_up_with_a_count_is_no_repeated_roll() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("follow.rules");
+    std::fs::write(
+        &file,
+        "package follow \"Follow-ups\" {\n  version \"0.1.0\"\n}\n\
+         table t { dice 2d6; 2-6 => low; 7-12 => high { then u times d3 } }\n\
+         table u { dice d6; 1-3 => a; 4-6 => b }\n",
+    )
+    .unwrap();
+    let (stdout, stderr, code) = servitor(&["check", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let (stdout, stderr, code) = servitor(&[
+        "odds",
+        file.to_str().unwrap(),
+        "--dice",
+        "count 3+ in 10d6 then 4+ then fail 3+ times d3",
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("20/9"), "{stdout}");
+}
