@@ -27,8 +27,8 @@
 //!   may fail: `errors: none`), each `cargo run --release -- …` by cargo itself, and
 //!   `cargo build --release` and `cargo install --path .` (into a scratch root; then every
 //!   command of the file that names packages only by name is run with the installed binary from
-//!   an empty folder). That release pass takes about 11 minutes on 2 cores, most of it compiling
-//!   (cargo builds servitor three times: for the test, for `cargo run`, for `cargo install`).
+//!   an empty folder). `cargo install` reuses the test's own release target folder, so it
+//!   installs the binary already built instead of compiling every dependency again.
 //! - `cargo run --example NAME …` (and `cargo run --release -- …` in the release pass): run by
 //!   cargo, as written, from the checkout (cargo needs its `target/`); a file one writes in the
 //!   checkout's top folder is removed afterwards.
@@ -898,9 +898,20 @@ fn install(report: &mut Report, found: &Found, commands: &[Found]) {
     }
     let root = tempfile::tempdir().unwrap();
     let mut command = cargo();
+    // The release build this test ran in is reused (its target folder), as a second `cargo
+    // install` on a machine reuses its own: a fresh target folder would compile every
+    // dependency again, minutes of CI for the same binary.
+    let target = Path::new(env!("CARGO_BIN_EXE_servitor"))
+        .parent()
+        .and_then(Path::parent);
     command
         .args(["install", "--path", "."])
         .env("CARGO_INSTALL_ROOT", root.path());
+    if let Some(target) = target
+        && std::env::var_os("CARGO_TARGET_DIR").is_none()
+    {
+        command.env("CARGO_TARGET_DIR", target);
+    }
     match run(command, "", Duration::from_secs(1800)) {
         Ok(ran) if ran.code == 0 => {}
         Ok(ran) => return report.problem(found, format!("exit {}\n{}", ran.code, ran.stderr)),

@@ -1,7 +1,8 @@
 //! `servitor lsp` driven over JSON-RPC as an editor drives it (issue 38): a variant of a small
 //! base package is opened, edited into an error and back, a table is hovered (its odds are
-//! the ones `servitor odds` prints), the variant's `override` leads to the base's table, and a
-//! script completes a game API call.
+//! the ones `servitor odds` prints), the variant's `override` leads to the base's table, a
+//! script completes a game API call and the package's own functions, and a dice string in a
+//! script is hovered.
 
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -229,9 +230,44 @@ fn an_editor_checks_hovers_goes_to_the_base_and_completes() {
         .iter()
         .filter_map(|c| c["label"].as_str())
         .collect();
-    for want in ["say", "move_priced", "loot"] {
+    for want in ["say", "move_priced", "loot", "found"] {
         assert!(labels.contains(&want), "no `{want}` among {} completions", labels.len());
     }
+    // The package's own function comes with its parameters (a hook a variant may replace).
+    let found = completion
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["label"] == "found")
+        .unwrap();
+    assert_eq!(found["detail"], "fn found(game)", "{found}");
+
+    // A string in a script that reads as dice: hovered, its odds as `odds --dice` prints them.
+    let with_dice = "fn found(game) {\n    let dice = \"count 6 in 3d6\";\n}\n";
+    editor.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": script_uri, "version": 2}, "contentChanges": [{"text": with_dice}]}),
+    );
+    let hover = editor.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": script_uri}, "position": {"line": 1, "character": 22}}),
+    );
+    let shown = hover["contents"]["value"].as_str().unwrap_or_default().to_string();
+    let odds = Command::new(env!("CARGO_BIN_EXE_servitor"))
+        .args(["odds", "base", "--dice", "count 6 in 3d6"])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let odds = String::from_utf8(odds.stdout).unwrap();
+    assert!(odds.contains("125/216"), "{odds}");
+    assert!(shown.contains(odds.trim_end()), "hover:\n{shown}\nodds:\n{odds}");
+    // Beside the string, a word that names nothing: no hover.
+    let nothing = editor.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": script_uri}, "position": {"line": 1, "character": 9}}),
+    );
+    assert_eq!(nothing, Value::Null);
 
     assert_eq!(editor.request("shutdown", Value::Null), Value::Null);
     editor.notify("exit", Value::Null);

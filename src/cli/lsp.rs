@@ -3,10 +3,12 @@
 //! headers). It answers what the command line answers:
 //! - diagnostics as you type: `check`'s, the package loaded with the editor's unsaved texts
 //!   (`package::load_with`), each at its file, line and column with its label and help;
-//! - hover on a table, a dice constant or a record: its exact odds, as `odds` prints them;
+//! - hover on a table, a dice constant or a record: its exact odds, as `odds` prints them; on a
+//!   string that reads as dice (a script's `roll_dice("count 6 in 2d6", …)`), that roll's odds;
 //! - go to definition: where an item is defined — from a variant's `override`, the base's
 //!   item, across `extends`;
-//! - completion: the package's item names, and in scripts the game API's functions.
+//! - completion: the package's item names, and in scripts the package's own functions (the
+//!   hooks a variant may replace, with their parameters) and the game API's functions.
 //!
 //! One package at a time is whatever package holds the file asked about (the folder with a
 //! `package.rules` above it). Requests run one after another; a load takes milliseconds.
@@ -260,13 +262,47 @@ impl Server {
         (!word.is_empty()).then_some(word)
     }
 
-    /// A table's, a dice constant's or a record's exact odds.
+    /// The text of the string literal (`"…"`, `'…'` or `` `…` ``) under the cursor, on one line.
+    fn string_at(&self, file: &Path, params: &Json) -> Option<String> {
+        let line = params.pointer("/position/line")?.as_u64()? as usize;
+        let character = params.pointer("/position/character")?.as_u64()? as usize;
+        let text = match self.open.get(file) {
+            Some(t) => t.clone(),
+            None => std::fs::read_to_string(file).ok()?,
+        };
+        let chars: Vec<char> = text.lines().nth(line)?.chars().collect();
+        // Quotes pair up from the line's start; the pair around the cursor holds the string.
+        let mut open: Option<(char, usize)> = None;
+        for (i, &c) in chars.iter().enumerate() {
+            match open {
+                None if matches!(c, '"' | '\'' | '`') => open = Some((c, i)),
+                Some((q, start)) if c == q && (i == 0 || chars[i - 1] != '\\') => {
+                    if (start..=i).contains(&character) {
+                        return Some(chars[start + 1..i].iter().collect());
+                    }
+                    open = None;
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// A table's, a dice constant's or a record's exact odds; in a string that reads as dice
+    /// (a script's `roll_dice("2d6 + 1", …)`), that roll's.
     fn hover(&mut self, file: Option<PathBuf>, params: &Json) -> Json {
         let Some(file) = file else { return Json::Null };
-        let Some(word) = self.word_at(&file, params) else {
+        let string = self.string_at(&file, params);
+        let word = self.word_at(&file, params);
+        let Some(ruleset) = self.ruleset_of(&file) else {
             return Json::Null;
         };
-        let Some(ruleset) = self.ruleset_of(&file) else {
+        if let Some(text) = string
+            && let Some(odds) = super::odds::hover_dice(ruleset, &text)
+        {
+            return json!({"contents": {"kind": "markdown", "value": format!("**{}**\n\n```text\n{}\n```", text.trim(), odds.trim_end())}});
+        }
+        let Some(word) = word else {
             return Json::Null;
         };
         let mut subjects = vec![word.clone()];
@@ -331,6 +367,16 @@ impl Server {
             add(name, 6, "mission");
         }
         if script {
+            // The package's own functions, with their parameters: the hooks and entry points a
+            // variant may replace, and the helpers a script may call.
+            let mut own: BTreeSet<(String, String)> = BTreeSet::new();
+            for f in ruleset.scripts.iter().flat_map(|s| s.ast.iter_functions()) {
+                let params: Vec<String> = f.params.iter().map(|p| p.to_string()).collect();
+                own.insert((f.name.to_string(), format!("fn {}({})", f.name, params.join(", "))));
+            }
+            for (name, signature) in &own {
+                add(name, 3, signature);
+            }
             let mut names: Vec<&String> = servitor::game::api::function_names().iter().collect();
             names.sort();
             for name in names {

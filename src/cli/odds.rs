@@ -224,6 +224,29 @@ pub(super) fn hover(ruleset: &Ruleset, what: &str) -> Option<String> {
     compute(ruleset, &subject, &args).ok().map(|c| render_one(&c))
 }
 
+/// The odds of dice written as text (a string in a script or a rules file, as `odds --dice`
+/// reads it), for an editor's hover; `None` when the text is no roll, or a plain number.
+pub(super) fn hover_dice(ruleset: &Ruleset, text: &str) -> Option<String> {
+    let text = text.trim();
+    if text.is_empty() || text.parse::<i64>().is_ok() {
+        return None;
+    }
+    let args = OddsArgs {
+        package: String::new(),
+        what: None,
+        dice: Some(text.to_string()),
+        vs: None,
+        sum: false,
+        availability: AvailabilityArgs {
+            times: 1,
+            ..AvailabilityArgs::default()
+        },
+        json: false,
+    };
+    let subject = subject_in(ruleset, &args).ok()?;
+    compute(ruleset, &subject, &args).ok().map(|c| render_one(&c))
+}
+
 /// The two packages' names as columns, never the same twice (a JSON object would keep one):
 /// equal names become the packages as written on the command line, and those, if equal too,
 /// get ` (A)` and ` (B)`.
