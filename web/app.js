@@ -310,6 +310,7 @@ function short(id) {
 const ARROW = { n: [0, -1], e: [1, 0], s: [0, 1], w: [-1, 0], north: [0, -1], east: [1, 0], south: [0, 1], west: [-1, 0] };
 
 function drawBoard() {
+  if (view.battlefield) return drawField();
   const b = view.board;
   const svg = $('board');
   svg.innerHTML = '';
@@ -375,8 +376,95 @@ function drawBoard() {
   }
 }
 
+// A battlefield in inches (Solo Heresy's kind): drawn to scale, INCH pixels to the inch, with
+// a line every 6 inches; units as circles their base across; a tap on the ground is a point
+// (to the half inch) for the command being built.
+const INCH = 12;
+
+/// A point as commands take it: `24.5,30`.
+function pointWord(x, y) {
+  const half = (v) => Math.round(v * 2) / 2;
+  return `${half(x)},${half(y)}`;
+}
+
+function drawField() {
+  const b = view.battlefield;
+  const svg = $('board');
+  svg.innerHTML = '';
+  const left = 22, top = 16;
+  const W = b.width * INCH, H = b.height * INCH;
+  svg.setAttribute('viewBox', `${-left} ${-top} ${W + left + 4} ${H + top + 4}`);
+  svg.dataset.width = W + left + 4;
+  if (svg.classList.contains('big')) svg.setAttribute('width', (W + left + 4) * 1.25);
+  else svg.removeAttribute('width');
+  svg.setAttribute('aria-label', `The battlefield ${b.label || b.id}, ${b.width} by ${b.height} inches`);
+  const ground = el('rect', { x: 0, y: 0, width: W, height: H, class: 'floor ground', 'data-ground': '1' }, svg);
+  el('title', {}, ground).textContent = `${b.label || b.id}: tap for a point`;
+  for (let x = 6; x < b.width; x += 6) el('line', { x1: x * INCH, y1: 0, x2: x * INCH, y2: H, class: 'inch-line' }, svg);
+  for (let y = 6; y < b.height; y += 6) el('line', { x1: 0, y1: y * INCH, x2: W, y2: y * INCH, class: 'inch-line' }, svg);
+  for (let x = 0; x <= b.width; x += 12) {
+    el('text', { x: x * INCH, y: -5, 'text-anchor': 'middle', class: 'coord' }, svg).textContent = x;
+  }
+  for (let y = 0; y <= b.height; y += 12) {
+    el('text', { x: -4, y: y * INCH + 4, 'text-anchor': 'end', class: 'coord' }, svg).textContent = y;
+  }
+  const poly = (corners) => corners.map(([x, y]) => `${x * INCH},${y * INCH}`).join(' ');
+  for (const z of b.zones) {
+    const kind = z.hides ? 'zone hides' : z.avoid ? 'zone avoid' : 'zone';
+    const g = el('polygon', { points: poly(z.corners), class: kind, 'data-ground': '1' }, svg);
+    el('title', {}, g).textContent = `${z.name}${z.hides ? ' (hides)' : ''}${z.avoid ? ' (moves go round)' : ''}`;
+  }
+  for (const t of b.terrain) {
+    // A tap here is a point too: the engine says why no unit may stand in it.
+    const g = el('polygon', { points: poly(t.corners), class: t.see_through ? 'terrain see-through' : 'terrain', 'data-ground': '1' }, svg);
+    el('title', {}, g).textContent = `${t.name}${t.see_through ? ' (blocks moves, not sight)' : ' (impassable)'}`;
+  }
+  for (const m of b.markers) {
+    const [x, y] = m.at;
+    const number = (m.name.match(/(\d+)$/) || [])[1] || '';
+    const g = el('g', { class: m.mark ? 'marker mark' : 'marker' }, svg);
+    el('circle', { cx: x * INCH, cy: y * INCH, r: m.mark ? 5 : 7 }, g);
+    el('text', { x: x * INCH, y: y * INCH + 3.5, 'text-anchor': 'middle' }, g).textContent = number;
+    el('title', {}, g).textContent = `${m.name} at ${x}, ${y}`;
+  }
+  for (const w of words.filter((w) => /^[\d.]+,[\d.]+$/.test(w))) {
+    const [x, y] = w.split(',').map(Number);
+    el('path', { class: 'picked-point', d: `M${x * INCH - 6} ${y * INCH - 6} L${x * INCH + 6} ${y * INCH + 6} M${x * INCH - 6} ${y * INCH + 6} L${x * INCH + 6} ${y * INCH - 6}` }, svg);
+  }
+  const mine = view.side;
+  for (const p of view.pieces) {
+    if (p.status !== 'board' || !p.point) continue;
+    const [x, y] = p.point;
+    const r = Math.max((p.base || 1) / 2, 0.6) * INCH;
+    const classes = ['piece', p.side === mine ? 'mine' : 'theirs'];
+    if (words.includes(p.id)) classes.push('picked');
+    const g = el('g', { class: classes.join(' '), 'data-piece': p.id }, svg);
+    el('circle', { cx: x * INCH, cy: y * INCH, r }, g);
+    el('text', { x: x * INCH, y: y * INCH + 3.5, 'text-anchor': 'middle' }, g).textContent = short(p.id);
+    el('title', {}, g).textContent = `${p.id} (${p.kind}) at ${x}, ${y}${p.life !== undefined ? ` · life ${p.life}` : ''}`;
+  }
+}
+
+/// The point in inches under a tap on the battlefield.
+function fieldPoint(ev) {
+  const svg = $('board');
+  const m = svg.getScreenCTM();
+  if (!m) return null;
+  const pt = new DOMPoint(ev.clientX, ev.clientY).matrixTransform(m.inverse());
+  const b = view.battlefield;
+  const x = Math.min(Math.max(pt.x / INCH, 0), b.width), y = Math.min(Math.max(pt.y / INCH, 0), b.height);
+  return pointWord(x, y);
+}
+
 function tapBoard(ev) {
   const piece = ev.target.closest('[data-piece]');
+  if (!piece && view && view.battlefield && ev.target.closest('[data-ground]')) {
+    const point = fieldPoint(ev);
+    if (!point) return;
+    if (words.length) addWord(point);
+    else $('tapped').textContent = `point ${point}`;
+    return;
+  }
   const square = ev.target.closest('[data-sq]');
   if (piece) return tapPiece(piece.dataset.piece);
   if (square) {
@@ -449,7 +537,7 @@ function drawWords() {
   const wants = (w.slots || []).map((s) => s.name).join(' or ');
   $('hint').textContent = w.note || [
     wants && `next: ${wants}`,
-    w.square && 'tap a square on the board',
+    w.square && (view.battlefield ? 'tap a point on the battlefield' : 'tap a square on the board'),
     w.complete && 'Confirm plays it',
   ].filter(Boolean).join(' · ');
 }
@@ -789,7 +877,9 @@ async function main() {
     $('updated').hidden = false;
   }
   localStorage.setItem('servitor.version', VERSION);
+  // The games on squares first, then those on a battlefield in inches.
   packages = JSON.parse(catalog()).filter((p) => p.games.length);
+  packages.sort((a, b) => Number(!!a.battlefield) - Number(!!b.battlefield));
   document.body.dataset.engineMs = Math.round(performance.now() - t0);
   fillStart();
   ticks = JSON.parse(localStorage.getItem(TICKS) || '{}');

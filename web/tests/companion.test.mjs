@@ -660,3 +660,91 @@ test('commands built by taps alone: the chips offer only the words each command 
     await context.close();
   }
 });
+
+/// A tap on the battlefield at a point in inches (the page draws it to scale): the board
+/// scrolled to bring the point up, as a player would, then tapped there.
+async function tapField(page, x, y) {
+  const at = await page.evaluate(([x, y]) => {
+    const svg = document.getElementById('board');
+    const scroll = document.getElementById('board-scroll');
+    const screen = () => new DOMPoint(x * 12, y * 12).matrixTransform(svg.getScreenCTM());
+    let p = screen();
+    const r = scroll.getBoundingClientRect();
+    scroll.scrollLeft += p.x - (r.left + r.width / 2);
+    scroll.scrollTop += p.y - (r.top + r.height / 2);
+    p = screen();
+    window.scrollBy(0, p.y - window.innerHeight / 3);
+    p = screen();
+    const hit = document.elementFromPoint(p.x, p.y);
+    return { x: p.x, y: p.y, onBoard: !!(hit && hit.closest('#board')) };
+  }, [x, y]);
+  assert.ok(at.onBoard, `the point ${x},${y} is on screen to tap (${at.x}, ${at.y})`);
+  if (touch.has(page)) await page.touchscreen.tap(at.x, at.y);
+  else await page.mouse.click(at.x, at.y);
+}
+
+test('Solo Heresy on the page: the battlefield to scale, units deployed and moved by taps on it, the enemy turn, a reload', async () => {
+  const { context, page } = await browser(PHONE);
+  try {
+    await page.goto(base);
+    await ready(page);
+    await newGame(page, { pkg: ['solo-heresy', 'heresy'], mission: 'raid', seed: 3 });
+    await page.waitForSelector('#play:not([hidden])');
+    let v = await view(page);
+    assert.equal(v.battlefield.width, 72);
+    assert.equal(await page.locator('#board polygon.terrain').count(), v.battlefield.terrain.length);
+    assert.ok(await page.locator('#board g.marker').count() >= 6, 'the objectives and spawn markers are drawn');
+    const counter = { n: 0 };
+    const chip = (w) => page.locator('#suggest button', { hasText: new RegExp(`^${w}$`) });
+    // Deploy every unit by taps: the command, the unit offered, a point in the zone.
+    const xs = [18, 28, 38, 48, 58, 68];
+    for (const x of xs) {
+      await press(page.locator('#command-words button[data-word="deploy"]'));
+      const offered = await page.locator('#suggest button').allTextContents();
+      const unit = offered.find((w) => v.pieces.some((p) => p.id === w && p.side === v.side && p.status !== 'board'));
+      assert.ok(unit, `deploy offers a unit to set down: ${offered}`);
+      await press(chip(unit));
+      await tapField(page, x, 44);
+      assert.equal(await page.locator('#line').inputValue(), `deploy ${unit} ${x},44`);
+      await press(page.locator('#send'));
+      await settle(page, counter);
+      v = await view(page);
+      const placed = v.pieces.find((p) => p.id === unit);
+      assert.equal(placed.status, 'board', `${unit} stands`);
+      assert.deepEqual(placed.point, [x, 44]);
+      if (!v.pieces.some((p) => p.side === v.side && p.status !== 'board')) break;
+    }
+    assert.equal(await page.locator('#board g.piece.mine').count(), v.pieces.filter((p) => p.side === v.side && p.status === 'board').length);
+    // Deployment ends: the rest of the set-up, then the battle.
+    await press(page.locator('#command-words button[data-word="end"]'));
+    await settle(page, counter);
+    v = await view(page);
+    // Move one unit: tap the command, the unit on the battlefield, the point 5 inches up.
+    const mover = v.pieces.find((p) => p.side === v.side && p.status === 'board');
+    await press(page.locator('#command-words button[data-word="move"]'));
+    await press(page.locator(`#board [data-piece="${mover.id}"]`));
+    await tapField(page, mover.point[0], mover.point[1] - 5);
+    assert.equal(await page.locator('#board .picked-point').count(), 1, 'the point tapped is marked');
+    await press(page.locator('#send'));
+    assert.equal(await page.locator('#answer-note.refused').count(), 0, await page.locator('#answer-note').innerText());
+    await settle(page, counter);
+    v = await view(page);
+    assert.deepEqual(v.pieces.find((p) => p.id === mover.id).point, [mover.point[0], mover.point[1] - 5]);
+    await page.locator('#board-scroll').evaluate((e) => { e.scrollLeft = 0; e.scrollTop = 0; e.scrollIntoView({ block: 'start' }); });
+    await shot(page, 'phone-solo-heresy-battlefield');
+    // The enemy's turn, then a reload: the same battlefield, the same cards.
+    await press(page.locator('#command-words button[data-word="end"]'));
+    await settle(page, counter);
+    const cards = await page.locator('#cards').innerText();
+    assert.match(cards, /rust-/, 'the enemy turn is on the cards');
+    const before = JSON.stringify((await view(page)).pieces);
+    await page.reload();
+    await ready(page);
+    await page.waitForSelector('#play:not([hidden])');
+    assert.equal(JSON.stringify((await view(page)).pieces), before);
+    assert.equal(await page.locator('#cards').innerText(), cards);
+    assert.equal(await page.evaluate(() => window.__servitor.typed), 0, 'no command was typed');
+  } finally {
+    await context.close();
+  }
+});

@@ -34,7 +34,7 @@ use servitor::game::{Game, GameError, Host, table};
 use std::sync::{Arc, Mutex};
 use wasm_bindgen::prelude::*;
 
-/// Every bundled package that holds a playable game on square grids: its name, title, games
+/// Every bundled package that holds a playable game (on squares or a battlefield in inches): its name, title, games
 /// (with their sides and options) and missions, as JSON. Each is loaded and checked as `servitor play`
 /// would; a package that fails to load is listed with its error and no games.
 #[wasm_bindgen]
@@ -49,9 +49,7 @@ pub fn catalog() -> String {
             }
         };
         let r = &loaded.ruleset;
-        // The page draws square grids: a game played on a battlefield in inches (no mission
-        // that lays out boards) is played with `servitor play` for now.
-        if r.games.is_empty() || r.missions.is_empty() {
+        if r.games.is_empty() || r.playable_missions().is_empty() {
             continue;
         }
         let games: Vec<Json> = r
@@ -83,16 +81,25 @@ pub fn catalog() -> String {
                 json!({ "id": g.id, "label": g.label, "sides": g.sides, "options": options })
             })
             .collect();
+        // The missions with a map, and on a battlefield the mission records.
         let missions: Vec<Json> = r
-            .missions
-            .values()
-            .map(|m| json!({ "id": m.id, "label": m.label, "text": m.text }))
+            .playable_missions()
+            .into_iter()
+            .map(|id| match r.missions.get(id) {
+                Some(m) => json!({ "id": m.id, "label": m.label, "text": m.text }),
+                None => {
+                    let m = &r.records["mission"][id];
+                    json!({ "id": m.id, "label": m.label, "text": m.text })
+                }
+            })
             .collect();
         out.push(json!({
             "package": found.name,
             "title": r.info().title,
             "games": games,
             "missions": missions,
+            // Played on a battlefield in inches (drawn to scale, points tapped on it), not on squares.
+            "battlefield": !r.battlefields.is_empty(),
         }));
     }
     Json::Array(out).to_string()
@@ -1032,7 +1039,8 @@ fn view(game: &Game, session: &Session) -> Json {
     let pieces: Vec<Json> = s
         .pieces
         .iter()
-        .map(|p| {
+        .enumerate()
+        .map(|(i, p)| {
             let face_down = p.hidden.is_some();
             let mut piece = json!({
                 "id": p.id,
@@ -1057,6 +1065,11 @@ fn view(game: &Game, session: &Session) -> Json {
                 if let Some(w) = &p.watch {
                     piece["watch"] = json!(w);
                 }
+            }
+            // On a battlefield in inches: where the unit stands and its base across.
+            if let Some(at) = p.point {
+                piece["point"] = json!([at.x, at.y]);
+                piece["base"] = json!(game.base(i));
             }
             piece
         })
@@ -1100,6 +1113,7 @@ fn view(game: &Game, session: &Session) -> Json {
         "over": s.over,
         "final": s.over.as_ref().map(|_| table::final_line(game)),
         "board": { "width": grid.width, "height": grid.height, "solid": solid, "marks": marks, "edges": edges },
+        "battlefield": battlefield(game),
         "pieces": pieces,
         "pools": pools,
         "decks": decks,
@@ -1108,6 +1122,54 @@ fn view(game: &Game, session: &Session) -> Json {
         "commands_played": session.entries.len(),
         "can_undo": !session.entries.is_empty(),
         "can_redo": !session.redo.is_empty(),
+    })
+}
+
+/// The battlefield in inches a game is played on, as the page draws it: its size, zones
+/// (with what each does: `hides` sight, `avoid`ed by moves), terrain (`see_through` or not),
+/// the package's markers and the game's own marks; `null` for a game on squares. All of it
+/// is on the table for both sides to see.
+fn battlefield(game: &Game) -> Json {
+    let Ok(b) = game.battlefield() else { return Json::Null };
+    let corners =
+        |poly: &servitor::board::field::Polygon| -> Vec<[f64; 2]> { poly.corners.iter().map(|c| [c.x, c.y]).collect() };
+    let zones: Vec<Json> = b
+        .zones
+        .iter()
+        .map(|z| {
+            json!({
+                "name": z.name,
+                "corners": corners(z),
+                "hides": b.hides.contains(&z.name),
+                "avoid": b.avoid.contains(&z.name),
+            })
+        })
+        .collect();
+    let terrain: Vec<Json> = b
+        .terrain
+        .iter()
+        .map(|t| json!({ "name": t.name, "corners": corners(t), "see_through": b.see_through.contains(&t.name) }))
+        .collect();
+    let mut markers: Vec<Json> = b
+        .markers
+        .iter()
+        .map(|(name, at)| json!({ "name": name, "at": [at.x, at.y] }))
+        .collect();
+    // The game's own marks (`game.mark_at`: spawn markers, …), after the package's.
+    markers.extend(
+        game.state
+            .marks
+            .iter()
+            .map(|(name, at)| json!({ "name": name, "at": [at.x, at.y], "mark": true })),
+    );
+    json!({
+        "id": b.id,
+        "label": b.label,
+        "width": b.width,
+        "height": b.height,
+        "zones": zones,
+        "terrain": terrain,
+        "markers": markers,
     })
 }
 
@@ -1123,10 +1185,79 @@ mod tests {
         serde_json::from_str(text).unwrap()
     }
 
+    /// Every bundled package with a game is on the page, the battlefield in inches as well as
+    /// the squares; a battlefield game's view draws its table and where each unit stands.
+    #[test]
+    fn every_game_is_in_the_catalog_and_a_battlefield_is_in_the_view() {
+        let list = parse(&catalog());
+        let names: Vec<&str> = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["package"].as_str().unwrap())
+            .collect();
+        for name in servitor::package::available(&[servitor::package::Root::Bundled]) {
+            let loaded = servitor::load(&name.name).unwrap();
+            if !loaded.ruleset.games.is_empty() {
+                assert!(names.contains(&name.name.as_str()), "{} is not in {names:?}", name.name);
+            }
+        }
+        let field = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["package"] == "solo-heresy")
+            .unwrap();
+        let mut c = Companion::load("solo-heresy").unwrap();
+        let mission = field["missions"][0]["id"].as_str().unwrap();
+        let setup = json!({ "mission": mission, "seed": "5" }).to_string();
+        let r = parse(&c.begin(&setup, "[]", "[]"));
+        assert_eq!(r["ok"], json!(true), "{r}");
+        let r = parse(&c.send("deploy auto", "[]", "[]"));
+        assert_eq!(r["ok"], json!(true), "{r}");
+        let v = parse(&c.view());
+        let b = &v["battlefield"];
+        assert!(
+            b["width"].as_f64().unwrap() > 0.0 && b["height"].as_f64().unwrap() > 0.0,
+            "{b}"
+        );
+        assert!(!b["terrain"].as_array().unwrap().is_empty(), "{b}");
+        assert!(
+            b["markers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|m| m["mark"] == json!(true)),
+            "no spawn mark: {b}"
+        );
+        let standing: Vec<&Json> = v["pieces"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["status"] == "board")
+            .collect();
+        assert!(!standing.is_empty());
+        for p in standing {
+            assert!(
+                p["point"][0].as_f64().is_some() && p["base"].as_f64().unwrap() > 0.0,
+                "{p}"
+            );
+        }
+        assert_eq!(field["battlefield"], json!(true));
+        // A game on squares has none.
+        let (c, _) = begin(false);
+        assert_eq!(parse(&c.view())["battlefield"], Json::Null);
+    }
+
     /// The first bundled package with a game, and its first mission: the engine names none.
     fn playable() -> (String, String) {
         let list = parse(&catalog());
-        let p = &list.as_array().unwrap()[0];
+        let p = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["battlefield"] == json!(false))
+            .unwrap();
         (
             p["package"].as_str().unwrap().to_string(),
             p["missions"][0]["id"].as_str().unwrap().to_string(),
