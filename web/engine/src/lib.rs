@@ -1249,6 +1249,50 @@ mod tests {
         assert_eq!(parse(&c.view())["battlefield"], Json::Null);
     }
 
+    /// A battlefield game with real dice on the page: every die asked (the scatter die's faces
+    /// too) and answered, deployment by the stand-in, two enemy turns played (each asked die by
+    /// die: a debug build replays a command once per die, so no more); the save replays to the
+    /// same view.
+    #[test]
+    fn a_battlefield_game_with_real_dice_asks_every_die_and_replays() {
+        let mut c = Companion::load("solo-heresy").unwrap();
+        let play = |c: &mut Companion, line: &str, start: bool| -> Json {
+            let (mut answers, mut choices): (Vec<Option<u64>>, Vec<u64>) = (Vec::new(), Vec::new());
+            let setup = json!({ "mission": "raid", "seed": "9", "manual_dice": true }).to_string();
+            loop {
+                let r = if start {
+                    parse(&c.begin(&setup, &to_json(&answers), &to_json(&choices)))
+                } else {
+                    parse(&c.send(line, &to_json(&answers), &to_json(&choices)))
+                };
+                match r.get("need") {
+                    Some(need) if need.get("question").is_some() => choices.push(1),
+                    Some(need) => {
+                        let faces = need["faces"].as_array().map_or(6, |f| f.len() as u64);
+                        // Faces in turn, so every face of every die is given some time.
+                        answers.push(Some(1 + (answers.len() as u64 * 5 + 2) % faces.max(1)));
+                    }
+                    None => {
+                        assert_eq!(r["ok"], json!(true), "{line}: {r}");
+                        return r;
+                    }
+                }
+            }
+        };
+        play(&mut c, "", true);
+        play(&mut c, "deploy auto", false);
+        // The end of deployment (the enemy's first turn follows), then the first battle turn's.
+        play(&mut c, "end", false);
+        play(&mut c, "end", false);
+        let v = parse(&c.view());
+        assert_eq!(v["turn"], json!(2), "{}", v["turn"]);
+        assert_eq!(v["phase_side"], json!("player"));
+        let mut again = Companion::load("solo-heresy").unwrap();
+        let r = parse(&again.resume(&c.save()));
+        assert_eq!(r["ok"], json!(true), "{r}");
+        assert_eq!(parse(&again.view())["pieces"], v["pieces"]);
+    }
+
     /// The first bundled package with a game, and its first mission: the engine names none.
     fn playable() -> (String, String) {
         let list = parse(&catalog());
