@@ -441,8 +441,33 @@ function drawField() {
     const g = el('g', { class: classes.join(' '), 'data-piece': p.id }, svg);
     el('circle', { cx: x * INCH, cy: y * INCH, r }, g);
     el('text', { x: x * INCH, y: y * INCH + 3.5, 'text-anchor': 'middle' }, g).textContent = short(p.id);
-    el('title', {}, g).textContent = `${p.id} (${p.kind}) at ${x}, ${y}${p.life !== undefined ? ` · life ${p.life}` : ''}`;
+    const deg = fieldFacing(p);
+    let faces = '';
+    if (deg !== null) {
+      // A wedge on the base's edge the way the unit faces (0° up the table, 90° to the right).
+      const a = (deg * Math.PI) / 180, dx = Math.sin(a), dy = -Math.cos(a);
+      const tip = [x * INCH + dx * (r + 5), y * INCH + dy * (r + 5)];
+      const foot = [x * INCH + dx * (r - 3), y * INCH + dy * (r - 3)];
+      const side = [-dy * 5, dx * 5];
+      el('path', { class: 'facing', d: `M${tip[0]} ${tip[1]} L${foot[0] + side[0]} ${foot[1] + side[1]} L${foot[0] - side[0]} ${foot[1] - side[1]} Z` }, g);
+      g.dataset.facing = String(Math.round(deg));
+      faces = ` · facing ${Math.round(deg)}°`;
+    }
+    el('title', {}, g).textContent = `${p.id} (${p.kind}) at ${x}, ${y}${p.life !== undefined ? ` · life ${p.life}` : ''}${faces}`;
   }
+}
+
+/// The way a unit on the battlefield faces, in degrees (0 up the table, 90 to the right):
+/// its `facing` field, a bearing (a vehicle's) or the unit it turned to face; null for none.
+function fieldFacing(p) {
+  const f = p.fields && p.fields.facing;
+  if (typeof f === 'number') return f;
+  if (typeof f !== 'string') return null;
+  const other = view.pieces.find((q) => q.id === f && q.point);
+  if (!other || !p.point) return null;
+  const [dx, dy] = [other.point[0] - p.point[0], other.point[1] - p.point[1]];
+  if (!dx && !dy) return null;
+  return ((Math.atan2(dx, -dy) * 180) / Math.PI + 360) % 360;
 }
 
 /// The point in inches under a tap on the battlefield.

@@ -737,6 +737,15 @@ test('Solo Heresy on the page: the battlefield to scale, units deployed and move
     await settle(page, counter);
     const cards = await page.locator('#cards').innerText();
     assert.match(cards, /rust-/, 'the enemy turn is on the cards');
+    // A unit that turned to face another (or a vehicle's bearing) shows which way it faces.
+    v = await view(page);
+    const facing = v.pieces.filter((p) => p.point && p.fields && p.fields.facing !== undefined);
+    assert.ok(facing.length, 'after the enemy turn some unit faces a way (seed 3)');
+    for (const p of facing) {
+      const drawn = await page.locator(`#board [data-piece="${p.id}"]`).getAttribute('data-facing');
+      if (typeof p.fields.facing === 'number') assert.equal(drawn, String(Math.round(p.fields.facing)), p.id);
+      else if (v.pieces.some((q) => q.id === p.fields.facing && q.point)) assert.ok(drawn !== null, `${p.id} faces ${p.fields.facing}`);
+    }
     const before = JSON.stringify((await view(page)).pieces);
     await page.reload();
     await ready(page);
