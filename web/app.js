@@ -85,6 +85,12 @@ async function sendNow(line, quiet) {
       continue;
     }
     const first = line.split(/\s+/)[0];
+    if (r.ok && first === 'next') {
+      // A new mission's log starts again from its first event: the last mission's ticks go.
+      ticks = {};
+      localStorage.setItem(TICKS, '{}');
+      shown = [];
+    }
     if (r.ok && !INFO.has(first)) store(comp.save());
     if (!quiet) answered(line, r);
     return r;
@@ -124,6 +130,10 @@ function pickPackage() {
     o.textContent = x.label ? `${x.label} (${x.id})` : x.id;
     m.append(o);
   }
+  // A package with a campaign: played whole, mission after mission, instead of one mission.
+  $('campaign-choice').hidden = !(p.campaigns && p.campaigns.length);
+  if ($('campaign-choice').hidden) $('campaign').checked = false;
+  $('mission-choice').hidden = $('campaign').checked;
   const s = $('side');
   s.innerHTML = '';
   for (const side of g.sides) {
@@ -182,6 +192,7 @@ async function start() {
     options,
     manual_dice: document.querySelector('input[name=dice]:checked').value === 'manual',
   };
+  if ($('campaign').checked) setup.campaign = '';
   comp = companionFor(p.package);
   const answers = [], choices = [];
   for (;;) {
@@ -263,7 +274,9 @@ function answered(line, r) {
 
 function refresh() {
   view = JSON.parse(comp.view());
-  $('where').textContent = [`Turn ${view.turn}`, ...Object.entries(view.scores).map(([s, p]) => `${s} ${p}`), view.mission_label || view.mission].join(' · ');
+  const c = view.campaign;
+  const mission = c ? `mission ${c.number} of ${c.total}` : view.mission_label || view.mission;
+  $('where').textContent = [`Turn ${view.turn}`, ...Object.entries(view.scores).map(([s, p]) => `${s} ${p}`), mission].join(' · ');
   $('undo').disabled = !view.can_undo;
   $('redo').disabled = !view.can_redo;
   drawBoard();
@@ -285,6 +298,13 @@ function refresh() {
   }
   $('final').hidden = !view.over;
   $('final-text').textContent = view.final ? view.final.trim() : '';
+  // In a campaign: the missions played so far, and the next one a tap away (or how it ended).
+  $('campaign-card').hidden = !c;
+  $('next-mission').hidden = !(c && view.over && !c.ended);
+  if (c) {
+    const played = c.played.map((m) => `${m.number}. ${m.mission}: ${m.winner} (${m.reason})`);
+    $('campaign-text').textContent = [`Campaign ${c.id}, seed ${c.seed}:`, ...played, c.ended || ''].filter(Boolean).join('\n');
+  }
 }
 
 // ---------------------------------------------------------------- the board
@@ -842,6 +862,8 @@ function setTheme(t) {
 
 function wire() {
   $('package').onchange = pickPackage;
+  $('campaign').onchange = () => { $('mission-choice').hidden = $('campaign').checked; };
+  $('next-mission').onclick = () => send('next');
   $('mission').onchange = pickMission;
   $('start-button').onclick = start;
   $('board').addEventListener('click', tapBoard);

@@ -757,3 +757,46 @@ test('Solo Heresy on the page: the battlefield to scale, units deployed and move
     await context.close();
   }
 });
+
+test("StarQuest's campaign on the page: a mission to its end, the next by a tap, a reload, the command line going on from the page's file", async () => {
+  const { context, page } = await browser(PHONE);
+  try {
+    await page.goto(base);
+    await ready(page);
+    const pkg = await page.evaluate(() => [...document.querySelectorAll('#package option')].map((o) => o.value)
+      .find((v) => JSON.parse(v)[0] === 'starquest-solitaire'));
+    await page.locator('#package').selectOption(pkg);
+    assert.equal(await page.locator('#campaign-choice:not([hidden])').count(), 1, 'StarQuest offers its campaign');
+    await page.locator('#campaign').check();
+    assert.equal(await page.locator('#mission-choice[hidden]').count(), 1, 'the campaign chooses the missions');
+    await page.locator('#seed').fill('4');
+    await press(page.locator('#start-button'));
+    await page.waitForSelector('#play:not([hidden])');
+    assert.match(await page.locator('#where').innerText(), /mission 1 of 12/);
+    const counter = { n: 0 };
+    for (let i = 0; i < 60 && !(await view(page)).over; i++) await tapCommand(page, 'end', [], counter);
+    assert.ok((await view(page)).over, 'the first mission ends');
+    await page.waitForSelector('#next-mission:not([hidden])');
+    await press(page.locator('#next-mission'));
+    await settle(page, counter);
+    await press(page.locator('#campaign-card summary'));
+    assert.match(await page.locator('#campaign-text').innerText(), /1\. mission-1: /, 'the mission played is listed');
+    let v = await view(page);
+    assert.equal(v.campaign.number, 2);
+    assert.equal(v.over, null);
+    assert.match(await page.locator('#where').innerText(), /mission 2 of 12/);
+    assert.equal(await page.locator('#next-mission[hidden]').count(), 1);
+    await page.reload();
+    await ready(page);
+    await page.waitForSelector('#play:not([hidden])');
+    assert.deepEqual((await view(page)).campaign, v.campaign, 'the reload keeps the campaign');
+    // The page's save is a campaign file: `servitor play --campaign` goes on with it.
+    const dir = mkdtempSync(join(tmpdir(), 'servitor-campaign-'));
+    const file = join(dir, 'campaign.json');
+    writeFileSync(file, await page.evaluate(() => window.__servitor.comp.save()));
+    assert.match(cli(['--campaign', file], 'quit\n'), /mission 2 of 12/);
+    assert.equal(await page.evaluate(() => window.__servitor.typed), 0, 'no command was typed');
+  } finally {
+    await context.close();
+  }
+});

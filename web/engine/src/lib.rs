@@ -27,6 +27,7 @@
 
 use serde::Deserialize;
 use serde_json::{Value as Json, json};
+use servitor::campaign::{Campaign, CampaignError};
 use servitor::dice::rng::{ChoiceAsk, DieAsk, Forced};
 use servitor::game::event::player_log;
 use servitor::game::session::{self, Entry, SESSION_FORMAT, SESSION_VERSION, Session};
@@ -100,6 +101,7 @@ pub fn catalog() -> String {
             "missions": missions,
             // Played on a battlefield in inches (drawn to scale, points tapped on it), not on squares.
             "battlefield": !r.battlefields.is_empty(),
+            "campaigns": r.campaigns.keys().collect::<Vec<_>>(),
         }));
     }
     Json::Array(out).to_string()
@@ -119,6 +121,10 @@ struct NewGame {
     options: Vec<(String, String)>,
     #[serde(default)]
     manual_dice: bool,
+    /// Play the package's campaign (`""`: its only one) instead of one mission: the missions
+    /// come from the campaign, `mission` is not read.
+    #[serde(default)]
+    campaign: Option<String>,
 }
 
 /// The faces the player gave for a command's dice so far, the answers given to its questions,
@@ -151,6 +157,9 @@ pub struct Companion {
     /// Where the current turn's cards begin: the number of events before the last `end` (0
     /// before any). `None` until worked out again after a resume, an undo or a redo.
     turn_from: Option<usize>,
+    /// A campaign being played (`play --campaign`): its file's state, whose mission at the
+    /// table is `session`; the save is then the campaign file.
+    campaign: Option<Campaign>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -219,6 +228,14 @@ impl Companion {
     pub fn save(&self) -> String {
         // `host::encode`, as `servitor play` writes it; empty past `MAX_SAVE_BYTES` (the page
         // keeps the save it had, as the command line does).
+        if let Some(campaign) = &self.campaign {
+            // The campaign file, its mission at the table in it (none once it has ended).
+            let mut file = campaign.clone();
+            if file.ended.is_none() {
+                file.session = self.session.clone();
+            }
+            return servitor::game::host::encode(&file).unwrap_or_default();
+        }
         self.session
             .as_ref()
             .and_then(|s| servitor::game::host::encode(s).ok())
@@ -251,8 +268,64 @@ impl Companion {
         let (Some(game), Some(session)) = (&self.game, &self.session) else {
             return "null".into();
         };
-        view(game, session).to_string()
+        let mut v = view(game, session);
+        if let Some(c) = &self.campaign {
+            v["campaign"] = campaign_view(c, self.host.ruleset());
+        }
+        v.to_string()
     }
+}
+
+/// Why a campaign cannot go on, in one line with the script's place when a hook failed.
+fn campaign_error(host: &Host, e: CampaignError) -> String {
+    match e {
+        CampaignError::Usage(m) => m,
+        CampaignError::Hook(f) => {
+            let at = host.ruleset().sources.locate(f.diagnostic.span);
+            format!("{} ({at})", f.diagnostic.message)
+        }
+        CampaignError::Game(e) => game_error_text(e, host),
+    }
+}
+
+/// The play session of a campaign's next mission (as `play --campaign` makes it).
+fn campaign_session(campaign: &Campaign, setup: &servitor::game::Setup, side: String) -> Session {
+    Session {
+        format: SESSION_FORMAT.into(),
+        version: SESSION_VERSION,
+        package: campaign.package.clone(),
+        game: setup.game.clone(),
+        mission: setup.mission.clone(),
+        seed: setup.seed,
+        options: setup.options.clone(),
+        side,
+        manual_dice: campaign.manual_dice,
+        found_at: None,
+        start_dice: Vec::new(),
+        start_choices: Vec::new(),
+        entries: Vec::new(),
+        redo: Vec::new(),
+    }
+}
+
+/// A campaign as the page shows it: which mission of how many, the missions played and how
+/// each ended, what the hooks said before this one, how the campaign ended.
+fn campaign_view(c: &Campaign, ruleset: &servitor::Ruleset) -> Json {
+    let total = c.def(ruleset).map_or(0, |d| d.missions.len());
+    let played: Vec<Json> = c
+        .played
+        .iter()
+        .map(|p| json!({ "number": p.number, "mission": p.mission, "winner": p.result.winner, "reason": p.result.reason }))
+        .collect();
+    json!({
+        "id": c.campaign,
+        "seed": c.seed.to_string(),
+        "number": if c.ended.is_some() { c.played.len() } else { c.played.len() + 1 },
+        "total": total,
+        "played": played,
+        "notes": c.before_notes,
+        "ended": c.ended,
+    })
 }
 
 fn refusal(line: &str, reason: String) -> Json {
@@ -736,6 +809,7 @@ impl Companion {
             session: None,
             game: None,
             turn_from: None,
+            campaign: None,
         })
     }
 
@@ -759,7 +833,23 @@ impl Companion {
                 def.sides.join(", ")
             ));
         }
-        let mut session = Session {
+        if let Some(id) = new.campaign.as_deref() {
+            let ruleset = self.host.ruleset().clone();
+            let id = Some(id).filter(|id| !id.is_empty());
+            let mut campaign = Campaign::new(&ruleset, id, seed, new.options)?;
+            campaign.side = Some(side.clone());
+            campaign.manual_dice = new.manual_dice;
+            let (setup, notes) = campaign.prepare(&ruleset).map_err(|e| campaign_error(&self.host, e))?;
+            campaign.before_notes = notes;
+            let session = campaign_session(&campaign, &setup, side);
+            let answer = self.start_session(session, answers, choices, "start")?;
+            if answer["ok"] == json!(true) {
+                self.campaign = Some(campaign);
+                return Ok(self.with_campaign_notes(answer));
+            }
+            return Ok(answer);
+        }
+        let session = Session {
             format: SESSION_FORMAT.into(),
             version: SESSION_VERSION,
             package: self.host.ruleset().name().to_string(),
@@ -775,6 +865,20 @@ impl Companion {
             entries: Vec::new(),
             redo: Vec::new(),
         };
+        self.campaign = None;
+        self.start_session(session, answers, choices, "start")
+    }
+
+    /// Starts `session`'s game to the player's first turn: the setup's dice (manual dice) and
+    /// questions asked as a command's are (`line` names the request). The game and session
+    /// are kept only when it starts; an answer that asks for a die or a question keeps neither.
+    fn start_session(
+        &mut self,
+        mut session: Session,
+        answers: Vec<Option<u64>>,
+        choices: Vec<u64>,
+        line: &str,
+    ) -> Result<Json, String> {
         let (forced, asked) = forced_for(session.manual_dice, None, answers, choices);
         let started = self
             .host
@@ -784,7 +888,7 @@ impl Companion {
                 self.host.advance_to(game, &session.side)
             })
             .map_err(|e| game_error_text(e, &self.host))?;
-        if let Some(need) = need_json("start", &lock(&asked)) {
+        if let Some(need) = need_json(line, &lock(&asked)) {
             return Ok(need);
         }
         session.start_dice = lock(&forced).record.take().unwrap_or_default();
@@ -793,7 +897,82 @@ impl Companion {
         self.session = Some(session);
         self.game = Some(started);
         self.turn_from = Some(0);
-        Ok(self.answer("start", true, None, lines))
+        Ok(self.answer(line, true, None, lines))
+    }
+
+    /// The campaign's words before its mission (what the `before` hook said), as the
+    /// answer's note.
+    fn with_campaign_notes(&self, mut answer: Json) -> Json {
+        if let Some(c) = &self.campaign
+            && !c.before_notes.is_empty()
+        {
+            answer["note"] = json!(c.before_notes.join(" "));
+        }
+        answer
+    }
+
+    /// `next`: the mission played, the campaign's `after` hook gives its new state and the
+    /// next mission starts (its set-up's dice asked with manual dice, as a start's are); after
+    /// the last, the `end` hook says how the campaign ended. Nothing changes when it cannot.
+    fn next_mission(&mut self, answers: Vec<Option<u64>>, choices: Vec<u64>) -> Json {
+        let (Some(game), Some(session), Some(campaign)) = (&self.game, &self.session, &self.campaign) else {
+            return refusal(
+                "next",
+                "`next` goes on with a campaign: start one with the campaign chosen".into(),
+            );
+        };
+        if game.state.over.is_none() {
+            return refusal(
+                "next",
+                "the mission is not over yet: play it to its end, then `next`".into(),
+            );
+        }
+        if campaign.ended.is_some() {
+            return refusal("next", "this campaign is over: start a new one".into());
+        }
+        let ruleset = self.host.ruleset().clone();
+        let setup = session.setup();
+        let side = session.side.clone();
+        let mut next = campaign.clone();
+        let before = std::mem::take(&mut next.before_notes);
+        let shown = before.len();
+        if let Err(e) = next.finish(&ruleset, &setup, servitor::game::host::summary(game), before) {
+            return refusal(
+                "next",
+                format!("the campaign cannot go on: {}", campaign_error(&self.host, e)),
+            );
+        }
+        let after: Vec<String> = next
+            .played
+            .last()
+            .map(|p| p.notes.get(shown..).unwrap_or_default().to_vec())
+            .unwrap_or_default();
+        if let Some(ended) = next.ended.clone() {
+            next.session = None;
+            self.campaign = Some(next);
+            let mut said = after;
+            said.push(ended);
+            return json!({ "command": "next", "ok": true, "note": said.join(" "), "lines": [] });
+        }
+        let (setup, notes) = match next.prepare(&ruleset) {
+            Ok(prepared) => prepared,
+            Err(e) => {
+                return refusal(
+                    "next",
+                    format!("the campaign cannot go on: {}", campaign_error(&self.host, e)),
+                );
+            }
+        };
+        next.before_notes = notes;
+        let fresh = campaign_session(&next, &setup, side);
+        match self.start_session(fresh, answers, choices, "next") {
+            Ok(answer) if answer["ok"] == json!(true) => {
+                self.campaign = Some(next);
+                self.with_campaign_notes(answer)
+            }
+            Ok(need) => need,
+            Err(e) => refusal("next", format!("the campaign cannot go on: {e}")),
+        }
     }
 
     fn try_resume(&mut self, save: &str) -> Result<Json, String> {
@@ -804,9 +983,16 @@ impl Companion {
                 servitor::limits::MAX_SAVE_BYTES
             ));
         }
+        let campaign_file = serde_json::from_str::<Json>(save)
+            .ok()
+            .is_some_and(|j| j["format"] == json!(servitor::campaign::CAMPAIGN_FORMAT));
+        if campaign_file {
+            return self.resume_campaign(save);
+        }
         let session: Session =
             serde_json::from_str(save).map_err(|e| format!("this is not a servitor play save: {e}"))?;
         session.check(self.host.ruleset().name())?;
+        self.campaign = None;
         let game = session
             .replay(&mut self.host)
             .map_err(|e| game_error_text(e, &self.host))?;
@@ -819,6 +1005,45 @@ impl Companion {
         self.session = Some(session);
         self.game = Some(game);
         self.turn_from = None;
+        Ok(self.answer("resume", true, None, lines))
+    }
+
+    /// A campaign file, as `play --campaign` writes it: checked as the command line checks
+    /// it, then its mission at the table replayed (or, between missions, the next started).
+    fn resume_campaign(&mut self, save: &str) -> Result<Json, String> {
+        let ruleset = self.host.ruleset().clone();
+        let mut campaign = Campaign::read(save)?;
+        campaign
+            .check(&ruleset)
+            .and_then(|()| campaign.check_played(&ruleset))?;
+        if campaign.done(&ruleset) {
+            return Err(format!(
+                "this campaign is over ({} missions played): start a new one",
+                campaign.played.len()
+            ));
+        }
+        let side = campaign
+            .side
+            .clone()
+            .unwrap_or_else(|| self.host.game_def(None).map(|d| d.sides[0].clone()).unwrap_or_default());
+        let Some(session) = campaign.session.take() else {
+            // Between two missions (a file the command line wrote): the next one starts, its
+            // set-up's dice asked with manual dice as a start's are.
+            let (setup, notes) = campaign.prepare(&ruleset).map_err(|e| campaign_error(&self.host, e))?;
+            campaign.before_notes = notes;
+            let fresh = campaign_session(&campaign, &setup, side);
+            self.campaign = Some(campaign);
+            return self.start_session(fresh, Vec::new(), Vec::new(), "resume");
+        };
+        let game = session
+            .replay(&mut self.host)
+            .map_err(|e| game_error_text(e, &self.host))?;
+        let shown = game.events.len().saturating_sub(30);
+        let lines = table::lines(&player_log(&game.events)[shown..], &session.side, false);
+        self.session = Some(session);
+        self.game = Some(game);
+        self.turn_from = None;
+        self.campaign = Some(campaign);
         Ok(self.answer("resume", true, None, lines))
     }
 
@@ -837,6 +1062,7 @@ impl Companion {
             "odds" => odds(game, rest),
             "undo" => self.undo(),
             "redo" => self.redo(),
+            "next" if self.campaign.is_some() => self.next_mission(answers, choices),
             _ if game.state.over.is_some() => refusal(line, "the game is over".into()),
             _ => {
                 // Kept only if a resume would read it back (`MAX_COMMAND_BYTES`, one line).
@@ -1291,6 +1517,59 @@ mod tests {
         let r = parse(&again.resume(&c.save()));
         assert_eq!(r["ok"], json!(true), "{r}");
         assert_eq!(parse(&again.view())["pieces"], v["pieces"]);
+    }
+
+    /// StarQuest's campaign on the page: the first mission played to its end, `next` refused
+    /// before that and then starting the second mission, the save a campaign file that
+    /// resumes to the same mission and state.
+    #[test]
+    fn a_campaign_goes_on_from_mission_to_mission_and_resumes() {
+        let list = parse(&catalog());
+        let with = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| !p["campaigns"].as_array().unwrap().is_empty())
+            .expect("a bundled package with a campaign");
+        let package = with["package"].as_str().unwrap();
+        let mut c = Companion::load(package).unwrap();
+        let setup = json!({ "mission": "", "seed": "4", "campaign": "" }).to_string();
+        let r = parse(&c.begin(&setup, "[]", "[]"));
+        assert_eq!(r["ok"], json!(true), "{r}");
+        let v = parse(&c.view());
+        assert_eq!(v["campaign"]["number"], json!(1), "{}", v["campaign"]);
+        let first = v["mission"].clone();
+        let r = parse(&c.send("next", "[]", "[]"));
+        assert_eq!(r["ok"], json!(false));
+        assert!(r["note"].as_str().unwrap().contains("not over yet"), "{r}");
+        for _ in 0..60 {
+            if !parse(&c.view())["over"].is_null() {
+                break;
+            }
+            let r = parse(&c.send("end", "[]", "[]"));
+            assert_eq!(r["ok"], json!(true), "{r}");
+        }
+        assert!(!parse(&c.view())["over"].is_null(), "the first mission ends");
+        let r = parse(&c.send("next", "[]", "[]"));
+        assert_eq!(r["ok"], json!(true), "{r}");
+        let v = parse(&c.view());
+        assert_eq!(v["campaign"]["number"], json!(2), "{}", v["campaign"]);
+        assert_eq!(v["campaign"]["played"].as_array().unwrap().len(), 1);
+        assert_ne!(v["mission"], first, "the second mission is another");
+        assert!(v["over"].is_null());
+        let save = c.save();
+        assert_eq!(
+            parse(&save)["format"],
+            json!("servitor-campaign"),
+            "the save is a campaign file"
+        );
+        let mut again = Companion::load(package).unwrap();
+        let r = parse(&again.resume(&save));
+        assert_eq!(r["ok"], json!(true), "{r}");
+        let w = parse(&again.view());
+        assert_eq!(w["campaign"], v["campaign"]);
+        assert_eq!(w["pieces"], v["pieces"]);
+        assert_eq!(again.save(), save, "saved again byte for byte");
     }
 
     /// The first bundled package with a game, and its first mission: the engine names none.
