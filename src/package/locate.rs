@@ -10,7 +10,12 @@ use std::path::{Component, Path, PathBuf};
 /// The file every package folder holds.
 pub const MANIFEST: &str = "package.rules";
 
-/// Where a package's file or folder is: on disk, or in the rulesets bundled into servitor.
+/// Files given as texts, by their `/`-separated path (a package picked in a browser, where
+/// there is no disk): what [`Place::Given`] reads.
+pub type GivenFiles = std::sync::Arc<std::collections::BTreeMap<String, String>>;
+
+/// Where a package's file or folder is: on disk, in the rulesets bundled into servitor, or
+/// among files given as texts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Place {
     Disk(PathBuf),
@@ -18,6 +23,30 @@ pub enum Place {
     /// links, so this is exact); `""` is the bundle itself, and a path that climbs out of it
     /// keeps its leading `..` and names nothing.
     Bundled(String),
+    /// A `/`-separated path among given files (written as a bundled path is); a bare name an
+    /// `extends` looks up beside it and does not find there is looked up in the roots.
+    Given(GivenFiles, String),
+}
+
+/// `relative` taken from the `/`-separated folder `dir` (a bundled or given path).
+fn join_slashed(dir: &str, relative: &Path) -> String {
+    let mut parts: Vec<String> = dir.split('/').filter(|p| !p.is_empty()).map(str::to_string).collect();
+    for part in relative.components() {
+        match part {
+            Component::Normal(name) => parts.push(name.to_string_lossy().into_owned()),
+            Component::ParentDir if parts.last().is_some_and(|p| p != "..") => {
+                parts.pop();
+            }
+            Component::ParentDir => parts.push("..".into()),
+            _ => {}
+        }
+    }
+    parts.join("/")
+}
+
+/// The folder holding the `/`-separated `path` (`""` at the top).
+fn parent_slashed(path: &str) -> String {
+    path.rsplit_once('/').map_or("", |(dir, _)| dir).to_string()
 }
 
 impl Place {
@@ -27,21 +56,9 @@ impl Place {
         let relative = relative.as_ref();
         match self {
             Place::Disk(dir) => Place::Disk(dir.join(relative)),
-            Place::Bundled(_) if relative.has_root() => Place::Disk(relative.to_path_buf()),
-            Place::Bundled(dir) => {
-                let mut parts: Vec<String> = dir.split('/').filter(|p| !p.is_empty()).map(str::to_string).collect();
-                for part in relative.components() {
-                    match part {
-                        Component::Normal(name) => parts.push(name.to_string_lossy().into_owned()),
-                        Component::ParentDir if parts.last().is_some_and(|p| p != "..") => {
-                            parts.pop();
-                        }
-                        Component::ParentDir => parts.push("..".into()),
-                        _ => {}
-                    }
-                }
-                Place::Bundled(parts.join("/"))
-            }
+            Place::Bundled(_) | Place::Given(..) if relative.has_root() => Place::Disk(relative.to_path_buf()),
+            Place::Bundled(dir) => Place::Bundled(join_slashed(dir, relative)),
+            Place::Given(files, dir) => Place::Given(files.clone(), join_slashed(dir, relative)),
         }
     }
 
@@ -50,9 +67,9 @@ impl Place {
         match self {
             Place::Disk(path) => path.parent().map(|p| Place::Disk(p.to_path_buf())),
             Place::Bundled(path) if path.is_empty() => None,
-            Place::Bundled(path) => Some(Place::Bundled(
-                path.rsplit_once('/').map_or("", |(dir, _)| dir).to_string(),
-            )),
+            Place::Bundled(path) => Some(Place::Bundled(parent_slashed(path))),
+            Place::Given(_, path) if path.is_empty() => None,
+            Place::Given(files, path) => Some(Place::Given(files.clone(), parent_slashed(path))),
         }
     }
 
@@ -61,7 +78,7 @@ impl Place {
     pub fn path(&self) -> &Path {
         match self {
             Place::Disk(path) => path,
-            Place::Bundled(path) => Path::new(path),
+            Place::Bundled(path) | Place::Given(_, path) => Path::new(path),
         }
     }
 
@@ -69,6 +86,7 @@ impl Place {
         match self {
             Place::Disk(path) => path.is_file(),
             Place::Bundled(path) => bundled::file(path).is_some(),
+            Place::Given(files, path) => files.contains_key(path),
         }
     }
 
@@ -79,6 +97,10 @@ impl Place {
             Place::Disk(path) => path.canonicalize().ok().map(Place::Disk),
             Place::Bundled(path) if bundled::file(path).is_some() || bundled::is_dir(path) => Some(self.clone()),
             Place::Bundled(_) => None,
+            Place::Given(files, path) => {
+                let folder = |name: &String| name.strip_prefix(path.as_str()).is_some_and(|r| r.starts_with('/'));
+                (path.is_empty() || files.contains_key(path) || files.keys().any(folder)).then(|| self.clone())
+            }
         }
     }
 
@@ -87,6 +109,7 @@ impl Place {
         match (self, dir) {
             (Place::Disk(path), Place::Disk(dir)) => path.starts_with(dir),
             (Place::Bundled(path), Place::Bundled(dir)) => Path::new(path).starts_with(dir),
+            (Place::Given(_, path), Place::Given(_, dir)) => Path::new(path).starts_with(dir),
             _ => false,
         }
     }
@@ -97,6 +120,8 @@ impl Place {
         match self {
             Place::Disk(path) => shown_path(path),
             Place::Bundled(path) => format!("<bundled>/{path}"),
+            // As the files were named when given (the package's own folder names them).
+            Place::Given(_, path) => path.clone(),
         }
     }
 
@@ -237,6 +262,8 @@ pub fn available(roots: &[Root]) -> Vec<Available> {
                     .map(|e| (e.file_name().to_string_lossy().into_owned(), Place::Disk(e.path())))
                     .collect()
             }
+            // No root is a set of given files.
+            Place::Given(..) => continue,
         };
         here.sort_by(|a, b| a.0.cmp(&b.0));
         for (name, folder) in here {
@@ -305,6 +332,43 @@ fn from(here: &Path, there: &Path) -> PathBuf {
 mod tests {
     use super::{Place, from};
     use std::path::{Path, PathBuf};
+
+    /// Files given as texts (a browser's picks) load as the same package on disk does, its
+    /// `extends` found among the bundled rulesets; a path leading out of them, or a broken
+    /// file, is refused with the given file's name.
+    #[test]
+    fn given_files_load_as_the_package_on_disk() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/variants/commander-hunters");
+        let read = |rel: &str| std::fs::read_to_string(root.join(rel)).unwrap();
+        let given = |files: &[(&str, String)]| -> super::GivenFiles {
+            std::sync::Arc::new(files.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+        };
+        let files = given(&[
+            ("package.rules", read("package.rules")),
+            ("scripts/hunt.rhai", read("scripts/hunt.rhai")),
+        ]);
+        let from_files = crate::package::load_given(files).unwrap_or_else(|e| panic!("{}", e.render(false)));
+        let from_disk = crate::package::load(&root.display().to_string()).unwrap();
+        assert_eq!(from_files.ruleset.name(), from_disk.ruleset.name());
+        assert_eq!(from_files.ruleset.packages.len(), from_disk.ruleset.packages.len());
+        assert_eq!(from_files.ruleset.scripts.len(), from_disk.ruleset.scripts.len());
+        // A script left out: the error names the file as it was given.
+        let missing = given(&[("package.rules", read("package.rules"))]);
+        let e = crate::package::load_given(missing).err().unwrap().render(false);
+        assert!(
+            e.contains("scripts/hunt.rhai") && e.contains("no such file among the files given"),
+            "{e}"
+        );
+        // One `.rules` file alone is a package; two with no package.rules are refused.
+        let one = given(&[("house.rules", "package house \"x\" { version \"0.1.0\" }\n".into())]);
+        assert!(crate::package::load_given(one).is_ok());
+        let two = given(&[("a.rules", String::new()), ("b.rules", String::new())]);
+        let e = crate::package::load_given(two).err().unwrap().render(false);
+        assert!(e.contains("package.rules"), "{e}");
+        let p = Place::Given(given(&[("package.rules", String::new())]), "package.rules".into());
+        // Nothing lies above the given files: a path climbing out names nothing.
+        assert_eq!(p.parent().unwrap().join("../x.rules").real(), None);
+    }
 
     /// A bundled place joins as a path on disk would (the bundle holds no links), never
     /// climbs out of the bundle, and is inside a folder as a real path on disk would be: so

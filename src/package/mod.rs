@@ -81,6 +81,31 @@ pub fn load_with(arg: &str, overlay: Overlay) -> Result<Loaded, LoadError> {
         hint: did_you_mean(arg, known_packages(&roots).iter().map(String::as_str))
             .or_else(|| Some("`servitor packages` lists the packages a bare name finds".into())),
     })?;
+    load_manifest(manifest, roots, overlay)
+}
+
+/// A package given as files' texts by their `/`-separated paths (a browser's picked files):
+/// its `package.rules` at the top, or its one `.rules` file; an `extends` of a bare name not
+/// among them is looked up in the roots (the bundled rulesets in a browser). Every check and
+/// limit is a package on disk's.
+pub fn load_given(files: locate::GivenFiles) -> Result<Loaded, LoadError> {
+    let rules: Vec<&String> = files.keys().filter(|k| k.ends_with(".rules")).collect();
+    let entry = if files.contains_key(locate::MANIFEST) {
+        locate::MANIFEST.to_string()
+    } else if let [one] = rules.as_slice() {
+        (*one).clone()
+    } else {
+        let looked_in = vec![Place::Given(files.clone(), locate::MANIFEST.to_string())];
+        return Err(LoadError::NotFound {
+            name: locate::MANIFEST.into(),
+            looked_in,
+            hint: Some("give a package's folder (its package.rules at the top) or one .rules file".into()),
+        });
+    };
+    load_manifest(Place::Given(files, entry), roots(), Overlay::new())
+}
+
+fn load_manifest(manifest: Place, roots: Vec<Root>, overlay: Overlay) -> Result<Loaded, LoadError> {
     let mut loader = Loader {
         sources: SourceMap::default(),
         report: Report::default(),
@@ -168,6 +193,10 @@ fn read_limited(place: &Place, budget: u64) -> Result<String, String> {
                 return Err("not a regular file (a package's files are plain text files)".into());
             }
             None => return Err("no such file among the rulesets bundled with servitor".into()),
+        },
+        Place::Given(files, path) => match files.get(path) {
+            Some(text) => text.as_bytes().to_vec(),
+            None => return Err("no such file among the files given".into()),
         },
     };
     if bytes.len() as u64 > limit {
