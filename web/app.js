@@ -3,7 +3,7 @@
 // this file draws the board and the instructions, turns taps into command lines, asks for
 // manual dice and the game's questions, and keeps the save in the browser's storage.
 
-import init, { catalog, Companion } from './pkg/servitor_web.js';
+import init, { catalog, variant, Companion } from './pkg/servitor_web.js';
 
 const $ = (id) => document.getElementById(id);
 const SAVE = 'servitor.save';
@@ -27,9 +27,45 @@ window.__servitor = hooks;
 
 // ---------------------------------------------------------------- engine and storage
 
+// A house-rule variant or own army picked as files: kept in the browser (its name and files),
+// so a reload or a save of it plays on.
+const VARIANT = 'servitor.variant';
+
 function companionFor(name) {
-  if (!companions.has(name)) companions.set(name, new Companion(name));
+  if (!companions.has(name)) {
+    const kept = JSON.parse(localStorage.getItem(VARIANT) || 'null');
+    companions.set(name, kept && kept.name === name ? Companion.fromFiles(kept.files) : new Companion(name));
+  }
   return companions.get(name);
+}
+
+/// Adds a picked variant to the games offered (checked as `servitor check` checks it): its
+/// entry, or its diagnostics in the start screen.
+function addVariant(files, select) {
+  const r = JSON.parse(variant(files));
+  $('variant-error').textContent = r.ok ? '' : r.error;
+  if (!r.ok) return false;
+  const entry = { ...r.entry, variant: true };
+  localStorage.setItem(VARIANT, JSON.stringify({ name: entry.package, files }));
+  companions.delete(entry.package);
+  packages = packages.filter((p) => p.package !== entry.package).concat([entry]);
+  fillStart();
+  if (select) {
+    $('package').value = JSON.stringify([entry.package, entry.games[0].id]);
+    pickPackage();
+  }
+  return true;
+}
+
+/// The picked files as the engine takes them: each by its path in the picked folder (its top
+/// folder left out), or by its name.
+async function pickedFiles(list) {
+  const files = {};
+  for (const f of list) {
+    const path = f.webkitRelativePath ? f.webkitRelativePath.split('/').slice(1).join('/') : f.name;
+    files[path] = await f.text();
+  }
+  return JSON.stringify(files);
 }
 
 function store(text) {
@@ -106,7 +142,7 @@ function fillStart() {
     for (const g of p.games) {
       const o = document.createElement('option');
       o.value = JSON.stringify([p.package, g.id]);
-      o.textContent = `${p.title || p.package}${p.games.length > 1 ? ` · ${g.label || g.id}` : ''}`;
+      o.textContent = `${p.title || p.package}${p.games.length > 1 ? ` · ${g.label || g.id}` : ''}${p.variant ? ' (your files)' : ''}`;
       pk.append(o);
     }
   }
@@ -862,6 +898,9 @@ function setTheme(t) {
 
 function wire() {
   $('package').onchange = pickPackage;
+  for (const id of ['variant-files', 'variant-folder']) {
+    $(id).onchange = async (e) => { if (e.target.files.length) addVariant(await pickedFiles(e.target.files), true); };
+  }
   $('campaign').onchange = () => { $('mission-choice').hidden = $('campaign').checked; };
   $('next-mission').onclick = () => send('next');
   $('mission').onchange = pickMission;
@@ -929,6 +968,8 @@ async function main() {
   packages.sort((a, b) => Number(!!a.battlefield) - Number(!!b.battlefield));
   document.body.dataset.engineMs = Math.round(performance.now() - t0);
   fillStart();
+  const kept = JSON.parse(localStorage.getItem(VARIANT) || 'null');
+  if (kept) addVariant(kept.files, false);
   ticks = JSON.parse(localStorage.getItem(TICKS) || '{}');
   const saved = localStorage.getItem(SAVE);
   if (saved) {

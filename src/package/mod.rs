@@ -7,7 +7,9 @@ mod locate;
 mod lower;
 mod merge;
 
-pub use locate::{Available, MANIFEST, Place, Root, available, known_packages, looks_like_path, roots, shown_path};
+pub use locate::{
+    Available, GivenFiles, MANIFEST, Place, Root, available, known_packages, looks_like_path, roots, shown_path,
+};
 
 use crate::diagnostic::{Diagnostic, Report, did_you_mean, thousands};
 use crate::limits::{MAX_FILE_BYTES, MAX_PACKAGE_BYTES};

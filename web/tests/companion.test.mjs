@@ -800,3 +800,37 @@ test("StarQuest's campaign on the page: a mission to its end, the next by a tap,
     await context.close();
   }
 });
+
+test('a house rule picked as files: checked with its diagnostics, offered, played, and played on after a reload', async () => {
+  const { context, page } = await browser(PHONE);
+  try {
+    await page.goto(base);
+    await ready(page);
+    await press(page.locator('#variant-pick summary'));
+    // A broken file: the diagnostic names it, its line and column; nothing is offered.
+    await page.locator('#variant-files').setInputFiles({
+      name: 'house.rules', mimeType: 'text/plain', buffer: Buffer.from('package house "x" {\n  version 0.1.0\n'),
+    });
+    await page.waitForFunction(() => document.getElementById('variant-error').textContent.length > 0);
+    assert.match(await page.locator('#variant-error').innerText(), /house\.rules:2:\d+/);
+    // The folder of a variant with a script: offered and chosen.
+    await page.locator('#variant-folder').setInputFiles(join(checkout, 'examples/variants/commander-hunters'));
+    await page.waitForFunction(() => JSON.parse(document.getElementById('package').value)[0] === 'commander-hunters');
+    assert.equal(await page.locator('#variant-error').innerText(), '');
+    assert.match(await page.locator('#package option:checked').innerText(), /your files/);
+    await page.locator('#mission').selectOption('purge');
+    await page.locator('#seed').fill('7');
+    await press(page.locator('#start-button'));
+    await page.waitForSelector('#play:not([hidden])');
+    const counter = { n: 0 };
+    await tapCommand(page, 'end', [], counter);
+    const before = await view(page);
+    assert.equal(before.package, 'commander-hunters');
+    await page.reload();
+    await ready(page);
+    await page.waitForSelector('#play:not([hidden])');
+    assert.deepEqual((await view(page)).pieces, before.pieces, 'the variant plays on after a reload');
+  } finally {
+    await context.close();
+  }
+});

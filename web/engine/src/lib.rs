@@ -49,9 +49,19 @@ pub fn catalog() -> String {
                 continue;
             }
         };
-        let r = &loaded.ruleset;
+        if let Some(entry) = catalog_entry(&found.name, &loaded.ruleset) {
+            out.push(entry);
+        }
+    }
+    Json::Array(out).to_string()
+}
+
+/// A package as the start screen lists it: its games (sides, options), missions, campaigns,
+/// and whether it is played on a battlefield in inches; `None` when it has no game to play.
+fn catalog_entry(name: &str, r: &servitor::Ruleset) -> Option<Json> {
+    {
         if r.games.is_empty() || r.playable_missions().is_empty() {
-            continue;
+            return None;
         }
         let games: Vec<Json> = r
             .games
@@ -94,17 +104,44 @@ pub fn catalog() -> String {
                 }
             })
             .collect();
-        out.push(json!({
-            "package": found.name,
+        Some(json!({
+            "package": name,
             "title": r.info().title,
             "games": games,
             "missions": missions,
             // Played on a battlefield in inches (drawn to scale, points tapped on it), not on squares.
             "battlefield": !r.battlefields.is_empty(),
             "campaigns": r.campaigns.keys().collect::<Vec<_>>(),
-        }));
+        }))
     }
-    Json::Array(out).to_string()
+}
+
+/// A house-rule variant or an own army picked as files (`{"path": "text", …}`: its
+/// `package.rules` and scripts by their paths in its folder, or one `.rules` file), checked
+/// as `servitor check` checks a package: `{ok, entry}` (as [`catalog`] lists a package) or
+/// `{ok: false, error}` with every diagnostic, file, line and column.
+#[wasm_bindgen]
+pub fn variant(files: &str) -> String {
+    let answer = match given(files).and_then(|files| servitor::package::load_given(files).map_err(|e| e.render(false)))
+    {
+        Err(error) => json!({ "ok": false, "error": error }),
+        Ok(loaded) => match catalog_entry(loaded.ruleset.name(), &loaded.ruleset) {
+            Some(entry) => {
+                json!({ "ok": true, "entry": entry, "warnings": loaded.warnings.render(&loaded.ruleset.sources, false) })
+            }
+            None => {
+                json!({ "ok": false, "error": format!("{} has no game to play (no `game` item, or no mission)", loaded.ruleset.name()) })
+            }
+        },
+    };
+    answer.to_string()
+}
+
+/// Picked files as the loader takes them.
+fn given(files: &str) -> Result<servitor::package::GivenFiles, String> {
+    let map: std::collections::BTreeMap<String, String> =
+        serde_json::from_str(files).map_err(|e| format!("the files are not a map of paths to texts: {e}"))?;
+    Ok(Arc::new(map))
 }
 
 /// A new game as the page asks for it (`servitor play`'s options).
@@ -188,6 +225,12 @@ impl Companion {
     #[wasm_bindgen(constructor)]
     pub fn new(package: &str) -> Result<Companion, JsError> {
         Companion::load(package).map_err(|e| JsError::new(&e))
+    }
+
+    /// Loads a package picked as files (as [`variant`] takes them) for play.
+    #[wasm_bindgen(js_name = fromFiles)]
+    pub fn from_files(files: &str) -> Result<Companion, JsError> {
+        Companion::load_files(files).map_err(|e| JsError::new(&e))
     }
 
     /// Starts a game (`NewGame` as JSON) and answers as [`Companion::send`] does. With manual
@@ -802,15 +845,24 @@ impl Companion {
     }
 
     /// [`Companion::new`] with its error as text.
+    pub fn load_files(files: &str) -> Result<Companion, String> {
+        let loaded = servitor::package::load_given(given(files)?).map_err(|e| e.render(false))?;
+        Ok(Companion::with(loaded))
+    }
+
     pub fn load(package: &str) -> Result<Companion, String> {
         let loaded = servitor::load(package).map_err(|e| e.render(false))?;
-        Ok(Companion {
+        Ok(Companion::with(loaded))
+    }
+
+    fn with(loaded: servitor::package::Loaded) -> Companion {
+        Companion {
             host: Host::new(&Arc::new(loaded.ruleset)),
             session: None,
             game: None,
             turn_from: None,
             campaign: None,
-        })
+        }
     }
 
     fn try_begin(&mut self, setup: &str, answers: &str, choices: &str) -> Result<Json, String> {
@@ -1570,6 +1622,36 @@ mod tests {
         assert_eq!(w["campaign"], v["campaign"]);
         assert_eq!(w["pieces"], v["pieces"]);
         assert_eq!(again.save(), save, "saved again byte for byte");
+    }
+
+    /// A variant picked as files on the page: checked as `servitor check` checks it (a broken
+    /// file's diagnostic names it, line and column), listed as the catalog lists a package,
+    /// and played; its save resumes from the same files.
+    #[test]
+    fn a_variant_picked_as_files_is_checked_listed_and_played() {
+        use super::variant;
+        let files = json!({
+            "package.rules": include_str!("../../../examples/variants/commander-hunters/package.rules"),
+            "scripts/hunt.rhai": include_str!("../../../examples/variants/commander-hunters/scripts/hunt.rhai"),
+        })
+        .to_string();
+        let r = parse(&variant(&files));
+        assert_eq!(r["ok"], json!(true), "{r}");
+        assert_eq!(r["entry"]["package"], json!("commander-hunters"));
+        let mission = r["entry"]["missions"][0]["id"].as_str().unwrap().to_string();
+        let mut c = Companion::load_files(&files).unwrap();
+        let setup = json!({ "mission": mission, "seed": "7" }).to_string();
+        assert_eq!(parse(&c.begin(&setup, "[]", "[]"))["ok"], json!(true));
+        assert_eq!(parse(&c.send("end", "[]", "[]"))["ok"], json!(true));
+        let mut again = Companion::load_files(&files).unwrap();
+        assert_eq!(parse(&again.resume(&c.save()))["ok"], json!(true));
+        assert_eq!(parse(&again.view())["pieces"], parse(&c.view())["pieces"]);
+        // Broken: the diagnostic names the file as picked, its line and column.
+        let broken = json!({ "package.rules": "package broken \"x\" {\n  version 0.1.0\n" }).to_string();
+        let r = parse(&variant(&broken));
+        assert_eq!(r["ok"], json!(false));
+        let error = r["error"].as_str().unwrap();
+        assert!(error.contains("package.rules:2:"), "{error}");
     }
 
     /// The first bundled package with a game, and its first mission: the engine names none.
