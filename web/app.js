@@ -112,6 +112,14 @@ async function send(line, { quiet = false } = {}) {
   }
 }
 
+/// Who rolls from the next command on (`dice auto|manual`, kept in the save as at `servitor
+/// play`).
+async function switchDice(mode) {
+  const r = call(() => comp.send(`dice ${mode}`, '[]', '[]'));
+  if (r.ok) store(comp.save());
+  return r;
+}
+
 async function sendNow(line, quiet) {
   const answers = [], choices = [];
   for (;;) {
@@ -119,6 +127,10 @@ async function sendNow(line, quiet) {
     if (r.need) {
       if (!(await answerNeed(r.need, line, answers, choices))) return null; // nothing changed
       continue;
+    }
+    if (autoRest) {
+      autoRest = false;
+      if (r.ok) await switchDice('auto');
     }
     const first = line.split(/\s+/)[0];
     if (r.ok && first === 'next') {
@@ -242,6 +254,10 @@ async function start() {
       return;
     }
     store(comp.save());
+    if (autoRest) {
+      autoRest = false;
+      await switchDice('auto');
+    }
     ticks = {};
     localStorage.setItem(TICKS, '{}');
     shown = [];
@@ -314,6 +330,7 @@ function refresh() {
   const mission = c ? `mission ${c.number} of ${c.total}` : view.mission_label || view.mission;
   $('where').textContent = [`Turn ${view.turn}`, ...Object.entries(view.scores).map(([s, p]) => `${s} ${p}`), mission].join(' · ');
   $('undo').disabled = !view.can_undo;
+  $('dice-switch').textContent = view.manual_now ? 'Dice: servitor rolls from now on' : 'Dice: I roll real dice from now on';
   $('redo').disabled = !view.can_redo;
   drawBoard();
   drawWords();
@@ -749,7 +766,15 @@ function drawCards() {
 /// What a run needs before it can be played: a die (manual dice) or an answer to one of the
 /// game's questions. The answer joins its list (the command is sent again with it); false if
 /// none was given.
+// "servitor rolls from now on", tapped in the dice sheet: the rest of this command's dice are
+// servitor's, then `dice auto` switches the game for the commands after it.
+let autoRest = false;
+
 async function answerNeed(need, line, answers, choices) {
+  if (need.question === undefined && autoRest) {
+    answers.push(null);
+    return true;
+  }
   if (need.question !== undefined) {
     const pick = await askQuestion(need, line);
     if (pick === undefined) return false;
@@ -916,6 +941,12 @@ function wire() {
   $('help-close').onclick = () => { $('help').hidden = true; };
   $('zoom').onclick = () => { $('board').classList.toggle('big'); drawBoard(); };
   $('dice-auto').onclick = () => answerDie && answerDie(null);
+  $('dice-auto-all').onclick = () => { if (answerDie) { autoRest = true; answerDie(null); } };
+  $('dice-switch').onclick = async () => {
+    if (!comp || !view) return;
+    await switchDice(view.manual_now ? 'auto' : 'manual');
+    refresh();
+  };
   $('question-auto').onclick = () => answerQuestion && answerQuestion(0);
   $('odds-table').onchange = () => { if ($('odds-table').value) send(`odds ${$('odds-table').value}`); };
   const menu = $('menu');

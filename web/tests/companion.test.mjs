@@ -834,3 +834,37 @@ test('a house rule picked as files: checked with its diagnostics, offered, playe
     await context.close();
   }
 });
+
+test('real dice to servitor\'s and back mid-game: from the dice sheet for the rest, and from the menu', async () => {
+  const { context, page } = await browser(PHONE);
+  try {
+    await page.goto(base);
+    await ready(page);
+    await newGame(page, { seed: 6, manual: true });
+    await page.waitForSelector('#play:not([hidden])');
+    // The Alien's turn asks its first die: "servitor rolls from now on" rolls the rest.
+    await press(page.locator('#command-words button[data-word="end"]'));
+    await page.waitForSelector('#dice:not([hidden])');
+    await press(page.locator('#dice-auto-all'));
+    await page.waitForFunction(() => !window.__servitor.busy);
+    assert.equal(await page.locator('#dice:not([hidden])').count(), 0, 'no die asked after the switch');
+    let v = await view(page);
+    assert.equal(v.manual_now, false);
+    assert.equal(v.turn, 2, 'the Alien turn was played');
+    const entries = JSON.parse(await page.evaluate(() => window.__servitor.comp.save())).entries.map((e) => e.line);
+    assert.deepEqual(entries.slice(-2), ['end', 'dice auto'], 'the switch is kept in the save after the turn it came in');
+    await press(page.locator('#command-words button[data-word="end"]'));
+    await page.waitForFunction(() => !window.__servitor.busy);
+    assert.equal(await page.locator('#dice:not([hidden])').count(), 0, 'servitor rolls the next turn');
+    // And back to real dice from the menu.
+    await press(page.locator('#menu-button'));
+    assert.match(await page.locator('#dice-switch').innerText(), /I roll real dice/);
+    await press(page.locator('#dice-switch'));
+    v = await view(page);
+    assert.equal(v.manual_now, true);
+    await press(page.locator('#command-words button[data-word="end"]'));
+    await page.waitForSelector('#dice:not([hidden])');
+  } finally {
+    await context.close();
+  }
+});

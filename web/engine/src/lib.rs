@@ -1384,6 +1384,8 @@ fn view(game: &Game, session: &Session) -> Json {
         "side": session.side,
         "sides": game.def.sides,
         "manual_dice": session.manual_dice,
+        // Who rolls now: `dice auto|manual` switches it from the next command on.
+        "manual_now": session.manual_now(),
         "turn": s.turn,
         "phase_side": s.side,
         "phase": s.phase,
