@@ -790,6 +790,7 @@ test("StarQuest's campaign on the page: a mission to its end, the next by a tap,
     await ready(page);
     await page.waitForSelector('#play:not([hidden])');
     assert.deepEqual((await view(page)).campaign, v.campaign, 'the reload keeps the campaign');
+    await shot(page, 'phone-starquest-campaign');
     // The page's save is a campaign file: `servitor play --campaign` goes on with it.
     const dir = mkdtempSync(join(tmpdir(), 'servitor-campaign-'));
     const file = join(dir, 'campaign.json');
