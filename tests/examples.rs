@@ -41,6 +41,8 @@
 //!   `clippy --all-targets` compiles it); a benchmark run takes minutes, so it is not run.
 //! - `web/build.sh` (the web companion's build: the engine to WebAssembly): an executable script
 //!   that `.ci/run` runs as written, before the browser tests; not run here.
+//! - `servitor scenario --watch …` (which runs until Ctrl-C): run with `--watch-runs 1`, its
+//!   first run only.
 //! - `node web/serve.mjs` (a server that runs until stopped): started on a free port instead of
 //!   the one written, asked for `/` over loopback, stopped.
 //! - An inline `servitor` or `servitor NAME` (a command named in prose): `--help` must answer.
@@ -613,12 +615,21 @@ fn run_servitor(report: &mut Report, found: &Found, env: &[(String, String)], ar
         )?;
         Ok((ran, written(scratch.path())?))
     };
+    // `scenario --watch` runs until Ctrl-C: here it stops after its first run.
+    let watch = (subcommand == "scenario" && args.iter().any(|a| a == "--watch")).then(|| {
+        let mut once = args.to_vec();
+        once.extend(["--watch-runs".to_string(), "1".to_string()]);
+        once
+    });
+    if watch.is_some() {
+        report.note("watches until Ctrl-C; here it stops after its first run (`--watch-runs 1`)");
+    }
     if fewer.is_some() {
         report.note(&format!(
             "plays {TRANSCRIPT_GAMES} games here (a debug build is slow); a release build of this test plays them as written"
         ));
     }
-    let (ran, files) = match once(fewer.as_deref().unwrap_or(args)) {
+    let (ran, files) = match once(fewer.as_deref().or(watch.as_deref()).unwrap_or(args)) {
         Ok(ran) => ran,
         Err(e) => return report.problem(found, e),
     };
