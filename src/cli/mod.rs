@@ -226,7 +226,7 @@ pub fn read_named(path: &std::path::Path, limit: u64, name: &str) -> Result<Stri
     })?;
     let too_large = || {
         format!(
-            "error: {} is larger than {} bytes (`{name}`, see \"Limits\" in grammar/README.md)",
+            "error: {} is larger than {} bytes (`{name}`, see \"Limits\" in docs/limits.md)",
             path.display(),
             servitor::diagnostic::thousands(limit)
         )
