@@ -146,7 +146,11 @@ fn every_relative_link_of_the_docs_points_at_a_file_and_heading_that_exist() {
         count += links(&std::fs::read_to_string(&file).unwrap()).len();
         problems.extend(broken(&file, &shown));
     }
-    assert!(problems.is_empty(), "links that point nowhere:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "links that point nowhere:\n{}",
+        problems.join("\n")
+    );
     // The index links every chapter, and the chapters and READMEs link each other.
     assert!(count >= 40, "only {count} links found");
 }
