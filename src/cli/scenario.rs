@@ -191,9 +191,14 @@ fn play(args: &ScenarioArgs, files: &mut Vec<PathBuf>) -> Result<(), super::Fail
             .map(|(_, f)| PathBuf::from(&f.name))
             .filter(|p| p.is_file()),
     );
-    if files.is_empty() {
-        // Not found, or bundled: the argument itself, if it is a path on disk.
-        files.push(PathBuf::from(&header.package));
+    if files.is_empty() && servitor::package::looks_like_path(&header.package) {
+        // Not found (or not readable): where the package would be, so that making it is seen.
+        let at = PathBuf::from(&header.package);
+        files.push(if at.is_dir() {
+            at.join(servitor::package::MANIFEST)
+        } else {
+            at
+        });
     }
     let loaded = super::loaded(result)?;
     let ruleset = Arc::new(loaded.ruleset);
@@ -283,10 +288,10 @@ fn watch(args: &ScenarioArgs) -> Result<(), super::Failure> {
                 *s = stamp;
             }
         }
+        let there = seen.values().filter(|s| s.is_some()).count();
         eprintln!(
-            "(watching {} file{} for changes; Ctrl-C ends)",
-            seen.len(),
-            if seen.len() == 1 { "" } else { "s" }
+            "(watching {there} file{} for changes; Ctrl-C ends)",
+            if there == 1 { "" } else { "s" }
         );
         why = loop {
             std::thread::sleep(POLL);
