@@ -5,7 +5,7 @@
 //! checked *before* the work it bounds is done, and going over it is a diagnostic that names
 //! the limit and says how to stay inside it — never a panic, a wrap-around or a silent cut.
 //!
-//! The authors' reference (`grammar/README.md`, "Limits") has the same table in words; the
+//! The authors' reference (`docs/limits.md`, "Limits") has the same table in words; the
 //! two must agree (`tests/hostile.rs` checks that every constant here is named there).
 
 // --- files -------------------------------------------------------------------------------

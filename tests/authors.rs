@@ -166,13 +166,13 @@ fn a_bundled_file_in_a_diagnostic_says_how_to_get_it() {
     );
 }
 
-/// The hooks table of the authors' reference (grammar/README.md, "Hooks") names functions
+/// The hooks table of the authors' reference (docs/hooks.md, "Hooks") names functions
 /// the packages' scripts define, with the parameters written there.
 #[test]
 fn the_hooks_table_names_functions_the_scripts_define() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     std::env::set_current_dir(root).unwrap();
-    let text = std::fs::read_to_string(root.join("grammar/README.md")).unwrap();
+    let text = std::fs::read_to_string(root.join("docs/hooks.md")).unwrap();
     let section = text
         .split("## Hooks: the functions a variant replaces")
         .nth(1)
@@ -207,7 +207,7 @@ fn the_hooks_table_names_functions_the_scripts_define() {
                     .any(|(n, arity)| n == name && *arity == params);
                 assert!(
                     found,
-                    "{package} has no fn {name} with {params} parameters (grammar/README.md, Hooks)"
+                    "{package} has no fn {name} with {params} parameters (docs/hooks.md, Hooks)"
                 );
                 checked += 1;
             }

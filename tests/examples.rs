@@ -1,5 +1,6 @@
 //! Every example command in the docs, run as written: the lines of the fenced `sh` blocks and
-//! the inline `servitor …` / `cargo …` spans of `README.md` and `grammar/README.md`, and the
+//! the inline `servitor …` / `cargo …` spans of `README.md` and the authors' reference
+//! (`grammar/README.md` and the chapters of `docs/`), and the
 //! commands the comments of the files under `examples/` give. A typo'd flag, a renamed package
 //! or item, a placeholder such as `<id>`, or a command that starts to fail makes this test red,
 //! with the file and line of the command; the output of each command is snapshotted, one
@@ -41,6 +42,8 @@
 //!   `clippy --all-targets` compiles it); a benchmark run takes minutes, so it is not run.
 //! - `web/build.sh` (the web companion's build: the engine to WebAssembly): an executable script
 //!   that `.ci/run` runs as written, before the browser tests; not run here.
+//! - `servitor scenario --watch …` (which runs until Ctrl-C): run with `--watch-runs 1`, its
+//!   first run only.
 //! - `node web/serve.mjs` (a server that runs until stopped): started on a free port instead of
 //!   the one written, asked for `/` over loopback, stopped.
 //! - An inline `servitor` or `servitor NAME` (a command named in prose): `--help` must answer.
@@ -613,12 +616,21 @@ fn run_servitor(report: &mut Report, found: &Found, env: &[(String, String)], ar
         )?;
         Ok((ran, written(scratch.path())?))
     };
+    // `scenario --watch` runs until Ctrl-C: here it stops after its first run.
+    let watch = (subcommand == "scenario" && args.iter().any(|a| a == "--watch")).then(|| {
+        let mut once = args.to_vec();
+        once.extend(["--watch-runs".to_string(), "1".to_string()]);
+        once
+    });
+    if watch.is_some() {
+        report.note("watches until Ctrl-C; here it stops after its first run (`--watch-runs 1`)");
+    }
     if fewer.is_some() {
         report.note(&format!(
             "plays {TRANSCRIPT_GAMES} games here (a debug build is slow); a release build of this test plays them as written"
         ));
     }
-    let (ran, files) = match once(fewer.as_deref().unwrap_or(args)) {
+    let (ran, files) = match once(fewer.as_deref().or(watch.as_deref()).unwrap_or(args)) {
         Ok(ran) => ran,
         Err(e) => return report.problem(found, e),
     };
@@ -968,12 +980,34 @@ fn the_readme_commands_run_as_written() {
     check("readme", &markdown_commands("README.md", &read("README.md")));
 }
 
+/// The commands of the authors' reference were 40 (spans and lines, repeats counted) when it
+/// was one file, `grammar/README.md`: split into the chapters of `docs/`, it keeps them all.
+const REFERENCE_COMMANDS_WHEN_ONE_FILE: usize = 40;
+
+/// The authors' reference: `grammar/README.md` and every chapter of `docs/`, by file name.
+fn reference_files() -> Vec<String> {
+    let mut files: Vec<String> = std::fs::read_dir(checkout().join("docs"))
+        .unwrap()
+        .map(|e| format!("docs/{}", e.unwrap().file_name().to_string_lossy()))
+        .filter(|f| f.ends_with(".md"))
+        .collect();
+    files.sort();
+    files.insert(0, "grammar/README.md".to_string());
+    files
+}
+
 #[test]
 fn the_rules_language_reference_commands_run_as_written() {
-    check(
-        "grammar-readme",
-        &markdown_commands("grammar/README.md", &read("grammar/README.md")),
+    let mut commands = Vec::new();
+    for file in reference_files() {
+        commands.extend(markdown_commands(&file, &read(&file)));
+    }
+    assert!(
+        commands.len() >= REFERENCE_COMMANDS_WHEN_ONE_FILE,
+        "the reference's chapters hold {} commands, fewer than the {REFERENCE_COMMANDS_WHEN_ONE_FILE} of the one file they were",
+        commands.len()
     );
+    check("reference", &commands);
 }
 
 #[test]

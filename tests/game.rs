@@ -190,7 +190,7 @@ fn usage_errors_name_what_exists() {
     assert!(err.contains("did you mean `style`"), "{err}");
 }
 
-/// The referee's log (`game --json`, grammar/README.md "The event log"): versioned, with the
+/// The referee's log (`game --json`, docs/event-log.md "The event log"): versioned, with the
 /// board once and each event's structured fields, one short game pinned whole.
 #[test]
 fn the_referees_log_is_structured_and_versioned() {

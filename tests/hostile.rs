@@ -235,16 +235,16 @@ fn every_hostile_fixture_ends_in_a_clean_diagnostic() {
     eprintln!("{}", timings.join("\n"));
 }
 
-/// `src/limits.rs` and the authors' reference (`grammar/README.md`, "Limits") agree: every
+/// `src/limits.rs` and the authors' reference (`docs/limits.md`) agree: every
 /// constant is named in a row of the table, and that row gives its value.
 #[test]
 fn the_limits_table_matches_the_code() {
     let code = std::fs::read_to_string(root().join("src/limits.rs")).unwrap();
-    let doc = std::fs::read_to_string(root().join("grammar/README.md")).unwrap();
+    let doc = std::fs::read_to_string(root().join("docs/limits.md")).unwrap();
     let table = doc
         .split("## Limits")
         .nth(1)
-        .expect("grammar/README.md has a Limits section");
+        .expect("docs/limits.md has a Limits section");
     let rows: Vec<&str> = table.lines().filter(|l| l.starts_with('|')).collect();
     let mut count = 0;
     for line in code.lines() {
@@ -264,7 +264,7 @@ fn the_limits_table_matches_the_code() {
         let row = rows
             .iter()
             .find(|r| r.contains(&format!("`{name}`")))
-            .unwrap_or_else(|| panic!("{name} is not in the Limits table of grammar/README.md"));
+            .unwrap_or_else(|| panic!("{name} is not in the Limits table of docs/limits.md"));
         let numbers: Vec<u64> = row
             .replace(',', "")
             .split(|c: char| !c.is_ascii_digit())

@@ -1,5 +1,5 @@
 //! Line of sight: a straight line from square centre to square centre, walked exactly with
-//! integer arithmetic. The rule, including lines through corners, is in grammar/README.md.
+//! integer arithmetic. The rule, including lines through corners, is in docs/boards.md.
 
 use super::{Edge, Grid, Square};
 use serde::Serialize;

@@ -1,4 +1,4 @@
-//! Reading a board's ASCII map (format in grammar/README.md, "Boards and missions") into a
+//! Reading a board's ASCII map (format in docs/boards.md, "Boards and missions") into a
 //! [`Grid`], with a diagnostic at the exact character for every problem.
 
 use super::{Edge, Grid, Square};
@@ -94,7 +94,7 @@ pub fn read(map: &MapText, legend: &BTreeMap<char, String>) -> Result<Grid, Vec<
     if w > MAX_GRID_SIDE || h > MAX_GRID_SIDE {
         return Err(vec![
             Diagnostic::error(whole, format!("this map is {w} × {h} squares"), "too large").with_help(format!(
-                "a board or mission is at most {MAX_GRID_SIDE} squares wide and high (`MAX_GRID_SIDE`, see \"Limits\" in grammar/README.md): split the map into boards"
+                "a board or mission is at most {MAX_GRID_SIDE} squares wide and high (`MAX_GRID_SIDE`, see \"Limits\" in docs/limits.md): split the map into boards"
             )),
         ]);
     }

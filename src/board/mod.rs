@@ -318,7 +318,7 @@ impl Grid {
     }
 
     /// Whether a piece on `a` may step by (dx, dy). A diagonal step needs one of its two
-    /// L-shaped ways round to be open (grammar/README.md, "Movement and distance").
+    /// L-shaped ways round to be open (docs/boards.md, "Movement and distance").
     /// The directions a piece on `a` can step in, bit `d` for `DIRECTIONS[d]` (0 off the grid):
     /// what `can_step` answers, for all eight at once.
     pub fn step_mask(&self, a: Square) -> u8 {

@@ -153,7 +153,7 @@ pub fn run(args: GameArgs) -> Result<(), super::Failure> {
     if args.json {
         // The referee's log: every event with its structured fields, and the board as the
         // mission lays it out (doors as they start), so that a program outside servitor can
-        // check each rule (grammar/README.md, "The event log").
+        // check each rule (docs/event-log.md, "The event log").
         let json = serde_json::json!({
             "log_version": servitor::game::event::LOG_VERSION,
             "package": package,

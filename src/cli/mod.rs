@@ -226,7 +226,7 @@ pub fn read_named(path: &std::path::Path, limit: u64, name: &str) -> Result<Stri
     })?;
     let too_large = || {
         format!(
-            "error: {} is larger than {} bytes (`{name}`, see \"Limits\" in grammar/README.md)",
+            "error: {} is larger than {} bytes (`{name}`, see \"Limits\" in docs/limits.md)",
             path.display(),
             servitor::diagnostic::thousands(limit)
         )
@@ -254,7 +254,12 @@ pub fn color() -> bool {
 
 /// Loads a package, printing its warnings; a failure becomes the message to print.
 pub fn load(package: &str) -> Result<Loaded, Failure> {
-    match servitor::load(package) {
+    loaded(servitor::load(package))
+}
+
+/// What [`load`] makes of a load's result: the warnings printed, a failure made the message.
+pub fn loaded(result: Result<Loaded, LoadError>) -> Result<Loaded, Failure> {
+    match result {
         Ok(loaded) => {
             if !loaded.warnings.diagnostics.is_empty() {
                 eprint_safe(&loaded.warnings.render(&loaded.ruleset.sources, color()));

@@ -25,7 +25,7 @@ pub struct OddsArgs {
     /// A table id, a constant that holds dice, or a record's dice as kind.id (or kind.id.field)
     what: Option<String>,
     /// The odds of dice instead, read with the package's dice: a total ('2d6+4', '-d6+7') or
-    /// dice read die by die ('highest of 3d6', 'any 6 in 2d6', '… vs …'; see grammar/README.md)
+    /// dice read die by die ('highest of 3d6', 'any 6 in 2d6', '… vs …'; see docs/dice.md)
     #[arg(long, value_name = "EXPR", conflicts_with = "what", allow_hyphen_values = true)]
     dice: Option<String>,
     /// Another package (a variant, or its base) beside this one, row by row, with the difference
@@ -706,14 +706,14 @@ fn dice_only(args: &OddsArgs) -> Result<(), super::Failure> {
 fn too_costly(what: &str, work: u64, values: u64) -> String {
     if work > MAX_DICE_WORK {
         format!(
-            "error: the exact odds of {} would take about {} steps; servitor takes at most {} (`MAX_DICE_WORK`, see \"Limits\" in grammar/README.md)\n  help: use fewer dice or dice with fewer faces\n",
+            "error: the exact odds of {} would take about {} steps; servitor takes at most {} (`MAX_DICE_WORK`, see \"Limits\" in docs/limits.md)\n  help: use fewer dice or dice with fewer faces\n",
             servitor::escape::quoted(what),
             thousands(work),
             thousands(MAX_DICE_WORK)
         )
     } else {
         format!(
-            "error: {} can come to {} different values; servitor lists at most {} (`MAX_ODDS_TOTALS`, see \"Limits\" in grammar/README.md)\n  help: use fewer dice or dice with fewer faces\n",
+            "error: {} can come to {} different values; servitor lists at most {} (`MAX_ODDS_TOTALS`, see \"Limits\" in docs/limits.md)\n  help: use fewer dice or dice with fewer faces\n",
             servitor::escape::quoted(what),
             thousands(values),
             thousands(MAX_ODDS_TOTALS)
@@ -817,7 +817,7 @@ fn refusal(table: &Table, times: usize, sum: bool, offer_sum: bool, refused: Ref
         String::new()
     };
     format!(
-        "error: the odds of {flags} on `{}` {what} (`{}`, see \"Limits\" in grammar/README.md)\n  help: ask for less: --times {} or fewer{instead}\n",
+        "error: the odds of {flags} on `{}` {what} (`{}`, see \"Limits\" in docs/limits.md)\n  help: ask for less: --times {} or fewer{instead}\n",
         table.id, too.limit, too.fits
     )
 }

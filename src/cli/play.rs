@@ -130,7 +130,7 @@ pub(super) fn read_stdin_line() -> Option<Result<String, String>> {
     }
     if dropped > 0 || line.len() as u64 > MAX_COMMAND_BYTES {
         return Some(Err(format!(
-            "a command is at most {} bytes (`MAX_COMMAND_BYTES`, see \"Limits\" in grammar/README.md); this line has {}",
+            "a command is at most {} bytes (`MAX_COMMAND_BYTES`, see \"Limits\" in docs/limits.md); this line has {}",
             servitor::diagnostic::thousands(MAX_COMMAND_BYTES),
             servitor::diagnostic::thousands(line.len() as u64 + dropped)
         )));

@@ -18,7 +18,7 @@ pub struct RollArgs {
     #[arg(value_name = "WHAT")]
     table: Option<String>,
     /// Roll dice instead, read with the package's dice: a total ('2d6+4') or dice read die by
-    /// die ('any 6 in 2d6', 'highest of 3d6 vs highest of d6'; see grammar/README.md)
+    /// die ('any 6 in 2d6', 'highest of 3d6 vs highest of d6'; see docs/dice.md)
     #[arg(long, value_name = "EXPR", conflicts_with = "table", allow_hyphen_values = true)]
     dice: Option<String>,
     #[command(flatten)]
@@ -68,7 +68,7 @@ pub fn run(args: RollArgs) -> Result<(), super::Failure> {
     let times = args.availability.times;
     if times == 0 || times as u64 > servitor::limits::MAX_TABLE_ROLLS {
         return Err(super::usage(format!(
-            "error: --times {times}: roll dice 1 to {} times in one request (`MAX_TABLE_ROLLS`, see \"Limits\" in grammar/README.md)\n",
+            "error: --times {times}: roll dice 1 to {} times in one request (`MAX_TABLE_ROLLS`, see \"Limits\" in docs/limits.md)\n",
             servitor::diagnostic::thousands(servitor::limits::MAX_TABLE_ROLLS)
         )));
     }

@@ -21,8 +21,10 @@
 use clap::Args;
 use servitor::dice::rng::{Drawn, Queue};
 use servitor::game::{GameError, Host, Played, Scenario};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 #[derive(Args)]
 pub struct ScenarioArgs {
@@ -35,6 +37,13 @@ pub struct ScenarioArgs {
     /// stream, the value it took — and a `// dice:` line that forces them all
     #[arg(long)]
     explain: bool,
+    /// Run the scenario, then again each time the scenario file or a file of its package
+    /// changes (the package loaded again); Ctrl-C ends it
+    #[arg(long)]
+    watch: bool,
+    /// With --watch: stop after N runs (for tests)
+    #[arg(long, hide = true, value_name = "N", requires = "watch")]
+    watch_runs: Option<usize>,
 }
 
 pub struct Header {
@@ -158,9 +167,40 @@ fn package_near(scenario: &std::path::Path, package: &str) -> Option<String> {
 }
 
 pub fn run(args: ScenarioArgs) -> Result<(), super::Failure> {
+    if args.watch {
+        return watch(&args);
+    }
+    play(&args, &mut Vec::new())
+}
+
+/// Reads the scenario, loads its package and plays it; `files` gets the package's files on
+/// disk that the load read (or tried to), for `--watch`.
+fn play(args: &ScenarioArgs, files: &mut Vec<PathBuf>) -> Result<(), super::Failure> {
     let mut header = read(&args.file)?;
     header.scenario.explain = args.explain;
-    let loaded = super::load(&header.package)?;
+    let result = servitor::load(&header.package);
+    let sources = match &result {
+        Ok(loaded) => Some(&loaded.ruleset.sources),
+        Err(servitor::LoadError::Invalid { sources, .. }) => Some(sources),
+        Err(servitor::LoadError::NotFound { .. }) => None,
+    };
+    files.extend(
+        sources
+            .into_iter()
+            .flat_map(|s| s.files())
+            .map(|(_, f)| PathBuf::from(&f.name))
+            .filter(|p| p.is_file()),
+    );
+    if files.is_empty() && servitor::package::looks_like_path(&header.package) {
+        // Not found (or not readable): where the package would be, so that making it is seen.
+        let at = PathBuf::from(&header.package);
+        files.push(if at.is_dir() {
+            at.join(servitor::package::MANIFEST)
+        } else {
+            at
+        });
+    }
+    let loaded = super::loaded(result)?;
     let ruleset = Arc::new(loaded.ruleset);
     let mut host = Host::new(&ruleset);
     match host.scenario(&header.scenario) {
@@ -195,6 +235,172 @@ pub fn run(args: ScenarioArgs) -> Result<(), super::Failure> {
             Err(text.into())
         }
     }
+}
+
+/// How often `--watch` looks at the files.
+const POLL: Duration = Duration::from_millis(300);
+
+/// The most files `--watch` looks at (a package folder holding a huge tree is not watched
+/// past it).
+const MAX_WATCHED: usize = 10_000;
+
+/// What `--watch` knows of a file: when it was last written, and its length.
+type Stamps = BTreeMap<PathBuf, Option<(SystemTime, u64)>>;
+
+/// `--watch`: play the scenario, then poll the scenario file and every file of its package
+/// (every file under the folder of each manifest the load read, `extends` bases included)
+/// and play it again, the package loaded again, each time one changes. A run that fails
+/// prints its diagnostics and the watch goes on.
+fn watch(args: &ScenarioArgs) -> Result<(), super::Failure> {
+    // A scenario file that is not there is the command line's mistake: nothing to watch.
+    if !args.file.is_file() {
+        read(&args.file)?;
+    }
+    let mut run = 1;
+    let mut why = String::new();
+    let mut files = Vec::new();
+    loop {
+        if run > 1 {
+            super::emit(&format!("\n── run {run}: {why} ──\n\n"));
+        }
+        let watched = |files: &[PathBuf]| {
+            let mut all = vec![args.file.clone()];
+            all.extend(files.iter().cloned());
+            all
+        };
+        let before = stamps(&watched(&files));
+        files.clear();
+        if let Err(failure) = play(args, &mut files) {
+            let message = failure.message();
+            super::eprint_safe(&message);
+            if !message.ends_with('\n') {
+                eprintln!();
+            }
+        }
+        if args.watch_runs.is_some_and(|n| run >= n) {
+            return Ok(());
+        }
+        let all = watched(&files);
+        // A file changed while the run read it counts as changed: its stamp from before stays.
+        let mut seen = stamps(&all);
+        for (path, stamp) in before {
+            if let Some(s) = seen.get_mut(&path) {
+                *s = stamp;
+            }
+        }
+        let there = seen.values().filter(|s| s.is_some()).count();
+        eprintln!(
+            "(watching {there} file{} for changes; Ctrl-C ends)",
+            if there == 1 { "" } else { "s" }
+        );
+        why = loop {
+            std::thread::sleep(POLL);
+            let mut now = stamps(&all);
+            if now == seen {
+                continue;
+            }
+            // Let a save that writes in several steps finish.
+            loop {
+                std::thread::sleep(POLL / 3);
+                let again = stamps(&all);
+                if again == now {
+                    break;
+                }
+                now = again;
+            }
+            if now != seen {
+                break changes(&seen, &now);
+            }
+        };
+        run += 1;
+    }
+}
+
+/// The stamps of these files, and of every file under the folder of each manifest among them.
+fn stamps(files: &[PathBuf]) -> Stamps {
+    let stamp = |p: &std::path::Path| {
+        std::fs::metadata(p)
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map(|m| (m.modified().unwrap_or(SystemTime::UNIX_EPOCH), m.len()))
+    };
+    let mut out = Stamps::new();
+    for file in files {
+        out.insert(file.clone(), stamp(file));
+        let manifest = file.file_name().is_some_and(|n| n == servitor::package::MANIFEST);
+        if let (true, Some(folder)) = (manifest, file.parent()) {
+            let mut found = Vec::new();
+            walk(folder, &mut found);
+            for f in found {
+                let s = stamp(&f);
+                out.insert(f, s);
+            }
+        }
+    }
+    out
+}
+
+/// Every file under `folder` but hidden ones and editors' backups, to [`MAX_WATCHED`].
+fn walk(folder: &std::path::Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().collect();
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for entry in entries {
+        if out.len() >= MAX_WATCHED {
+            return;
+        }
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || name.ends_with('~') {
+            continue;
+        }
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => walk(&entry.path(), out),
+            Ok(t) if t.is_file() => out.push(entry.path()),
+            _ => {}
+        }
+    }
+}
+
+/// What changed between two looks, in a few words: `a.rhai changed; b.rules added`.
+fn changes(old: &Stamps, new: &Stamps) -> String {
+    let shown = |p: &PathBuf| servitor::package::shown_path(p);
+    let mut parts: Vec<String> = Vec::new();
+    let mut say = |what: &str, paths: Vec<String>| {
+        if paths.is_empty() {
+            return;
+        }
+        let n = paths.len();
+        let mut list = paths.into_iter().take(3).collect::<Vec<_>>().join(", ");
+        if n > 3 {
+            list.push_str(&format!(" and {} more", n - 3));
+        }
+        parts.push(format!("{list} {what}"));
+    };
+    let exists = |s: &Stamps, p: &PathBuf| s.get(p).is_some_and(Option::is_some);
+    say(
+        "changed",
+        new.keys()
+            .filter(|p| exists(old, p) && exists(new, p) && old[*p] != new[*p])
+            .map(shown)
+            .collect(),
+    );
+    say(
+        "added",
+        new.keys()
+            .filter(|p| !exists(old, p) && exists(new, p))
+            .map(shown)
+            .collect(),
+    );
+    say(
+        "removed",
+        old.keys()
+            .filter(|p| exists(old, p) && !exists(new, p))
+            .map(shown)
+            .collect(),
+    );
+    parts.join("; ")
 }
 
 /// Every random draw of the run, one a line (`kind@stream=value  among N: what it decided`),

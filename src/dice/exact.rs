@@ -1593,7 +1593,7 @@ impl Roll {
                     let work = self.odds_cost();
                     if work > crate::limits::MAX_DICE_WORK {
                         return Err(format!(
-                            "`ties reroll` draws a decided round from the exact odds after {MAX_TIE_ROUNDS} ties, and those would take about {} steps; servitor takes at most {} (`MAX_DICE_WORK`, see \"Limits\" in grammar/README.md): use `ties none`, `first` or `second`, or fewer dice",
+                            "`ties reroll` draws a decided round from the exact odds after {MAX_TIE_ROUNDS} ties, and those would take about {} steps; servitor takes at most {} (`MAX_DICE_WORK`, see \"Limits\" in docs/limits.md): use `ties none`, `first` or `second`, or fewer dice",
                             crate::diagnostic::thousands(work),
                             crate::diagnostic::thousands(crate::limits::MAX_DICE_WORK)
                         ));

@@ -1,6 +1,6 @@
 //! Action points, facings and watches: the kernel of games whose pieces spend points per
 //! action, point one way and react during another side's turn. Costs are data: a piece's
-//! stats record gives them (`ap-forward`, `ap-turn`, … — grammar/README.md "Action points,
+//! stats record gives them (`ap-forward`, `ap-turn`, … — docs/games.md "Action points,
 //! facing and watches"); [`crate::board::facing`] finds the cheapest plan. Scripts reach these
 //! through `api/actions.rs`.
 

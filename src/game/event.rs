@@ -8,7 +8,7 @@
 //!   know — no face-down piece's identity, no secret pool's contents, no deck's order, no field
 //!   a script marked `secret`.
 //!
-//! The schema is versioned ([`LOG_VERSION`]) and documented in grammar/README.md ("The event
+//! The schema is versioned ([`LOG_VERSION`]) and documented in docs/event-log.md ("The event
 //! log").
 
 use super::state::{Action, GameState, apply};
@@ -54,7 +54,7 @@ pub struct Event {
     /// The state change, for replay; rolls and decisions change nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub action: Option<Action>,
-    // ----- structured fields (log version 1); see grammar/README.md, "The event log" -----
+    // ----- structured fields (log version 1); see docs/event-log.md, "The event log" -----
     /// A move's first square (where the piece stood before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<Square>,

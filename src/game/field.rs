@@ -2,7 +2,7 @@
 //! (its centre, [`Piece::point`]), how far apart two pieces are (base to base), who is
 //! nearest, what a piece sees, and where a move of so many inches along the shortest route
 //! round impassable terrain ends. The questions behind `game.by_range`, `game.nearest_unit`,
-//! `game.towards` and the other battlefield calls of the game API (grammar/README.md,
+//! `game.towards` and the other battlefield calls of the game API (docs/games.md,
 //! "Pieces on a battlefield"); the actions that change a point are in `api/field.rs`.
 
 use super::pieces::NewFields;

@@ -896,7 +896,7 @@ pub fn encode<T: Serialize + serde::de::DeserializeOwned>(value: &T) -> Result<S
     if let Err(e) = serde_json::to_writer(&mut out, value) {
         return Err(if e.is_io() {
             format!(
-                "the save would be larger than {} bytes (`MAX_SAVE_BYTES`, see \"Limits\" in grammar/README.md), which servitor could not read back: it was not written",
+                "the save would be larger than {} bytes (`MAX_SAVE_BYTES`, see \"Limits\" in docs/limits.md), which servitor could not read back: it was not written",
                 crate::diagnostic::thousands(MAX_SAVE_BYTES)
             )
         } else {

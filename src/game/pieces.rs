@@ -45,7 +45,7 @@ impl Game {
     pub fn new_piece(&self, kind: &str, side: &str, new: NewFields) -> Result<Piece, String> {
         if self.state.pieces.len() >= MAX_GAME_PIECES {
             return Err(format!(
-                "a game may have at most {MAX_GAME_PIECES} pieces, on the board or off (`MAX_GAME_PIECES`, see \"Limits\" in grammar/README.md): reuse pieces that left the board with `enter`"
+                "a game may have at most {MAX_GAME_PIECES} pieces, on the board or off (`MAX_GAME_PIECES`, see \"Limits\" in docs/limits.md): reuse pieces that left the board with `enter`"
             ));
         }
         if !self.def.sides.iter().any(|s| s == side) {

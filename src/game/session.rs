@@ -486,7 +486,7 @@ pub fn check_line(line: &str) -> Result<(), String> {
     use crate::limits::MAX_COMMAND_BYTES;
     if line.len() as u64 > MAX_COMMAND_BYTES {
         return Err(format!(
-            "a command is at most {} bytes (`MAX_COMMAND_BYTES`, see \"Limits\" in grammar/README.md); this one has {}",
+            "a command is at most {} bytes (`MAX_COMMAND_BYTES`, see \"Limits\" in docs/limits.md); this one has {}",
             crate::diagnostic::thousands(MAX_COMMAND_BYTES),
             crate::diagnostic::thousands(line.len() as u64)
         ));

@@ -102,7 +102,7 @@ pub fn check_depth(value: &Json) -> Result<(), String> {
             depth += 1;
             if depth > MAX_VALUE_DEPTH {
                 return Err(format!(
-                    "cannot keep this value in the game: its lists and maps nest more than {MAX_VALUE_DEPTH} deep (`MAX_VALUE_DEPTH`, see \"Limits\" in grammar/README.md)"
+                    "cannot keep this value in the game: its lists and maps nest more than {MAX_VALUE_DEPTH} deep (`MAX_VALUE_DEPTH`, see \"Limits\" in docs/limits.md)"
                 ));
             }
         }

@@ -1,7 +1,7 @@
 //! Decision verbs: whole clauses of an enemy's behaviour decided in Rust — which pieces act
 //! and in what order, whom a piece picks as its target, where it advances or falls back to.
 //! Each is one call from a script instead of a loop of board questions, and each has its
-//! fallbacks written down here and in the authors' reference (grammar/README.md, "Decision
+//! fallbacks written down here and in the authors' reference (docs/verbs.md, "Decision
 //! verbs"). No Rhai here: the binding (`api.rs`) converts and charges; moves are walked by
 //! the same `walk` as every other move, so the log, triggers, saves and undo see no
 //! difference.

@@ -3,7 +3,7 @@
 //! piece holds, and the
 //! first zone of a kind a route crosses. Each answers in one call what a script would
 //! otherwise loop over pieces, markers or sample points for (`game.gap_to_point`,
-//! `game.holder_at`, `game.marker_held`, `game.numbered_markers`, `game.zone_crossed`; grammar/README.md, "Pieces
+//! `game.holder_at`, `game.marker_held`, `game.numbered_markers`, `game.zone_crossed`; docs/games.md, "Pieces
 //! on a battlefield"); the binding is `api/zones.rs`.
 
 use super::Game;

@@ -164,12 +164,12 @@ fn read_limited(place: &Place, budget: u64) -> Result<String, String> {
     let too_large = || {
         if budget < MAX_FILE_BYTES {
             format!(
-                "the package's files come to more than {} bytes in all (`MAX_PACKAGE_BYTES`, see \"Limits\" in grammar/README.md)",
+                "the package's files come to more than {} bytes in all (`MAX_PACKAGE_BYTES`, see \"Limits\" in docs/limits.md)",
                 thousands(MAX_PACKAGE_BYTES)
             )
         } else {
             format!(
-                "larger than {} bytes (`MAX_FILE_BYTES`, see \"Limits\" in grammar/README.md): split it into several files",
+                "larger than {} bytes (`MAX_FILE_BYTES`, see \"Limits\" in docs/limits.md): split it into several files",
                 thousands(MAX_FILE_BYTES)
             )
         }

@@ -174,7 +174,7 @@ pub fn unused(ruleset: &Ruleset) -> Vec<Diagnostic> {
             d = match did_you_mean(name, earlier.iter().copied()) {
                 Some(hint) => d.with_help(format!("{hint} (to replace a base's function, use its exact name)")),
                 None => d.with_help(
-                    "a variant's function changes a game when it has the name of a base's function (a hook: see \"Hooks\" in grammar/README.md) or when something calls it",
+                    "a variant's function changes a game when it has the name of a base's function (a hook: see \"Hooks\" in docs/hooks.md) or when something calls it",
                 ),
             };
             out.push(d);
@@ -460,10 +460,10 @@ fn check_script(
                 Some(why) => d.with_help(why),
                 None => match suggest(name) {
                 Some(hint) => d.with_help(format!(
-                    "{hint} (the functions a script may call are in grammar/README.md)"
+                    "{hint} (the functions a script may call are in docs/language.md and docs/games.md)"
                 )),
                     None => d.with_help(
-                        "the functions a script may call are in grammar/README.md; a package's own are the `fn`s of its scripts",
+                        "the functions a script may call are in docs/language.md and docs/games.md; a package's own are the `fn`s of its scripts",
                     ),
                 },
             };

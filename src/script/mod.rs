@@ -95,8 +95,9 @@ fn compile_with(engine: &rhai::Engine, file: FileId, sources: &SourceMap) -> Res
         Err(error) => {
             let span = span_at(sources, file, error.position());
             Err(
-                Diagnostic::error(span, format!("script syntax error: {}", error.err_type()), "here")
-                    .with_help("see the Rhai book for the syntax; the servitor API is in grammar/README.md"),
+                Diagnostic::error(span, format!("script syntax error: {}", error.err_type()), "here").with_help(
+                    "see the Rhai book for the syntax; the servitor API is in docs/language.md and docs/games.md",
+                ),
             )
         }
     }

@@ -355,7 +355,7 @@ pub fn script_failure(error: EvalAltResult, ruleset: &Ruleset, entry: &str, what
     }
     let help = match &error {
         EvalAltResult::ErrorTooManyOperations(_) => Some(format!(
-            "scripts may run at most {} operations (`MAX_OPERATIONS`, see \"Limits\" in grammar/README.md): look for a loop that never ends",
+            "scripts may run at most {} operations (`MAX_OPERATIONS`, see \"Limits\" in docs/limits.md): look for a loop that never ends",
             crate::diagnostic::thousands(sandbox::MAX_OPERATIONS)
         )),
         EvalAltResult::ErrorTerminated(token, _) => sandbox::stopped(token).map(|(_, help)| help),

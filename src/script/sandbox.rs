@@ -254,13 +254,13 @@ impl Budget {
         let total = self.work.fetch_add(units, Ordering::Relaxed).saturating_add(units);
         if total > MAX_SCRIPT_WORK {
             return Err(format!(
-                "this run's engine calls passed {} units of work (`MAX_SCRIPT_WORK`, see \"Limits\" in grammar/README.md: board and battlefield questions count the squares and corners they visit, shuffles and picks the items): make fewer such calls in the loop, or on a smaller board or array",
+                "this run's engine calls passed {} units of work (`MAX_SCRIPT_WORK`, see \"Limits\" in docs/limits.md: board and battlefield questions count the squares and corners they visit, shuffles and picks the items): make fewer such calls in the loop, or on a smaller board or array",
                 thousands(MAX_SCRIPT_WORK)
             ));
         }
         if self.in_game.load(Ordering::Relaxed) && self.game_total(WORK).saturating_add(total) > MAX_GAME_WORK {
             return Err(format!(
-                "this game's engine calls passed {} units of work in all (`MAX_GAME_WORK`, see \"Limits\" in grammar/README.md): ask fewer board questions each turn, or end the game sooner (`max-turns`)",
+                "this game's engine calls passed {} units of work in all (`MAX_GAME_WORK`, see \"Limits\" in docs/limits.md): ask fewer board questions each turn, or end the game sooner (`max-turns`)",
                 thousands(MAX_GAME_WORK)
             ));
         }
@@ -280,13 +280,13 @@ impl Budget {
         let total = self.log_bytes.fetch_add(bytes, Ordering::Relaxed).saturating_add(bytes);
         if total > MAX_LOG_BYTES {
             return Err(format!(
-                "this run's log passed {} bytes (`MAX_LOG_BYTES`, see \"Limits\" in grammar/README.md): log less, or stop the loop that logs",
+                "this run's log passed {} bytes (`MAX_LOG_BYTES`, see \"Limits\" in docs/limits.md): log less, or stop the loop that logs",
                 thousands(MAX_LOG_BYTES)
             ));
         }
         if self.in_game.load(Ordering::Relaxed) && self.game_total(LOG).saturating_add(total) > MAX_GAME_LOG_BYTES {
             return Err(format!(
-                "this game's log passed {} bytes (`MAX_GAME_LOG_BYTES`, see \"Limits\" in grammar/README.md): log less each turn, or end the game sooner (`max-turns`)",
+                "this game's log passed {} bytes (`MAX_GAME_LOG_BYTES`, see \"Limits\" in docs/limits.md): log less each turn, or end the game sooner (`max-turns`)",
                 thousands(MAX_GAME_LOG_BYTES)
             ));
         }
@@ -298,7 +298,7 @@ impl Budget {
 /// termination).
 pub fn stopped(token: &Dynamic) -> Option<(String, String)> {
     let token = token.clone().into_immutable_string().ok()?;
-    let limits = "see \"Limits\" in grammar/README.md";
+    let limits = "see \"Limits\" in docs/limits.md";
     Some(match token.as_str() {
         DEADLINE => (
             format!("ran longer than {} ms", thousands(MAX_SCRIPT_MILLIS)),

@@ -112,7 +112,7 @@ fn nesting_error(file: FileId, text: &str) -> Option<Diagnostic> {
                             "too deep",
                         )
                         .with_help(format!(
-                            "a rules file may nest `{{ }}` and `[ ]` at most {MAX_NESTING} deep (see \"Limits\" in grammar/README.md): flatten the data"
+                            "a rules file may nest `{{ }}` and `[ ]` at most {MAX_NESTING} deep (see \"Limits\" in docs/limits.md): flatten the data"
                         )),
                     );
                 }

@@ -416,7 +416,7 @@ impl Odds<'_> {
         self.work = self.work.saturating_add(pairs as u64);
         if self.work > MAX_ODDS_WORK {
             return Err(format!(
-                "the exact odds of `{}` take more than {} steps (`MAX_ODDS_WORK`, see \"Limits\" in grammar/README.md): roll it instead, or ask for fewer rolls in the series",
+                "the exact odds of `{}` take more than {} steps (`MAX_ODDS_WORK`, see \"Limits\" in docs/limits.md): roll it instead, or ask for fewer rolls in the series",
                 self.table,
                 thousands(MAX_ODDS_WORK)
             ));
@@ -433,7 +433,7 @@ impl Odds<'_> {
 
     fn too_many(&self) -> String {
         format!(
-            "the exact odds of `{}` have more than {} different outcomes (`MAX_ODDS_OUTCOMES`, see \"Limits\" in grammar/README.md): roll it instead, or ask for fewer rolls in the series",
+            "the exact odds of `{}` have more than {} different outcomes (`MAX_ODDS_OUTCOMES`, see \"Limits\" in docs/limits.md): roll it instead, or ask for fewer rolls in the series",
             self.table,
             thousands(MAX_ODDS_OUTCOMES as u64)
         )

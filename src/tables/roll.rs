@@ -102,7 +102,7 @@ pub fn roll_series(
     let most = max_rolls(tables, table).saturating_mul(times as u64);
     if most > MAX_TABLE_ROLLS {
         return Err(format!(
-            "{times} rolls on `{}` could come to {} table rolls with their follow-ups: one request rolls at most {} (`MAX_TABLE_ROLLS`, see \"Limits\" in grammar/README.md)",
+            "{times} rolls on `{}` could come to {} table rolls with their follow-ups: one request rolls at most {} (`MAX_TABLE_ROLLS`, see \"Limits\" in docs/limits.md)",
             table.id,
             if most == u64::MAX {
                 "too many".to_string()

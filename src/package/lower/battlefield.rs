@@ -50,7 +50,7 @@ impl Lower<'_> {
             self.err(
                 Diagnostic::error(span, format!("a battlefield of {width} × {height} inches"), "too large").with_help(
                     format!(
-                        "a battlefield is at most {MAX_BATTLEFIELD_INCHES} inches wide and high (`MAX_BATTLEFIELD_INCHES`, see \"Limits\" in grammar/README.md)"
+                        "a battlefield is at most {MAX_BATTLEFIELD_INCHES} inches wide and high (`MAX_BATTLEFIELD_INCHES`, see \"Limits\" in docs/limits.md)"
                     ),
                 ),
             );
@@ -82,7 +82,7 @@ impl Lower<'_> {
                             "too large",
                         )
                         .with_help(format!(
-                            "a battlefield's zones and terrain have at most {MAX_BATTLEFIELD_CORNERS} corners in all (`MAX_BATTLEFIELD_CORNERS`), each within {reach} inches (`MAX_BATTLEFIELD_INCHES`) of the top-left corner (see \"Limits\" in grammar/README.md): draw terrain with fewer corners"
+                            "a battlefield's zones and terrain have at most {MAX_BATTLEFIELD_CORNERS} corners in all (`MAX_BATTLEFIELD_CORNERS`), each within {reach} inches (`MAX_BATTLEFIELD_INCHES`) of the top-left corner (see \"Limits\" in docs/limits.md): draw terrain with fewer corners"
                         )),
                     );
                     None

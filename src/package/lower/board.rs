@@ -62,7 +62,7 @@ impl Lower<'_> {
         let Some(map_prop) = props.get("map") else {
             self.err(
                 Diagnostic::error(item.id.span, format!("board `{}` has no `map`", item.id.text), "no map")
-                    .with_help("add `map \"…\"` with the board drawn in ASCII (see grammar/README.md)"),
+                    .with_help("add `map \"…\"` with the board drawn in ASCII (see docs/boards.md)"),
             );
             return None;
         };
@@ -250,7 +250,7 @@ impl Lower<'_> {
                     "too far",
                 )
                 .with_help(format!(
-                    "a mission is at most {MAX_GRID_SIDE} squares wide and high (`MAX_GRID_SIDE`, see \"Limits\" in grammar/README.md): place its boards closer to 1 1"
+                    "a mission is at most {MAX_GRID_SIDE} squares wide and high (`MAX_GRID_SIDE`, see \"Limits\" in docs/limits.md): place its boards closer to 1 1"
                 )),
             );
             return None;

@@ -87,7 +87,7 @@ impl Lower<'_> {
                     "too many faces",
                 )
                 .with_help(format!(
-                    "a die has at most {} faces (`MAX_DIE_FACES`, see \"Limits\" in grammar/README.md)",
+                    "a die has at most {} faces (`MAX_DIE_FACES`, see \"Limits\" in docs/limits.md)",
                     thousands(MAX_DIE_FACES)
                 )),
             );
@@ -100,7 +100,7 @@ impl Lower<'_> {
         {
             self.err(
                 Diagnostic::error(v.span, format!("the face {face} is too large"), "too large").with_help(format!(
-                    "a number on a face is at most {} either way (`MAX_DICE_VALUE`, see \"Limits\" in grammar/README.md)",
+                    "a number on a face is at most {} either way (`MAX_DICE_VALUE`, see \"Limits\" in docs/limits.md)",
                     thousands(MAX_DICE_VALUE)
                 )),
             );
@@ -151,7 +151,7 @@ pub fn dice_from_ast(expr: &ast::Expr, dice: &IndexMap<String, Die>) -> Result<D
     for (t, (_, part)) in expr.terms.iter().zip(&parts) {
         let too_big = |what: String| {
             Diagnostic::error(t.span, what, "too large").with_help(format!(
-                "a number in dice is at most {} either way (`MAX_DICE_VALUE`, see \"Limits\" in grammar/README.md)",
+                "a number in dice is at most {} either way (`MAX_DICE_VALUE`, see \"Limits\" in docs/limits.md)",
                 thousands(MAX_DICE_VALUE)
             ))
         };
@@ -164,7 +164,7 @@ pub fn dice_from_ast(expr: &ast::Expr, dice: &IndexMap<String, Die>) -> Result<D
                 ..
             } if u64::from(*sides) > MAX_DIE_FACES => errors.push(
                 Diagnostic::error(t.span, format!("a die with {sides} sides"), "too many sides").with_help(format!(
-                    "a die has at most {} faces (`MAX_DIE_FACES`, see \"Limits\" in grammar/README.md)",
+                    "a die has at most {} faces (`MAX_DIE_FACES`, see \"Limits\" in docs/limits.md)",
                     thousands(MAX_DIE_FACES)
                 )),
             ),
@@ -174,7 +174,7 @@ pub fn dice_from_ast(expr: &ast::Expr, dice: &IndexMap<String, Die>) -> Result<D
                     errors.push(
                         Diagnostic::error(t.span, format!("{count} dice in one expression"), "too many dice").with_help(
                             format!(
-                                "one dice expression rolls at most {} dice (`MAX_DICE`, see \"Limits\" in grammar/README.md): roll several times instead", thousands(MAX_DICE)
+                                "one dice expression rolls at most {} dice (`MAX_DICE`, see \"Limits\" in docs/limits.md): roll several times instead", thousands(MAX_DICE)
                             ),
                         ),
                     );
@@ -281,7 +281,7 @@ struct RollLower<'a> {
 }
 
 fn limit_help(limit: &str, what: String) -> String {
-    format!("{what} (`{limit}`, see \"Limits\" in grammar/README.md)")
+    format!("{what} (`{limit}`, see \"Limits\" in docs/limits.md)")
 }
 
 impl RollLower<'_> {

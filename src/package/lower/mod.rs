@@ -366,14 +366,14 @@ impl Lower<'_> {
             Some((_, totals)) if totals > MAX_ODDS_TOTALS => self.err(refuse(
                 format!("`{dice}` can give {} different totals", thousands(totals)),
                 format!(
-                    "servitor computes the exact odds of every table, amount and follow-up count, so their dice give at most {} different totals (`MAX_ODDS_TOTALS`, see \"Limits\" in grammar/README.md): use fewer or smaller dice",
+                    "servitor computes the exact odds of every table, amount and follow-up count, so their dice give at most {} different totals (`MAX_ODDS_TOTALS`, see \"Limits\" in docs/limits.md): use fewer or smaller dice",
                     thousands(MAX_ODDS_TOTALS)
                 ),
             )),
             Some((work, _)) if work > MAX_DICE_WORK => self.err(refuse(
                 format!("the exact odds of `{dice}` take {} steps to compute", thousands(work)),
                 format!(
-                    "servitor computes the exact odds of every table, amount and follow-up count, at most {} steps each (`MAX_DICE_WORK`: dice added one by one, each step one running total and one face; see \"Limits\" in grammar/README.md): use fewer dice or dice with fewer faces",
+                    "servitor computes the exact odds of every table, amount and follow-up count, at most {} steps each (`MAX_DICE_WORK`: dice added one by one, each step one running total and one face; see \"Limits\" in docs/limits.md): use fewer dice or dice with fewer faces",
                     thousands(MAX_DICE_WORK)
                 ),
             )),

@@ -396,7 +396,7 @@ pub(super) fn check_follow_ups(ruleset: &Ruleset, report: &mut Report) {
                     "too deep",
                 )
                 .with_help(format!(
-                    "follow-ups go at most {MAX_FOLLOW_UP_DEPTH} tables deep (`MAX_FOLLOW_UP_DEPTH`, see \"Limits\" in grammar/README.md)"
+                    "follow-ups go at most {MAX_FOLLOW_UP_DEPTH} tables deep (`MAX_FOLLOW_UP_DEPTH`, see \"Limits\" in docs/limits.md)"
                 )),
             );
             return;
@@ -416,7 +416,7 @@ pub(super) fn check_follow_ups(ruleset: &Ruleset, report: &mut Report) {
                     "too many rolls",
                 )
                 .with_help(format!(
-                    "one roll with all its follow-ups rolls at most {} tables (`MAX_TABLE_ROLLS`, see \"Limits\" in grammar/README.md): roll fewer `times`",
+                    "one roll with all its follow-ups rolls at most {} tables (`MAX_TABLE_ROLLS`, see \"Limits\" in docs/limits.md): roll fewer `times`",
                     thousands(MAX_TABLE_ROLLS)
                 )),
             );
