@@ -160,6 +160,26 @@ pub fn register(engine: &mut Engine, ruleset: &Arc<Ruleset>, state: &Shared, bud
             )),
         }
     });
+    // Issue 39: one field of a record, `()` when it has none — what `let r = record(kind,
+    // id); if field in r { r[field] } else { () }` says, in one call.
+    let (r, v) = (ruleset.clone(), views.clone());
+    engine.register_fn(
+        "record_field",
+        move |kind: &str, id: &str, field: &str| -> Res<Dynamic> {
+            let records = find_kind(&r, kind)?;
+            match records.get_full(id) {
+                Some((i, _, record)) => Ok(v
+                    .get(kind, records.len(), i, record)
+                    .field(field)
+                    .cloned()
+                    .unwrap_or(Dynamic::UNIT)),
+                None => fail(format!(
+                    "no {kind} `{id}`{}",
+                    hint(did_you_mean(id, records.keys().map(String::as_str)))
+                )),
+            }
+        },
+    );
     let (r, b, v) = (ruleset.clone(), budget.clone(), views);
     engine.register_fn("records", move |kind: &str| -> Res<Array> {
         let records = find_kind(&r, kind)?;

@@ -72,7 +72,7 @@ enum Names {
 fn first_argument(name: &str) -> Option<Names> {
     Some(match name {
         "roll_table" | "roll_table_times" | "table_results" => Names::Table,
-        "record" | "records" | "read_record" => Names::Kind,
+        "record" | "records" | "read_record" | "record_field" => Names::Kind,
         "constant" => Names::Const,
         "pool" => Names::Pool,
         "mission" | "marked" | "los" | "visible_from" | "distance" | "nearest" | "move_towards" | "move_away"
@@ -511,7 +511,7 @@ fn check_script(
                 // A kind the package declares a schema for but has no records of yet.
                 None if ruleset.schemas.contains_key(&id) => None,
                 None => missing("record kind", &id, ruleset.records.keys()).map(|p| (span, p)),
-                Some(records) if name == "record" || name == "read_record" => literal(1).and_then(|(rid, rat): (String, rhai::Position)| {
+                Some(records) if name == "record" || name == "read_record" || name == "record_field" => literal(1).and_then(|(rid, rat): (String, rhai::Position)| {
                     missing(&id, &rid, records.keys()).map(|p| (span_at(sources, script.file, rat), p))
                 }),
                 Some(_) => None,

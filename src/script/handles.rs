@@ -57,6 +57,11 @@ impl RecordView {
     pub fn new(map: Map) -> RecordView {
         RecordView(Arc::new(map))
     }
+
+    /// One field as scripts read it, or `None` when the record has no such field.
+    pub fn field(&self, key: &str) -> Option<&Dynamic> {
+        self.0.get(key)
+    }
 }
 
 impl PieceView {

@@ -46,6 +46,18 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
             Ok(p.fields.get(field).map_or(Dynamic::UNIT, from_json))
         })
     });
+    // Issue 39: the flag test scripts make most (`let v = game.get(id, f); v != () && v !=
+    // false`) in one call, with no value made: set unless absent, `()` or `false`.
+    let a = api.clone();
+    engine.register_fn("is_set", move |_: GameRef, id: &str, field: &str| {
+        a.with(|g, _| {
+            let p = &g.state.pieces[g.index(id)?];
+            Ok(!matches!(
+                p.fields.get(field),
+                None | Some(serde_json::Value::Null) | Some(serde_json::Value::Bool(false))
+            ))
+        })
+    });
     let a = api.clone();
     engine.register_fn("get_var", move |_: GameRef, name: &str| {
         a.with(|g, _| Ok(g.state.vars.get(name).map_or(Dynamic::UNIT, from_json)))
