@@ -718,3 +718,40 @@ fn whole_missions_with_typed_dice_one_activation_at_a_time() {
         insta::assert_snapshot!(format!("whole-mission-{package}"), both);
     }
 }
+
+/// Solo Heresy's Cooperative/Competitive game at the table (issue 37), as first played under
+/// tmux: two players named at set-up with `--set players=ana,ben`, the army dealt to them,
+/// deployment in the order named, each player's turn with their own units, the Battlefield
+/// Events drawn in turn (the drawer asked, naming every unit's player), the Overwatch question
+/// naming whose unit is charged, `status` with each player's points and cards, and the end
+/// naming the winner among the players. servitor's dice; the lines typed are in `tests/table/`.
+#[test]
+fn a_cooperative_competitive_game_of_two_players_at_the_table() {
+    let servitor = env!("CARGO_BIN_EXE_servitor");
+    let input = "tests/table/solo-heresy-raid-cooperative-competitive-5.input";
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "'{servitor}' play solo-heresy --mission raid --seed 5 --set game-type=cooperative-competitive --set players=ana,ben --pace activation < {input} 2>&1"
+        ))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .env_remove("SERVITOR_RULESETS")
+        .output()
+        .expect("sh runs");
+    let both = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{both}");
+    assert!(both.contains("The game is over"), "{both}");
+    for line in [
+        "ana commands warden-captain-1, warden-line-squad-2, warden-breachers-1",
+        "first ana: warden-captain-1, warden-line-squad-2, warden-breachers-1; then ben:",
+        "ben draws this Battlefield Event",
+        "(ana's unit): fire Overwatch",
+        "Points per player: ana 0, ben 0",
+        "Tactical Objective cards per player: ana: secure-4, secure-1, secure-2; ben:",
+        "among the players ana wins with the most Victory Points (ana 1, ben 0)",
+    ] {
+        assert!(both.contains(line), "missing {line:?}: {both}");
+    }
+    insta::assert_snapshot!("whole-game-solo-heresy-cooperative-competitive", both);
+}

@@ -53,10 +53,27 @@ impl Game {
                 "this game is not played on a battlefield yet: call game.use_battlefield(\"id\") in setup".into(),
             );
         };
-        self.ruleset
+        let base = self
+            .ruleset
             .battlefields
             .get(id)
-            .ok_or_else(|| format!("no battlefield `{id}` in this package"))
+            .ok_or_else(|| format!("no battlefield `{id}` in this package"))?;
+        if self.state.added_zones.is_empty() {
+            return Ok(base);
+        }
+        Ok(self.state.field_cache.0.get_or_init(|| {
+            let mut b = base.clone();
+            for z in &self.state.added_zones {
+                b.zones.push(crate::board::field::Polygon {
+                    name: z.name.clone(),
+                    corners: z.corners.clone(),
+                });
+                if z.hides && !b.hides.contains(&z.name) {
+                    b.hides.push(z.name.clone());
+                }
+            }
+            std::sync::Arc::new(b)
+        }))
     }
 
     /// Work units of a question over the battlefield's terrain: its corners, at least 1.

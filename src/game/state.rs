@@ -152,7 +152,36 @@ pub struct GameState {
     /// Named points the game marks on its battlefield (`game.mark_at`), drawn in every view.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub marks: IndexMap<String, Point>,
+    /// Zones the game added to its battlefield during play (`game.add_zone`), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub added_zones: Vec<AddedZone>,
+    /// The battlefield with `added_zones` in it, built once when first asked for
+    /// ([`crate::game::Game::battlefield`]); never saved, emptied when a zone is added.
+    #[serde(skip)]
+    pub field_cache: FieldCache,
     pub over: Option<Outcome>,
+}
+
+/// A zone added to the battlefield during a game (`game.add_zone`): a polygon named as a
+/// battlefield's zones are (the package reads its kind from the name), and whether it hides
+/// what is behind it as the battlefield's `hides` zones do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AddedZone {
+    pub name: String,
+    pub corners: Vec<Point>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hides: bool,
+}
+
+/// A cache of the battlefield with the game's added zones: equal to any other (it follows
+/// from the state's other fields), cloned with the state.
+#[derive(Debug, Clone, Default)]
+pub struct FieldCache(pub std::sync::OnceLock<std::sync::Arc<crate::board::field::Battlefield>>);
+
+impl PartialEq for FieldCache {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl GameState {
@@ -286,6 +315,13 @@ pub enum Action {
     /// The game is played on this battlefield (inches) from now on.
     UseBattlefield {
         id: String,
+    },
+    /// A zone added to the battlefield (`game.add_zone`).
+    AddZone {
+        name: String,
+        corners: Vec<Point>,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        hides: bool,
     },
     /// A named point marked on the battlefield (`point`), or its mark taken away (none).
     Mark {
@@ -502,6 +538,21 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
             });
         }
         Action::UseBattlefield { id } => state.battlefield = Some(id.clone()),
+        Action::AddZone { name, corners, hides } => {
+            if state.battlefield.is_none()
+                || corners.len() < 3
+                || corners.iter().any(|p| !p.x.is_finite() || !p.y.is_finite())
+                || state.added_zones.iter().any(|z| z.name == *name)
+            {
+                return false;
+            }
+            state.added_zones.push(AddedZone {
+                name: name.clone(),
+                corners: corners.clone(),
+                hides: *hides,
+            });
+            state.field_cache = FieldCache::default();
+        }
         Action::Mark { name, point } => match point {
             Some(p) if p.x.is_finite() && p.y.is_finite() && state.battlefield.is_some() => {
                 state.marks.insert(name.clone(), *p);

@@ -1,7 +1,8 @@
 //! Points and zones of an open battlefield asked about in bulk: the gap from a piece's base to
 //! a point, which side alone has pieces near a point, the numbered markers of a kind, the marker a
 //! piece holds, and the
-//! first zone of a kind a route crosses. Each answers in one call what a script would
+//! first zone of a kind a route crosses; and the one change of a battlefield a game may make,
+//! a zone added during play (`game.add_zone`: a wreck left where a vehicle died). Each answers in one call what a script would
 //! otherwise loop over pieces, markers or sample points for (`game.gap_to_point`,
 //! `game.holder_at`, `game.marker_held`, `game.numbered_markers`, `game.zone_crossed`; docs/games.md, "Pieces
 //! on a battlefield"); the binding is `api/zones.rs`.
@@ -11,6 +12,9 @@ use crate::board::field::Point;
 
 /// At most this many sample points a leg of a route (`zone_crossed`).
 pub const MAX_SAMPLES_A_LEG: u64 = 200;
+
+/// At most this many corners a zone added during play (`game.add_zone`).
+pub const MAX_ADDED_ZONE_CORNERS: usize = 64;
 
 impl Game {
     /// Inches from piece `i`'s base edge to a point (0 when the point is under the base).
@@ -64,6 +68,53 @@ impl Game {
             }
         }
         Ok(out)
+    }
+
+    /// Adds a zone to the battlefield from now on (`game.add_zone`): `corners` in order (3 to
+    /// [`MAX_ADDED_ZONE_CORNERS`], on the table), a name no zone of the battlefield has, and
+    /// whether it hides what is behind it (as a battlefield's `hides` zones).
+    pub fn add_zone(&mut self, name: &str, corners: Vec<Point>, hides: bool) -> Result<(), String> {
+        let b = self.battlefield()?;
+        if name.is_empty() || name.len() > 64 {
+            return Err("add_zone: a zone's name is 1 to 64 characters".into());
+        }
+        if b.zones.iter().any(|z| z.name == name) {
+            return Err(format!("add_zone: the battlefield has a zone `{name}` already"));
+        }
+        if corners.len() < 3 || corners.len() > MAX_ADDED_ZONE_CORNERS {
+            return Err(format!(
+                "add_zone: a zone has 3 to {MAX_ADDED_ZONE_CORNERS} corners, not {}",
+                corners.len()
+            ));
+        }
+        if let Some(p) = corners
+            .iter()
+            .find(|p| !p.x.is_finite() || !p.y.is_finite() || !b.on_table(**p))
+        {
+            return Err(format!(
+                "add_zone: corner {:.2},{:.2} is off the {} × {} table",
+                p.x, p.y, b.width, b.height
+            ));
+        }
+        if self.state.added_zones.len() >= crate::limits::MAX_GAME_PIECES {
+            return Err(format!(
+                "add_zone: a game adds at most {} zones (`MAX_GAME_PIECES`)",
+                crate::limits::MAX_GAME_PIECES
+            ));
+        }
+        let shown: Vec<String> = corners.iter().map(|p| format!("({:.1}, {:.1})", p.x, p.y)).collect();
+        let what = if hides { ", which hides what is behind it" } else { "" };
+        self.act(
+            "zone",
+            format!("zone {name} added to the battlefield{what}: {}", shown.join(" ")),
+            None,
+            super::state::Action::AddZone {
+                name: name.into(),
+                corners,
+                hides,
+            },
+        );
+        Ok(())
     }
 
     /// The first of the battlefield's zones named `PREFIX-…` (in the battlefield's order) that a

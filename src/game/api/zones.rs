@@ -1,5 +1,6 @@
 //! The game API's bulk questions about points and zones of a battlefield (`game.gap_to_point`,
-//! `game.holder_at`, `game.marker_held`, `game.numbered_markers`, `game.zone_crossed`), answered by
+//! `game.holder_at`, `game.marker_held`, `game.numbered_markers`, `game.zone_crossed`) and
+//! `game.add_zone` (a zone added during play), answered by
 //! [`crate::game::zones`].
 
 use super::field::{num, point_map};
@@ -79,6 +80,20 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
                     Some((n, p)) => marker_map(n, p),
                     None => Dynamic::UNIT,
                 })
+            })
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "add_zone",
+        move |_: GameRef, name: &str, corners: Array, hides: bool| {
+            a.with(|g, _| {
+                a.cost(corners.len() as u64)?;
+                let corners = corners
+                    .iter()
+                    .map(|p| point_arg(p, "add_zone's corners"))
+                    .collect::<Result<Vec<_>, _>>()?;
+                g.add_zone(name, corners, hides)
             })
         },
     );
