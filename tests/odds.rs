@@ -567,6 +567,32 @@ fn roll_reads_the_dice_as_odds_does() {
     ]));
 }
 
+/// A repeated roll prints as a player says it (issue 40): the count's roll, then the roll
+/// made for it once, twice or N times, each die once, and the whole; a plain number before
+/// `times` is no roll to show (it printed `2:  + 2 = 2; 2 times: d6: 2, d6: 6 = 8`).
+#[test]
+fn a_repeated_roll_reads_as_a_player_says_it() {
+    let roll = |dice: &str| {
+        let (stdout, stderr, code) = servitor(&["roll", "space-hulk", "--dice", dice, "--seed", "5"]);
+        assert_eq!(code, 0, "{dice}: {stderr}");
+        stdout
+    };
+    assert_eq!(
+        roll("count 6 in 2d6 times d3"),
+        "seed 5\n  count 6 in 2d6: 2, 6 → 1; d3 once: [5→3] = 3\n"
+    );
+    assert_eq!(roll("2 times d6"), "seed 5\n  d6 twice: 2, 6 = 8\n");
+    assert_eq!(
+        roll("3 times 2d6"),
+        "seed 5\n  2d6 3 times: 2 + 6 = 8; 5 + 1 = 6; 2 + 3 = 5 = 19\n"
+    );
+    assert_eq!(
+        roll("count 3+ in 6d6 then 4+ times d3"),
+        "seed 5\n  count 3+ in 6d6: 2, 6, 5, 1, 2, 3 → 3; then 4+: 4, 4, 2 → 2; 2 in all; d3 twice: [3→2], [2→1] = 3\n"
+    );
+    assert_eq!(roll("count 6 in 0d6 times d3"), "seed 5\n  no d3 to roll = 0\n");
+}
+
 /// Bad rolls are refused with file:line:col (in a package) or the text and what to write (on
 /// the command line), never a wrong answer.
 #[test]

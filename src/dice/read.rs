@@ -1019,6 +1019,17 @@ fn reading_words(r: &ReadingRoll) -> String {
     }
 }
 
+/// A roll's dice and result without its expression (`[5→3]`, `3 + 4 = 7`, `2, 6 → 1`).
+fn made_words(r: &ReadingRoll) -> String {
+    let full = reading_words(r);
+    let expr = match r {
+        ReadingRoll::Total(t) => t.expr.to_string(),
+        ReadingRoll::Pool(p) => p.read.clone(),
+    };
+    full.strip_prefix(&format!("{expr}: "))
+        .map_or(full.clone(), str::to_string)
+}
+
 impl fmt::Display for Rolled {
     /// `any 6 in 2d6: 3, 6 → yes`; `highest of 3d6: 2, 5, 4 → 5 vs highest of d6: 3 → 3: first
     /// wins by 2`; a chain stage by stage.
@@ -1104,15 +1115,35 @@ impl fmt::Display for Rolled {
                 }
                 Ok(())
             }
-            Rolled::Times { count, each, value, .. } => {
-                write!(f, "{count}; {} times: ", count.value().max(0))?;
-                if each.is_empty() {
-                    f.write_str("nothing")?;
-                } else {
-                    let words: Vec<String> = each.iter().map(reading_words).collect();
-                    f.write_str(&words.join(", "))?;
+            Rolled::Times {
+                roll,
+                count,
+                each,
+                value,
+            } => {
+                // As a player says it: the count's roll (none when it is a plain number), then
+                // the roll made for it, once, twice, or N times, and the whole.
+                if !count.all_dice().is_empty() {
+                    write!(f, "{count}; ")?;
                 }
-                write!(f, " = {value}")
+                let what = roll.rsplit_once(" times ").map_or("", |(_, e)| e);
+                let n = count.value().max(0);
+                if each.is_empty() {
+                    return write!(f, "no {what} to roll = 0");
+                }
+                let how = match n {
+                    1 => "once".to_string(),
+                    2 => "twice".to_string(),
+                    n => format!("{n} times"),
+                };
+                // Each roll's dice without its expression, written once before them.
+                let words: Vec<String> = each.iter().map(made_words).collect();
+                let one_die = each.iter().all(|r| r.dice().len() <= 1);
+                write!(
+                    f,
+                    "{what} {how}: {} = {value}",
+                    words.join(if one_die { ", " } else { "; " })
+                )
             }
         }
     }
