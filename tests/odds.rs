@@ -593,6 +593,25 @@ fn a_repeated_roll_reads_as_a_player_says_it() {
     assert_eq!(roll("count 6 in 0d6 times d3"), "seed 5\n  no d3 to roll = 0\n");
 }
 
+/// Issue 40's conditioning: "2d6 ≥ 10, given a 6" is 5/11 exactly, a yes-or-no on a total
+/// (`total 10+ in 2d6`) read among the rolls whose condition, read from the same dice, holds;
+/// `roll` rolls again until it does; a condition on other dice, one that never holds, or a
+/// pool that re-rolls one die is refused saying what to write.
+#[test]
+fn given_reads_the_rolls_where_the_condition_holds() {
+    insta::assert_snapshot!(transcript(&[
+        "servitor odds space-hulk --dice 'total 10+ in 2d6 given any 6 in 2d6'",
+        "servitor odds space-hulk --dice '2d6 given any 6 in 2d6'",
+        "servitor odds space-hulk --dice 'total 10+ in 2d6'",
+        "servitor roll space-hulk --dice 'total 10+ in 2d6 given any 6 in 2d6' --seed 3 --times 2",
+        "servitor odds space-hulk --dice 'total 10+ in 2d6 given any 6 in 3d6'",
+        "servitor odds space-hulk --dice '2d6 given any 7 in 2d6'",
+        "servitor odds space-hulk --dice 'highest of 2d6 reroll lowest given any 6 in 2d6 reroll lowest'",
+        "servitor odds space-hulk --dice '2d6 given count 6 in 2d6'",
+        "servitor odds solo-heresy --dice 'total hit in scatter'",
+    ]));
+}
+
 /// Bad rolls are refused with file:line:col (in a package) or the text and what to write (on
 /// the command line), never a wrong answer.
 #[test]

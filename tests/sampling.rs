@@ -93,6 +93,10 @@ fn rolls_read_die_by_die_agree_with_exact_odds() {
         ("space-hulk", "highest of 2d6 * count 4+ in 3d6"),
         ("space-hulk", "count 3+ in 6d6 then 4+ times d3"),
         ("space-hulk", "any 5+ in d6 times 2d6"),
+        ("space-hulk", "total 10+ in 2d6 given any 6 in 2d6"),
+        ("space-hulk", "highest of 3d6 given double in 3d6"),
+        ("space-hulk", "2d6 reroll 1 given any 5+ in 2d6 reroll 1"),
+        ("space-hulk", "total 8+ in 3d6"),
     ];
     for (package, text) in cases {
         let ruleset = common::load(&format!("rulesets/{package}"));

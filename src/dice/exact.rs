@@ -1024,6 +1024,10 @@ fn read_counts(read: &Read, a: &Alphabet, counts: &[u32]) -> i64 {
                 .all(|(i, c)| *c == 0 || t.accepts(&a.faces[i])),
         ),
         Read::Same(m) => i64::from(n > 0 && counts.iter().any(|c| c >= m)),
+        Read::Total(t) => {
+            let sum: i64 = counts.iter().enumerate().map(|(i, c)| a.value(i) * i64::from(*c)).sum();
+            i64::from(t.accepts(&Shown::number(sum)))
+        }
     }
 }
 
@@ -1115,7 +1119,7 @@ impl PoolRead {
         }
         let mut out: BTreeMap<i64, T> = BTreeMap::new();
         match &self.read {
-            Read::Sum => return None, // computed by `sum_counts`
+            Read::Sum | Read::Total(_) => return None, // computed by `sum_counts`
             Read::Keep { highest, n: keep } => {
                 if *keep >= n {
                     return None;
@@ -1164,6 +1168,15 @@ impl PoolRead {
     fn counts(&self) -> Counts {
         let (mut counts, mut den) = match (&self.read, &self.pool.reroll) {
             (Read::Sum, None | Some(Reroll::Each(_)) | Some(Reroll::Failed)) => self.sum_counts(),
+            (Read::Total(t), None | Some(Reroll::Each(_)) | Some(Reroll::Failed)) => {
+                // The totals, each read as yes or no.
+                let (totals, den) = self.sum_counts();
+                let mut flags: BTreeMap<i64, BigUint> = BTreeMap::new();
+                for (v, c) in totals {
+                    *flags.entry(i64::from(t.accepts(&Shown::number(v)))).or_default() += c;
+                }
+                (flags, den)
+            }
             (Read::Keep { n: keep, .. }, None | Some(Reroll::Each(_)) | Some(Reroll::Failed))
                 if *keep >= self.pool.alphabet().dice() =>
             {
@@ -1238,7 +1251,7 @@ impl PoolRead {
                 sets.saturating_mul(faces.saturating_add(1))
                     .saturating_mul(faces.saturating_add(n))
             }
-            (_, Read::Sum) => self.sum_plan().work,
+            (_, Read::Sum | Read::Total(_)) => self.sum_plan().work,
             (_, Read::Keep { n: keep, .. }) if u64::from(*keep) >= n => self.sum_plan().work,
             (_, Read::Keep { n: keep, .. }) if self.keep_in_closed_form() => {
                 return keep_one_kind_cost(&a, *keep).saturating_add(n);
@@ -1276,7 +1289,7 @@ impl PoolRead {
             .sum();
         let words = if bits < 120.0 { 1 } else { 1 + (bits / 64.0) as u64 };
         let per_pool = match (&self.pool.reroll, &self.read) {
-            (_, Read::Sum) => per_pool,
+            (_, Read::Sum | Read::Total(_)) => per_pool,
             (_, Read::Keep { n: keep, .. }) if u64::from(*keep) >= n => per_pool,
             _ => per_pool.saturating_mul(words),
         };
@@ -1549,6 +1562,36 @@ impl Roll {
     pub fn check(&self) -> Result<(), String> {
         match self {
             Roll::Read(_) | Roll::Clamp { .. } | Roll::Product { .. } => Ok(()),
+            Roll::Given { first, condition } => {
+                if matches!(
+                    first.pool.reroll,
+                    Some(Reroll::One(_) | Reroll::Highest | Reroll::Lowest | Reroll::Failed)
+                ) {
+                    return Err(format!(
+                        "`given` reads the dice as they lie, and `{}` re-rolls one die or the whole pool: drop that re-roll, or re-roll each die (`reroll 1`)",
+                        first.pool
+                    ));
+                }
+                if !condition.is_flag() {
+                    return Err("`given` takes a yes or no after it (`any 6 in 2d6`)".into());
+                }
+                let work = given_cost(first);
+                if work > crate::limits::MAX_DICE_WORK {
+                    return Err(format!(
+                        "`given` reads every way the dice can fall, about {} steps here; servitor takes at most {} (`MAX_DICE_WORK`, see \"Limits\" in grammar/README.md): fewer dice",
+                        crate::diagnostic::thousands(work),
+                        crate::diagnostic::thousands(crate::limits::MAX_DICE_WORK)
+                    ));
+                }
+                let (counts, _) = given_counts(first, condition);
+                if counts.is_empty() {
+                    return Err(format!(
+                        "`{}` never comes up, so `given` has no roll to read",
+                        self.condition_text()
+                    ));
+                }
+                Ok(())
+            }
             Roll::Times { count, .. } => match **count {
                 Roll::Opposed { .. } => Err(format!(
                     "`{count}` is a contest, and `times` makes its roll once for each the first reads: read a number before `times` (a total, a count, a chain)"
@@ -1621,6 +1664,9 @@ impl Roll {
         use super::big::{fractions_cost, mul_cost, words};
         match self {
             Roll::Read(r) | Roll::Clamp { inner: r, .. } => r.full_cost(),
+            Roll::Given { first, .. } => {
+                given_cost(first).saturating_add(steps(fractions_cost(first.values_bound(), first.den_bits(), true)))
+            }
             Roll::Product { first, second } => {
                 // Every value of one side times every value of the other: a product of counts
                 // each, then the fractions of the products.
@@ -1855,6 +1901,15 @@ impl Roll {
                 let yes = &den - none;
                 Ok(Odds::Flag(fraction(yes, &den, Smooth::of(&den).as_ref())))
             }
+            Roll::Given { first, condition } => {
+                let (counts, den) = given_counts(first, condition);
+                if first.read.is_flag() {
+                    let yes = counts.get(&1).cloned().unwrap_or_default();
+                    Ok(Odds::Flag(fraction(yes, &den, Smooth::of(&den).as_ref())))
+                } else {
+                    Ok(Odds::Number(distribution_of(counts, &den)))
+                }
+            }
             Roll::Clamp { inner, least, most } => {
                 let (counts, den) = inner.counts();
                 let mut held: BTreeMap<i64, BigUint> = BTreeMap::new();
@@ -2001,6 +2056,53 @@ pub(crate) fn draw_decided(roll: &Roll, rng: &mut Rng) -> (i64, i64) {
         .filter(|((a, b), _)| winner(*a, *b, *ties) != Winner::Tie)
         .collect();
     draw(&decided, rng).unwrap_or((0, 0))
+}
+
+/// The steps of a `given` roll's counts: every multiset of the pool's faces, each read twice.
+fn given_cost(first: &PoolRead) -> u64 {
+    let a = first.pool.alphabet();
+    let sets = a
+        .kinds
+        .iter()
+        .map(|k| multisets(u64::from(k.n), a.faces.len() as u64))
+        .fold(1u64, u64::saturating_mul);
+    let bits = first.den_bits();
+    let words = if bits < 120.0 { 1 } else { 1 + (bits / 64.0) as u64 };
+    sets.saturating_mul(a.faces.len() as u64 + 8).saturating_mul(words)
+}
+
+/// A `given` roll's counts of each reading over the rolls whose condition holds (their count
+/// the denominator): every multiset of the pool's faces, read by the condition and the reading.
+fn given_counts(first: &PoolRead, condition: &Read) -> Counts {
+    let a = first.pool.alphabet();
+    let mut out: BTreeMap<i64, BigUint> = BTreeMap::new();
+    let mut den = BigUint::default();
+    each_multiset::<BigUint>(&a, &mut |sets, w| {
+        let mut combined = vec![0u32; a.faces.len()];
+        for s in sets {
+            for (c, x) in combined.iter_mut().zip(s) {
+                *c += x;
+            }
+        }
+        if read_counts(condition, &a, &combined) != 0 {
+            *out.entry(first.finish(read_counts(&first.read, &a, &combined)))
+                .or_default() += w;
+            den += w;
+        }
+        Some(())
+    });
+    out.retain(|_, c| !Zero::is_zero(c));
+    (out, den)
+}
+
+/// A `given` roll's reading drawn from its exact odds (rolling, after many rolls turned down).
+pub(crate) fn draw_given(roll: &Roll, rng: &mut Rng) -> i64 {
+    let Roll::Given { first, condition } = roll else {
+        return 0;
+    };
+    let (counts, _) = given_counts(first, condition);
+    let weights: Vec<(i64, BigUint)> = counts.into_iter().collect();
+    draw(&weights, rng).unwrap_or(0)
 }
 
 /// One key drawn by its weight.

@@ -176,17 +176,19 @@ pub enum Read {
     /// `double in 2d6` (2), `triple in 3d6` (3), `same 4 in 6d6`: yes when at least `n` dice
     /// show the same face.
     Same(u32),
+    /// `total 10+ in 2d6`: yes when the dice's total meets the target (a 10 or more).
+    Total(Target),
 }
 
 impl Read {
     /// Yes or no (1 or 0), rather than a number.
     pub fn is_flag(&self) -> bool {
-        matches!(self, Read::Any(_) | Read::All(_) | Read::Same(_))
+        matches!(self, Read::Any(_) | Read::All(_) | Read::Same(_) | Read::Total(_))
     }
 
     /// Whether the faces' numbers matter (every face then needs one).
     pub fn needs_numbers(&self) -> bool {
-        matches!(self, Read::Sum | Read::Keep { .. })
+        matches!(self, Read::Sum | Read::Keep { .. } | Read::Total(_))
     }
 }
 
@@ -217,6 +219,7 @@ impl PoolRead {
             Read::Same(2) => format!("double in {pool}"),
             Read::Same(3) => format!("triple in {pool}"),
             Read::Same(n) => format!("same {n} in {pool}"),
+            Read::Total(t) => format!("total {t} in {pool}"),
         };
         match self.modifier {
             0 => body,
@@ -390,6 +393,13 @@ pub enum Roll {
         count: Box<Roll>,
         each: Reading,
     },
+    /// `total 10+ in 2d6 given any 6 in 2d6`: a pool's reading, among the rolls of it whose
+    /// `condition` (a yes or no read from the same dice) holds; rolled, the pool is rolled
+    /// again until it does.
+    Given {
+        first: PoolRead,
+        condition: Read,
+    },
 }
 
 /// A number held within bounds.
@@ -401,7 +411,22 @@ pub fn clamp(value: i64, least: Option<i64>, most: Option<i64>) -> i64 {
 impl Roll {
     /// Yes or no, rather than a number or a contest.
     pub fn is_flag(&self) -> bool {
-        matches!(self, Roll::Read(r) if r.is_flag()) || matches!(self, Roll::Sequence(_))
+        matches!(self, Roll::Read(r) if r.is_flag())
+            || matches!(self, Roll::Sequence(_))
+            || matches!(self, Roll::Given { first, .. } if first.read.is_flag())
+    }
+
+    /// A `given` roll's condition as written (`any 6 in 2d6`); empty for any other roll.
+    pub fn condition_text(&self) -> String {
+        match self {
+            Roll::Given { first, condition } => PoolRead {
+                pool: first.pool.clone(),
+                read: condition.clone(),
+                modifier: 0,
+            }
+            .to_string(),
+            _ => String::new(),
+        }
     }
 
     /// The die every stage of a chain rolls: the first pool's one kind.
@@ -453,6 +478,14 @@ impl fmt::Display for Roll {
             }
             Roll::Product { first, second } => write!(f, "{first} * {second}"),
             Roll::Times { count, each } => write!(f, "{count} times {each}"),
+            Roll::Given { first, condition } => {
+                let cond = PoolRead {
+                    pool: first.pool.clone(),
+                    read: condition.clone(),
+                    modifier: 0,
+                };
+                write!(f, "{first} given {cond}")
+            }
             Roll::Sequence(parts) => {
                 for (i, p) in parts.iter().enumerate() {
                     if i > 0 {
@@ -564,6 +597,20 @@ pub enum Rolled {
         value: i64,
         flag: bool,
     },
+    /// `… given …`: the rolls of the pool the condition turned down, then the one it took.
+    Given {
+        roll: String,
+        /// The condition as written (`any 6 in 2d6`).
+        condition: String,
+        /// Each roll turned down: its dice.
+        discarded: Vec<Vec<RolledDie>>,
+        /// After [`MAX_TIE_ROUNDS`] rolls turned down: the reading drawn from its exact odds.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        drawn: bool,
+        reading: PoolRoll,
+        value: i64,
+        flag: bool,
+    },
     /// `… times …`: the first roll, then each roll made for it, added up.
     Times {
         roll: String,
@@ -583,6 +630,7 @@ impl Rolled {
             | Rolled::Opposed { roll, .. }
             | Rolled::Chain { roll, .. }
             | Rolled::Parts { roll, .. }
+            | Rolled::Given { roll, .. }
             | Rolled::Times { roll, .. } => roll,
         }
     }
@@ -599,6 +647,9 @@ impl Rolled {
                 .collect(),
             Rolled::Chain { stages, .. } => stages.iter().flat_map(|s| s.dice.iter()).cloned().collect(),
             Rolled::Parts { parts, .. } => parts.iter().flat_map(|p| p.dice().iter()).cloned().collect(),
+            Rolled::Given { discarded, reading, .. } => {
+                discarded.iter().flatten().chain(&reading.dice).cloned().collect()
+            }
             Rolled::Times { count, each, .. } => {
                 let mut dice = count.all_dice();
                 dice.extend(each.iter().flat_map(|p| p.dice().iter()).cloned());
@@ -613,6 +664,7 @@ impl Rolled {
             Rolled::Read { value, .. }
             | Rolled::Chain { value, .. }
             | Rolled::Parts { value, .. }
+            | Rolled::Given { value, .. }
             | Rolled::Times { value, .. } => *value,
             Rolled::Opposed { margin, .. } => *margin,
         }
@@ -660,6 +712,7 @@ pub(crate) fn evaluate(read: &Read, shown: &[&Shown]) -> i64 {
             sorted.iter().take(*n as usize).map(|s| value(s)).sum()
         }
         Read::Count(t) => shown.iter().filter(|s| t.accepts(s)).count() as i64,
+        Read::Total(t) => i64::from(t.accepts(&Shown::number(shown.iter().map(|s| value(s)).sum()))),
         Read::Any(t) => i64::from(shown.iter().any(|s| t.accepts(s))),
         Read::All(t) => i64::from(shown.iter().all(|s| t.accepts(s))),
         Read::Same(n) => {
@@ -795,6 +848,54 @@ impl Roll {
                     value: clamp(reading.value(), *least, *most),
                     flag: false,
                     reading,
+                }
+            }
+            Roll::Given { first, condition } => {
+                let mut discarded = Vec::new();
+                loop {
+                    let (dice, rerolled, failed_first, value) = roll_pool(first, rng);
+                    let shown: Vec<&Shown> = dice.iter().map(|d| &d.shown).collect();
+                    let dice: Vec<RolledDie> = dice.iter().map(|d| d.die.clone()).collect();
+                    if evaluate(condition, &shown) != 0 {
+                        let value = first.finish(value);
+                        return Rolled::Given {
+                            roll: text,
+                            condition: self.condition_text(),
+                            discarded,
+                            drawn: false,
+                            reading: PoolRoll {
+                                read: first.to_string(),
+                                dice,
+                                rerolled,
+                                failed_first,
+                                value,
+                                flag: first.read.is_flag(),
+                            },
+                            value,
+                            flag: first.read.is_flag(),
+                        };
+                    }
+                    discarded.push(dice);
+                    if discarded.len() >= MAX_TIE_ROUNDS {
+                        // Draw the reading from its exact odds: the same answer.
+                        let value = super::exact::draw_given(self, rng);
+                        return Rolled::Given {
+                            roll: text,
+                            condition: self.condition_text(),
+                            discarded,
+                            drawn: true,
+                            reading: PoolRoll {
+                                read: first.to_string(),
+                                dice: Vec::new(),
+                                rerolled: Vec::new(),
+                                failed_first: None,
+                                value,
+                                flag: first.read.is_flag(),
+                            },
+                            value,
+                            flag: first.read.is_flag(),
+                        };
+                    }
                 }
             }
             Roll::Times { count, each } => {
@@ -1115,6 +1216,30 @@ impl fmt::Display for Rolled {
                 }
                 Ok(())
             }
+            Rolled::Given {
+                condition,
+                discarded,
+                drawn,
+                reading,
+                ..
+            } => {
+                for dice in discarded {
+                    write!(f, "{} (not {condition}: rolled again); ", dice_words(dice))?;
+                }
+                if *drawn {
+                    write!(
+                        f,
+                        "after {MAX_TIE_ROUNDS} rolls turned down, drawn from its exact odds: {}",
+                        if reading.flag {
+                            if reading.value != 0 { "yes" } else { "no" }.to_string()
+                        } else {
+                            reading.value.to_string()
+                        }
+                    )
+                } else {
+                    f.write_str(&reading_words(&ReadingRoll::Pool(reading.clone())))
+                }
+            }
             Rolled::Times {
                 roll,
                 count,
@@ -1196,7 +1321,9 @@ pub fn roll_declared(rolls: &[Declared], rng: &mut Rng) -> Vec<(String, Rolled)>
 /// What a roll came to, in a word or a number: `yes`, `no`, `3`, `first wins by 2`, `a tie`.
 pub fn value_words(rolled: &Rolled) -> String {
     match rolled {
-        Rolled::Read { flag: true, value, .. } => if *value != 0 { "yes" } else { "no" }.into(),
+        Rolled::Read { flag: true, value, .. } | Rolled::Given { flag: true, value, .. } => {
+            if *value != 0 { "yes" } else { "no" }.into()
+        }
         Rolled::Opposed { winner, margin, .. } => match winner {
             Winner::Tie => "a tie".into(),
             w => format!("{} wins by {}", w.word(), margin.unsigned_abs()),

@@ -199,6 +199,13 @@ pub enum RollExpr {
         each: Side,
         span: Span,
     },
+    /// `total 10+ in 2d6 given any 6 in 2d6`: a reading of dice that met a condition read
+    /// from the same dice.
+    Given {
+        first: Side,
+        condition: Box<ReadExpr>,
+        span: Span,
+    },
 }
 
 /// One side of `… vs …`: a reading, or a plain dice total.
@@ -228,6 +235,8 @@ pub enum How {
     Count(TargetExpr),
     Any(TargetExpr),
     All(TargetExpr),
+    /// `total 10+ in 2d6`: yes when the total meets the target.
+    Total(TargetExpr),
     /// `double` (2), `triple` (3), `same N`.
     Same(u32, Span),
     /// A pool with a re-roll rule, summed (`2d6 reroll 1`).

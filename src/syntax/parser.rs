@@ -187,6 +187,8 @@ fn describe(rule: &Rule) -> &'static str {
         }
         Rule::times_op => "`*`",
         Rule::times_kw => "`times`",
+        Rule::total_kw => "`total`",
+        Rule::given_kw => "`given`",
         Rule::clamp => "`at least N` or `at most N`",
         // After a value, `at least` may follow: the value is what was expected.
         Rule::at_kw => "a value",
@@ -579,6 +581,14 @@ impl Reader {
                 let second = self.side(parts.next().expect("a second factor"))?;
                 RollExpr::Product { first, second, span }
             }
+            Rule::given => {
+                let span = self.span(&form);
+                let mut parts = inner(form);
+                let first = self.side(parts.next().expect("a reading"))?;
+                parts.next(); // given
+                let condition = Box::new(self.reading(parts.next().expect("a condition"))?);
+                RollExpr::Given { first, condition, span }
+            }
             Rule::sequence => {
                 let span = self.span(&form);
                 let parts = inner(form)
@@ -638,13 +648,14 @@ impl Reader {
                 parts.next(); // of
                 How::Keep { highest, drop, n }
             }
-            Rule::count_read | Rule::any_read | Rule::all_read => {
+            Rule::count_read | Rule::any_read | Rule::all_read | Rule::total_read => {
                 parts.next(); // the word
                 let target = self.target(parts.next().expect("a target"))?;
                 parts.next(); // in
                 match rule {
                     Rule::count_read => How::Count(target),
                     Rule::any_read => How::Any(target),
+                    Rule::total_read => How::Total(target),
                     _ => How::All(target),
                 }
             }

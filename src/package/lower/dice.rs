@@ -417,6 +417,77 @@ impl RollLower<'_> {
                 }
                 Some(roll)
             }
+            ast::RollExpr::Given { first, condition, span } => {
+                // A plain dice total is its pool read as a total.
+                let first = match first {
+                    ast::Side::Read(r) => self.read(r),
+                    ast::Side::Total(e, tspan) => match self.side(first)? {
+                        Reading::Total(d) => match own_dice(&d) {
+                            Some(dice) => Some(PoolRead {
+                                pool: Pool { dice, reroll: None },
+                                read: Read::Sum,
+                                modifier: 0,
+                            }),
+                            None => {
+                                self.err(
+                                    Diagnostic::error(*tspan, format!("`{d}` is not dice only"), "not a pool")
+                                        .with_help("`given` reads dice as they lie: write the dice alone (`2d6 given any 6 in 2d6`), or a reading (`total 10+ in 2d6`)"),
+                                );
+                                let _ = e;
+                                None
+                            }
+                        },
+                        Reading::Pool(p) => Some(p),
+                    },
+                };
+                let condition = self.read(condition);
+                let (first, condition) = (first?, condition?);
+                let roll = Roll::Given {
+                    first,
+                    condition: condition.read.clone(),
+                };
+                let same = match &roll {
+                    Roll::Given { first, .. } => first.pool == condition.pool,
+                    _ => false,
+                };
+                if !same {
+                    self.err(
+                        Diagnostic::error(
+                            *span,
+                            format!(
+                                "`given` reads the same dice, and `{}` rolls {} where the roll before it rolls {}",
+                                condition,
+                                condition.pool,
+                                match &roll {
+                                    Roll::Given { first, .. } => first.pool.to_string(),
+                                    _ => String::new(),
+                                }
+                            ),
+                            "other dice",
+                        )
+                        .with_help("write the same dice on both sides: `total 10+ in 2d6 given any 6 in 2d6`"),
+                    );
+                    return None;
+                }
+                if !condition.read.is_flag() {
+                    self.err(
+                        Diagnostic::error(
+                            *span,
+                            format!("`{condition}` is a number, and `given` takes a yes or no"),
+                            "not a yes or no",
+                        )
+                        .with_help(
+                            "read the condition as a yes or no: `any 6 in 2d6`, `double in 2d6`, `total 7+ in 2d6`",
+                        ),
+                    );
+                    return None;
+                }
+                if let Err(why) = roll.check() {
+                    self.err(Diagnostic::error(*span, why, "no answer"));
+                    return None;
+                }
+                Some(roll)
+            }
             ast::RollExpr::Sequence { parts, span } => {
                 let mut out = Vec::new();
                 for p in parts {
@@ -714,6 +785,21 @@ impl RollLower<'_> {
                 }
                 Read::Same(*n)
             }
+            ast::How::Total(t) => {
+                let target = self.target(t, pool.as_ref()?)?;
+                if let Test::Named(name) = &target.test {
+                    self.err(
+                        Diagnostic::error(
+                            t.span,
+                            format!("a total is a number, not the face `{name}`"),
+                            "not a number",
+                        )
+                        .with_help("a total meets a number: `total 10+ in 2d6`, `total 7 in 2d6`, `total 2..4 in 2d6`"),
+                    );
+                    return None;
+                }
+                Read::Total(target)
+            }
             ast::How::Sum => Read::Sum,
         };
         let pool = pool?;
@@ -731,7 +817,10 @@ impl RollLower<'_> {
             return None;
         }
         if pool.reroll == Some(Reroll::Failed)
-            && !matches!(read, Read::Count(_) | Read::Any(_) | Read::All(_) | Read::Same(_))
+            && !matches!(
+                read,
+                Read::Count(_) | Read::Any(_) | Read::All(_) | Read::Same(_) | Read::Total(_)
+            )
         {
             self.err(
                 Diagnostic::error(r.pool.span, "`reroll failed` rolls again a reading that comes to nothing", "no failure to roll again")
@@ -938,6 +1027,7 @@ fn expr_span(expr: &ast::RollExpr) -> Span {
         ast::RollExpr::Clamp { span, .. }
         | ast::RollExpr::Product { span, .. }
         | ast::RollExpr::Times { span, .. }
+        | ast::RollExpr::Given { span, .. }
         | ast::RollExpr::Sequence { span, .. } => *span,
     }
 }
