@@ -612,6 +612,23 @@ fn given_reads_the_rolls_where_the_condition_holds() {
     ]));
 }
 
+/// Issue 40's exploding dice: a die at its highest face rolls again and adds, at most the
+/// depth's times; the chance a die would roll again past it is shown; refused where the dice
+/// must lie as one roll.
+#[test]
+fn exploding_dice_show_the_mass_past_their_depth() {
+    insta::assert_snapshot!(transcript(&[
+        "servitor odds space-hulk --dice 'd6 explode 2'",
+        "servitor odds space-hulk --dice 'd6 explode 1' --json",
+        "servitor roll space-hulk --dice '3d6 explode' --seed 1 --times 2",
+        "servitor odds space-hulk --dice 'd6 explode 0'",
+        "servitor odds space-hulk --dice 'total 10+ in 2d6 explode given any 6 in 2d6'",
+        "servitor odds space-hulk --dice 'd6 explode given any 6 in d6'",
+        "servitor odds space-hulk --dice 'highest of 3d6 vs d6 explode 1 second forces reroll highest'",
+        "servitor odds space-hulk --dice 'd6 explode vs highest of 3d6 second forces reroll highest'",
+    ]));
+}
+
 /// Bad rolls are refused with file:line:col (in a package) or the text and what to write (on
 /// the command line), never a wrong answer.
 #[test]

@@ -1024,6 +1024,7 @@ fn read_counts(read: &Read, a: &Alphabet, counts: &[u32]) -> i64 {
                 .all(|(i, c)| *c == 0 || t.accepts(&a.faces[i])),
         ),
         Read::Same(m) => i64::from(n > 0 && counts.iter().any(|c| c >= m)),
+        Read::Explode(_) => 0, // never read from a multiset (refused where it would be)
         Read::Total(t) => {
             let sum: i64 = counts.iter().enumerate().map(|(i, c)| a.value(i) * i64::from(*c)).sum();
             i64::from(t.accepts(&Shown::number(sum)))
@@ -1119,7 +1120,7 @@ impl PoolRead {
         }
         let mut out: BTreeMap<i64, T> = BTreeMap::new();
         match &self.read {
-            Read::Sum | Read::Total(_) => return None, // computed by `sum_counts`
+            Read::Sum | Read::Total(_) | Read::Explode(_) => return None, // computed by `sum_counts`
             Read::Keep { highest, n: keep } => {
                 if *keep >= n {
                     return None;
@@ -1168,6 +1169,7 @@ impl PoolRead {
     fn counts(&self) -> Counts {
         let (mut counts, mut den) = match (&self.read, &self.pool.reroll) {
             (Read::Sum, None | Some(Reroll::Each(_)) | Some(Reroll::Failed)) => self.sum_counts(),
+            (Read::Explode(depth), _) => explode_counts(&self.pool, *depth),
             (Read::Total(t), None | Some(Reroll::Each(_)) | Some(Reroll::Failed)) => {
                 // The totals, each read as yes or no.
                 let (totals, den) = self.sum_counts();
@@ -1243,6 +1245,9 @@ impl PoolRead {
         let n = u64::from(a.dice());
         let faces = a.faces.len() as u64;
         let radix: u64 = a.kinds.iter().fold(1u64, |p, k| p.saturating_mul(u64::from(k.n) + 1));
+        if let Read::Explode(depth) = self.read {
+            return explode_cost(&self.pool, depth);
+        }
         let per_pool = match (&self.pool.reroll, &self.read) {
             (Some(Reroll::One(_) | Reroll::Highest | Reroll::Lowest), _) => {
                 let sets = a.kinds.iter().enumerate().fold(1u64, |p, (j, k)| {
@@ -1280,6 +1285,7 @@ impl PoolRead {
                 steps
             }
             (_, Read::Same(_)) => faces.saturating_mul(radix).saturating_mul(radix),
+            (_, Read::Explode(_)) => 0, // costed above
         };
         // Counts beyond 128 bits are big numbers: a step costs a word of the denominator.
         let bits: f64 = a
@@ -1355,6 +1361,14 @@ impl PoolRead {
 
     /// Bits of the denominator the reading's counts are over: no count is bigger.
     pub(crate) fn den_bits(&self) -> f64 {
+        if let Read::Explode(depth) = self.read {
+            return self
+                .pool
+                .dice
+                .iter()
+                .map(|(n, k)| f64::from(*n) * f64::from(depth + 1) * (k.values().len().max(1) as f64).log2())
+                .sum();
+        }
         let a = self.pool.alphabet();
         let base: f64 = a
             .kinds
@@ -1372,6 +1386,9 @@ impl PoolRead {
     pub(crate) fn range_bound(&self) -> u64 {
         if self.read.is_flag() {
             return 2;
+        }
+        if let Read::Explode(depth) = self.read {
+            return explode_values(&self.pool, depth);
         }
         let a = self.pool.alphabet();
         let n = a.dice();
@@ -1409,6 +1426,9 @@ impl PoolRead {
     pub fn values_bound(&self) -> u64 {
         if self.read.is_flag() {
             return 2;
+        }
+        if let Read::Explode(depth) = self.read {
+            return explode_values(&self.pool, depth);
         }
         let a = self.pool.alphabet();
         match &self.read {
@@ -1575,6 +1595,11 @@ impl Roll {
                 if !condition.is_flag() {
                     return Err("`given` takes a yes or no after it (`any 6 in 2d6`)".into());
                 }
+                if matches!(first.read, Read::Explode(_)) {
+                    return Err(format!(
+                        "`{first}` rolls more dice as they explode, and `given` reads the dice rolled once: read the condition from dice that do not explode"
+                    ));
+                }
                 let work = given_cost(first);
                 if work > crate::limits::MAX_DICE_WORK {
                     return Err(format!(
@@ -1617,6 +1642,11 @@ impl Roll {
                         ("second", second)
                     };
                     match reading {
+                        Reading::Pool(p) if matches!(p.read, Read::Explode(_)) => {
+                            return Err(format!(
+                                "the {side} side is made to re-roll a die, and its dice explode: a forced re-roll reads dice rolled once (`highest of …`)"
+                            ));
+                        }
                         Reading::Pool(p) if p.pool.reroll.is_none() => {}
                         Reading::Pool(_) => {
                             return Err(format!(
@@ -2056,6 +2086,112 @@ pub(crate) fn draw_decided(roll: &Roll, rng: &mut Rng) -> (i64, i64) {
         .filter(|((a, b), _)| winner(*a, *b, *ties) != Winner::Tie)
         .collect();
     draw(&decided, rng).unwrap_or((0, 0))
+}
+
+/// One die exploding at most `depth` times: the counts of each total over faces^(depth + 1).
+fn explode_die(values: &[i64], depth: u32) -> BTreeMap<i64, BigUint> {
+    let f = BigUint::from(values.len() as u64);
+    let top = values.iter().copied().max().unwrap_or(0);
+    // The last roll: its faces as they are.
+    let mut counts: BTreeMap<i64, BigUint> = BTreeMap::new();
+    for v in values {
+        *counts.entry(*v).or_default() += 1u32;
+    }
+    let mut scale = BigUint::one();
+    for _ in 0..depth {
+        // One roll before: a face under the top stands (weighed as the rolls after it), the
+        // top adds the rolls after it.
+        let mut next: BTreeMap<i64, BigUint> = BTreeMap::new();
+        scale *= &f;
+        for v in values {
+            if *v == top {
+                for (x, c) in &counts {
+                    *next.entry(top.saturating_add(*x)).or_default() += c;
+                }
+            } else {
+                *next.entry(*v).or_default() += &scale;
+            }
+        }
+        counts = next;
+    }
+    counts
+}
+
+/// A pool of exploding dice: each die's counts, added die by die.
+fn explode_counts(pool: &Pool, depth: u32) -> Counts {
+    let mut total: BTreeMap<i64, BigUint> = BTreeMap::from([(0, BigUint::one())]);
+    let mut den = BigUint::one();
+    for (n, kind) in &pool.dice {
+        let values = kind.values();
+        let one = explode_die(&values, depth);
+        let d = BigUint::from(values.len() as u64).pow(depth + 1);
+        for _ in 0..*n {
+            let mut next: BTreeMap<i64, BigUint> = BTreeMap::new();
+            for (x, cx) in &total {
+                for (y, cy) in &one {
+                    *next.entry(x.saturating_add(*y)).or_default() += cx * cy;
+                }
+            }
+            total = next;
+            den *= &d;
+        }
+    }
+    (total, den)
+}
+
+/// The totals a pool of exploding dice can reach, at most (saturating).
+fn explode_values(pool: &Pool, depth: u32) -> u64 {
+    pool.dice.iter().fold(1u64, |s, (n, k)| {
+        let v = k.values();
+        let spread = v.iter().max().unwrap_or(&0).abs_diff(*v.iter().min().unwrap_or(&0));
+        s.saturating_add(
+            u64::from(*n)
+                .saturating_mul(u64::from(depth) + 1)
+                .saturating_mul(spread.saturating_add(1)),
+        )
+    })
+}
+
+/// The steps of a pool of exploding dice: each die's counts (depth × faces × its totals), then
+/// each die added to the running totals (its totals × the running totals), in big numbers.
+fn explode_cost(pool: &Pool, depth: u32) -> u64 {
+    let words = |bits: f64| if bits < 120.0 { 1.0 } else { 1.0 + bits / 64.0 };
+    let bits: f64 = pool
+        .dice
+        .iter()
+        .map(|(n, k)| f64::from(*n) * f64::from(depth + 1) * (k.values().len().max(1) as f64).log2())
+        .sum();
+    let mut cost = 0.0f64;
+    let mut running = 1.0f64;
+    for (n, k) in &pool.dice {
+        let faces = k.values().len() as f64;
+        let die = f64::from(depth + 1) * faces;
+        cost += f64::from(depth) * faces * die;
+        for _ in 0..(*n).min(100_000) {
+            cost += running * die;
+            running += die;
+        }
+    }
+    let s = cost * words(bits) + explode_values(pool, depth) as f64;
+    if s.is_finite() && s < u64::MAX as f64 {
+        s as u64
+    } else {
+        u64::MAX
+    }
+}
+
+/// A pool of exploding dice: the chance some die shows its highest face on its last roll, and
+/// so would roll again past the depth (that face then stands).
+pub fn explode_rest(pool: &Pool, depth: u32) -> BigRational {
+    let mut none = BigRational::one();
+    for (n, kind) in &pool.dice {
+        let values = kind.values();
+        let top = values.iter().copied().max().unwrap_or(0);
+        let tops = values.iter().filter(|v| **v == top).count();
+        let p = BigRational::new(BigInt::from(tops), BigInt::from(values.len())).pow((depth + 1) as i32);
+        none *= (BigRational::one() - p).pow(*n as i32);
+    }
+    BigRational::one() - none
 }
 
 /// The steps of a `given` roll's counts: every multiset of the pool's faces, each read twice.

@@ -178,7 +178,14 @@ pub enum Read {
     Same(u32),
     /// `total 10+ in 2d6`: yes when the dice's total meets the target (a 10 or more).
     Total(Target),
+    /// `d6 explode`, `2d6 explode 3`: the total, each die showing its highest face rolled
+    /// again and added, at most `depth` times a die (the last roll's highest face stands).
+    Explode(u32),
 }
+
+/// How many times `explode` alone rolls a die again, at most (the mean of an
+/// exploding d6, 84652645/20155392, is this depth's).
+pub const EXPLODE_DEPTH: u32 = 9;
 
 impl Read {
     /// Yes or no (1 or 0), rather than a number.
@@ -188,7 +195,7 @@ impl Read {
 
     /// Whether the faces' numbers matter (every face then needs one).
     pub fn needs_numbers(&self) -> bool {
-        matches!(self, Read::Sum | Read::Keep { .. } | Read::Total(_))
+        matches!(self, Read::Sum | Read::Keep { .. } | Read::Total(_) | Read::Explode(_))
     }
 }
 
@@ -220,6 +227,8 @@ impl PoolRead {
             Read::Same(3) => format!("triple in {pool}"),
             Read::Same(n) => format!("same {n} in {pool}"),
             Read::Total(t) => format!("total {t} in {pool}"),
+            Read::Explode(EXPLODE_DEPTH) => format!("{pool} explode"),
+            Read::Explode(depth) => format!("{pool} explode {depth}"),
         };
         match self.modifier {
             0 => body,
@@ -713,6 +722,8 @@ pub(crate) fn evaluate(read: &Read, shown: &[&Shown]) -> i64 {
         }
         Read::Count(t) => shown.iter().filter(|s| t.accepts(s)).count() as i64,
         Read::Total(t) => i64::from(t.accepts(&Shown::number(shown.iter().map(|s| value(s)).sum()))),
+        // The dice as they lie, explosions among them.
+        Read::Explode(_) => shown.iter().map(|s| value(s)).sum(),
         Read::Any(t) => i64::from(shown.iter().any(|s| t.accepts(s))),
         Read::All(t) => i64::from(shown.iter().all(|s| t.accepts(s))),
         Read::Same(n) => {
@@ -758,6 +769,26 @@ type PoolLies = (Vec<Lying>, Vec<(usize, RolledDie)>, Option<Vec<RolledDie>>, i6
 fn roll_pool(pr: &PoolRead, rng: &mut Rng) -> PoolLies {
     let pool = &pr.pool;
     let mut dice = roll_kinds(pool, rng);
+    if let Read::Explode(depth) = pr.read {
+        // Each die at its highest face rolls again, and again, at most `depth` times.
+        let mut out = Vec::with_capacity(dice.len());
+        for d in dice {
+            let kind = &pool.dice[d.kind].1;
+            let top = kind.values().into_iter().max().unwrap_or(0);
+            let mut last = d.shown.value;
+            let k = d.kind;
+            out.push(d);
+            for _ in 0..depth {
+                if last != Some(top) {
+                    break;
+                }
+                let (die, shown) = kind.roll_shown(rng);
+                last = shown.value;
+                out.push(Lying { kind: k, die, shown });
+            }
+        }
+        dice = out;
+    }
     let mut rerolled = Vec::new();
     let mut failed_first = None;
     let read_now = |dice: &[Lying]| {

@@ -237,6 +237,9 @@ pub enum How {
     All(TargetExpr),
     /// `total 10+ in 2d6`: yes when the total meets the target.
     Total(TargetExpr),
+    /// `d6 explode 3`: the total, each die at its highest face rolled again (the depth, when
+    /// written).
+    Explode(Option<(u32, Span)>),
     /// `double` (2), `triple` (3), `same N`.
     Same(u32, Span),
     /// A pool with a re-roll rule, summed (`2d6 reroll 1`).

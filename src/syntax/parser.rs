@@ -189,6 +189,7 @@ fn describe(rule: &Rule) -> &'static str {
         Rule::times_kw => "`times`",
         Rule::total_kw => "`total`",
         Rule::given_kw => "`given`",
+        Rule::explode_kw => "`explode`",
         Rule::clamp => "`at least N` or `at most N`",
         // After a value, `at least` may follow: the value is what was expected.
         Rule::at_kw => "a value",
@@ -675,13 +676,19 @@ impl Reader {
                 How::Same(n, wspan)
             }
             _ => {
-                // `rerolled`: the dice, then the rule.
+                // `rerolled`: the dice, then the rule; `explode_read`: the dice, then `explode`.
                 let mut dice = Vec::new();
                 let mut reroll = None;
                 let mut pool_span = span;
+                let mut explode = None;
                 for p in parts {
                     if p.as_rule() == Rule::reroll {
                         reroll = Some(self.reroll(p)?);
+                    } else if p.as_rule() == Rule::explode_kw {
+                        explode = Some(None);
+                    } else if p.as_rule() == Rule::explode_depth {
+                        let s = self.span(&p);
+                        explode = Some(Some((self.small(p)?, s)));
                     } else {
                         let s = self.span(&p);
                         pool_span = Span::new(self.file, span.start, s.end);
@@ -693,7 +700,7 @@ impl Reader {
                     }
                 }
                 return Ok(ReadExpr {
-                    how: How::Sum,
+                    how: explode.map_or(How::Sum, How::Explode),
                     pool: PoolExpr {
                         dice,
                         reroll,

@@ -251,7 +251,9 @@ pub fn roll_from_ast(
     // A record's dice field is read as it lies: one roll, seen by every reading of it.
     if let (Some(field), Some(roll)) = (&cx.reads, &roll) {
         let plain = match roll {
-            Roll::Read(Reading::Pool(p)) => p.pool.reroll.is_none() && expr_pool_terms(expr) == 1,
+            Roll::Read(Reading::Pool(p)) => {
+                p.pool.reroll.is_none() && !matches!(p.read, Read::Explode(_)) && expr_pool_terms(expr) == 1
+            }
             _ => false,
         };
         if !plain {
@@ -800,6 +802,24 @@ impl RollLower<'_> {
                 }
                 Read::Total(target)
             }
+            ast::How::Explode(depth) => match depth {
+                None => Read::Explode(crate::dice::read::EXPLODE_DEPTH),
+                Some((d, span)) if *d == 0 || *d > 1000 => {
+                    self.err(
+                        Diagnostic::error(
+                            *span,
+                            format!("`explode {d}`: a die rolls again from 1 to 1000 times"),
+                            "out of range",
+                        )
+                        .with_help(format!(
+                            "write `explode` alone for {} times, or a depth from 1 to 1000",
+                            crate::dice::read::EXPLODE_DEPTH
+                        )),
+                    );
+                    return None;
+                }
+                Some((d, _)) => Read::Explode(*d),
+            },
             ast::How::Sum => Read::Sum,
         };
         let pool = pool?;
