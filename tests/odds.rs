@@ -612,6 +612,18 @@ fn given_reads_the_rolls_where_the_condition_holds() {
     ]));
 }
 
+/// Issue 40's Space Hulk guard: the Terminator rolls his *own* die again when the Genestealer
+/// would win (`second rerolls highest`; it said "expected `forces`, found `rerolls`"):
+/// Genestealer 3667/7776, Terminator 979/3888, both live 239/864.
+#[test]
+fn a_guard_rerolls_its_own_die_when_it_would_lose() {
+    insta::assert_snapshot!(transcript(&[
+        "servitor odds space-hulk assault.genestealer-on-guarding-terminator",
+        "servitor roll space-hulk assault.genestealer-on-guarding-terminator --seed 2 --times 3",
+        "servitor odds space-hulk --dice 'highest of 3d6 vs d6 second rerolls highest'",
+    ]));
+}
+
 /// Issue 40's exploding dice: a die at its highest face rolls again and adds, at most the
 /// depth's times; the chance a die would roll again past it is shown; refused where the dice
 /// must lie as one roll.

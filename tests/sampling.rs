@@ -100,6 +100,11 @@ fn rolls_read_die_by_die_agree_with_exact_odds() {
         ("space-hulk", "d6 explode 3"),
         ("space-hulk", "2d6 explode 2 - 1 vs d6"),
         ("space-hulk", "d6 explode at most 9"),
+        ("space-hulk", "highest of 3d6 vs highest of d6 second rerolls highest"),
+        (
+            "space-hulk",
+            "highest of 2d6 vs highest of 2d6 + 1 first rerolls lowest",
+        ),
     ];
     for (package, text) in cases {
         let ruleset = common::load(&format!("rulesets/{package}"));

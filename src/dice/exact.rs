@@ -1636,7 +1636,7 @@ impl Roll {
                 ties,
             } => {
                 if let Some(force) = force {
-                    let (side, reading) = if force.by_second {
+                    let (side, reading) = if force.rerolls_first() {
                         ("first", first)
                     } else {
                         ("second", second)
@@ -1755,14 +1755,14 @@ impl Roll {
                 let mut base = first.odds_cost().saturating_add(second.odds_cost());
                 let margins = ra.saturating_add(rb);
                 let fractions = steps(fractions_cost(margins, abits + bbits, *ties != Ties::Reroll));
-                match (force, force.map(|f| if f.by_second { first } else { second })) {
+                match (force, force.map(|f| if f.rerolls_first() { first } else { second })) {
                     (Some(_), Some(Reading::Pool(p))) => {
                         let a = p.pool.alphabet();
                         let sets = a.kinds.iter().enumerate().fold(1u64, |s, (j, k)| {
                             s.saturating_mul(multisets(u64::from(k.n), a.support(j).count() as u64))
                         });
                         let faces = a.faces.len() as u64 + 1;
-                        let other = if force.is_some_and(|f| f.by_second) {
+                        let other = if force.is_some_and(|f| f.rerolls_first()) {
                             second.values_bound()
                         } else {
                             first.values_bound()
@@ -1997,11 +1997,8 @@ impl Roll {
             }
             return Ok((joint, da * db));
         };
-        let (made, other) = if force.by_second {
-            (first, second)
-        } else {
-            (second, first)
-        };
+        let made_first = force.rerolls_first();
+        let (made, other) = if made_first { (first, second) } else { (second, first) };
         let Reading::Pool(pr) = made else {
             return Err("a forced re-roll needs a pool read die by die".into());
         };
@@ -2023,13 +2020,14 @@ impl Roll {
         let d_made = a.denominator::<BigUint>().unwrap_or_else(BigUint::one) * l;
         for ((v, after), w) in &groups {
             for (ov, oc) in &o {
-                let (fv, sv) = if force.by_second { (*v, *ov) } else { (*ov, *v) };
+                let (fv, sv) = if made_first { (*v, *ov) } else { (*ov, *v) };
                 let would = winner(fv, sv, *ties);
-                let made_wins =
+                // The forcing side's other would win.
+                let trigger =
                     (force.by_second && would == Winner::First) || (!force.by_second && would == Winner::Second);
-                if made_wins && !after.is_empty() {
+                if trigger && !after.is_empty() {
                     for (nv, nc) in after {
-                        let key = if force.by_second { (*nv, *ov) } else { (*ov, *nv) };
+                        let key = if made_first { (*nv, *ov) } else { (*ov, *nv) };
                         *joint.entry(key).or_default() += w * oc * *nc;
                     }
                 } else {
@@ -2758,10 +2756,22 @@ mod tests {
                 Some(Force {
                     by_second: true,
                     highest: true,
+                    own: false,
                 }),
                 Some(Force {
                     by_second: false,
                     highest: false,
+                    own: false,
+                }),
+                Some(Force {
+                    by_second: true,
+                    highest: true,
+                    own: true,
+                }),
+                Some(Force {
+                    by_second: false,
+                    highest: false,
+                    own: true,
                 }),
             ] {
                 let roll = Roll::Opposed {

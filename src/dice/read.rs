@@ -310,6 +310,16 @@ pub struct Force {
     /// The side that forces the re-roll: the second (true) or the first.
     pub by_second: bool,
     pub highest: bool,
+    /// `second rerolls lowest`: when the other side would win, this side rolls its *own*
+    /// highest (lowest) die again, once (a guard), rather than making the other roll.
+    pub own: bool,
+}
+
+impl Force {
+    /// Whether the die rolled again is the first side's.
+    pub fn rerolls_first(&self) -> bool {
+        self.by_second != self.own
+    }
 }
 
 /// Who won an opposed roll.
@@ -464,7 +474,11 @@ impl fmt::Display for Roll {
                 if let Some(force) = force {
                     let side = if force.by_second { "second" } else { "first" };
                     let die = if force.highest { "highest" } else { "lowest" };
-                    write!(f, " {side} forces reroll {die}")?;
+                    if force.own {
+                        write!(f, " {side} rerolls {die}")?;
+                    } else {
+                        write!(f, " {side} forces reroll {die}")?;
+                    }
                 }
                 Ok(())
             }
@@ -583,6 +597,9 @@ pub enum Rolled {
         /// place in that side's dice, and its face before.
         #[serde(skip_serializing_if = "Option::is_none")]
         forced: Option<(Winner, usize, RolledDie)>,
+        /// The forced re-roll was the side's own (`second rerolls highest`, a guard).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        own: bool,
         /// When ties went on past [`MAX_TIE_ROUNDS`]: drawn from the exact odds instead.
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         drawn: bool,
@@ -981,10 +998,16 @@ impl Roll {
                     let (mut b, mut lying_b) = roll_side(second, rng);
                     let mut forced = None;
                     if let Some(force) = force {
-                        // The side that would win is made to roll again by the other.
-                        let made = if force.by_second { Winner::First } else { Winner::Second };
-                        if winner(a.value(), b.value(), *ties) == made {
-                            let (reading, rolled, lying) = if force.by_second {
+                        // When the other side would win, the side that would win is made to
+                        // roll again by the other (or, `rerolls`, the other rolls its own).
+                        let trigger = if force.by_second { Winner::First } else { Winner::Second };
+                        let made = if force.rerolls_first() {
+                            Winner::First
+                        } else {
+                            Winner::Second
+                        };
+                        if winner(a.value(), b.value(), *ties) == trigger {
+                            let (reading, rolled, lying) = if force.rerolls_first() {
                                 (first, &mut a, &mut lying_a)
                             } else {
                                 (second, &mut b, &mut lying_b)
@@ -1003,6 +1026,7 @@ impl Roll {
                             roll: text,
                             rounds,
                             forced,
+                            own: force.is_some_and(|f| f.own),
                             drawn: false,
                             first: av,
                             second: bv,
@@ -1017,6 +1041,7 @@ impl Roll {
                             roll: text,
                             rounds,
                             forced: None,
+                            own: false,
                             drawn: true,
                             first: fv,
                             second: sv,
@@ -1178,6 +1203,7 @@ impl fmt::Display for Rolled {
             Rolled::Opposed {
                 rounds,
                 forced,
+                own,
                 drawn,
                 winner,
                 margin,
@@ -1193,9 +1219,10 @@ impl fmt::Display for Rolled {
                     }
                 }
                 if let Some((side, i, before)) = forced {
+                    let how = if *own { "rolls its" } else { "made to roll" };
                     write!(
                         f,
-                        " ({} side made to roll die {} again: {} before)",
+                        " ({} side {how} die {} again: {} before)",
                         side.word(),
                         i + 1,
                         super::describe_die(before)

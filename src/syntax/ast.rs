@@ -294,6 +294,8 @@ pub enum TestExpr {
 pub struct ForceExpr {
     pub by_second: bool,
     pub highest: bool,
+    /// `second rerolls highest`: the side re-rolls its own die (when it would lose).
+    pub own: bool,
     pub span: Span,
 }
 

@@ -189,6 +189,7 @@ fn describe(rule: &Rule) -> &'static str {
         Rule::times_kw => "`times`",
         Rule::total_kw => "`total`",
         Rule::given_kw => "`given`",
+        Rule::rerolls_kw => "`rerolls`",
         Rule::explode_kw => "`explode`",
         Rule::clamp => "`at least N` or `at most N`",
         // After a value, `at least` may follow: the value is what was expected.
@@ -533,12 +534,13 @@ impl Reader {
                     match clause.as_rule() {
                         Rule::ties_rule => ties = inner(clause).nth(1).map(|p| self.name(p)),
                         _ => {
-                            let mut words = inner(clause);
-                            let side = words.next().expect("a side").as_str();
+                            let words: Vec<_> = inner(clause).collect();
+                            let side = words.first().expect("a side").as_str();
                             let die = words.last().expect("a die").as_str();
                             force = Some(ForceExpr {
                                 by_second: side == "second",
                                 highest: die == "highest",
+                                own: words.iter().any(|w| w.as_rule() == Rule::rerolls_kw),
                                 span,
                             });
                         }

@@ -332,6 +332,7 @@ impl RollLower<'_> {
                 let force = force.as_ref().map(|f| Force {
                     by_second: f.by_second,
                     highest: f.highest,
+                    own: f.own,
                 });
                 let roll = Roll::Opposed {
                     first: a?,
