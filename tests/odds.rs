@@ -624,6 +624,19 @@ fn a_guard_rerolls_its_own_die_when_it_would_lose() {
     ]));
 }
 
+/// Issue 40's conditional effects: 40K rending, a 6 to wound ignores the save — `then fail 3+
+/// unless 6`, 10 shots hitting on 3+, wounding on 4+, saved on 3+: mean 50/27 (10/9 without);
+/// `roll` says how many came through unrolled; where a stage reads its dice together, refused.
+#[test]
+fn unless_lets_a_die_through_a_stage_unrolled() {
+    insta::assert_snapshot!(transcript(&[
+        "servitor odds space-hulk --dice 'count 3+ in 10d6 then 4+ then fail 3+ unless 6'",
+        "servitor roll space-hulk --dice 'count 3+ in 10d6 then 4+ then fail 3+ unless 6' --seed 3",
+        "servitor odds space-hulk --dice 'count 3+ in 10d6 then 4+ reroll one 1 then fail 3+ unless 6'",
+        "servitor odds space-hulk --dice 'count 3+ in 10d6 then 4+ unless 6 then fail 3+ unless 6'",
+    ]));
+}
+
 /// Issue 40's exploding dice: a die at its highest face rolls again and adds, at most the
 /// depth's times; the chance a die would roll again past it is shown; refused where the dice
 /// must lie as one roll.

@@ -105,6 +105,8 @@ fn rolls_read_die_by_die_agree_with_exact_odds() {
             "space-hulk",
             "highest of 2d6 vs highest of 2d6 + 1 first rerolls lowest",
         ),
+        ("space-hulk", "count 3+ in 10d6 then 4+ then fail 3+ unless 6"),
+        ("space-hulk", "count 4+ in 6d6 reroll 1 then 5+ unless 6 then fail 4+"),
     ];
     for (package, text) in cases {
         let ruleset = common::load(&format!("rulesets/{package}"));
@@ -197,6 +199,9 @@ fn a_roll_made_for_each_success_has_mean_of_count_times_each() {
     };
     assert_eq!(mean("count 3+ in 10d6 then 4+ then fail 3+ times d3"), "20/9");
     assert_eq!(mean("count 6 in 0d6 times d3"), "0");
+    // Rending: a 6 to wound comes through the save unrolled.
+    assert_eq!(mean("count 3+ in 10d6 then 4+ then fail 3+ unless 6"), "50/27");
+    assert_eq!(mean("count 3+ in 10d6 then 4+ then fail 3+"), "10/9");
 }
 
 /// Issue 40's exploding dice: `d6 explode` rolls a 6 again at most 9 times (the last 6

@@ -2324,27 +2324,48 @@ fn chain(first: &PoolRead, stages: &[Stage]) -> Distribution {
     let n = first.pool.dice_count() as u32;
     let per_die = |r: &Option<Reroll>| matches!(r, None | Some(Reroll::Each(_)));
     if per_die(&first.pool.reroll) && first.modifier == 0 && stages.iter().all(|s| per_die(&s.reroll)) {
-        // Each stage's chance as yes / total, its re-roll folded in.
-        let mut yes = BigUint::one();
-        let mut total = BigUint::one();
-        let mut chance = |pool: &Pool, target: &Target| {
+        // Each stage's chance as yes / total, its re-roll folded in; a stage's faces that
+        // meet the next stage's `unless` come through that stage unrolled.
+        let chance = |pool: &Pool, target: &Target, unless: Option<&Target>| {
             let a = pool.alphabet();
             let k = &a.kinds[0];
-            let y: u64 = (0..a.faces.len())
-                .filter(|&i| target.accepts(&a.faces[i]))
-                .map(|i| k.weights[i])
-                .sum();
-            yes *= y;
-            total *= k.total;
+            let (mut y, mut through) = (0u64, 0u64);
+            for i in (0..a.faces.len()).filter(|&i| target.accepts(&a.faces[i])) {
+                if unless.is_some_and(|u| u.accepts(&a.faces[i])) {
+                    through += k.weights[i];
+                } else {
+                    y += k.weights[i];
+                }
+            }
+            (y, through, k.total)
         };
         let Read::Count(t) = &first.read else {
             return first.distribution();
         };
-        chance(&first.pool, t);
-        for s in stages {
-            let pool = stage_read(kind, 1, s).pool;
-            chance(&pool, &s.target);
+        let mut parts: Vec<(&Pool, &Target)> = Vec::new();
+        let pools: Vec<Pool> = stages.iter().map(|s| stage_read(kind, 1, s).pool).collect();
+        parts.push((&first.pool, t));
+        for (s, p) in stages.iter().zip(&pools) {
+            parts.push((p, &s.target));
         }
+        let mut p = BigRational::one();
+        let mut i = 0;
+        while i < parts.len() {
+            let unless = stages.get(i).and_then(|s| s.unless.as_ref());
+            let (y, through, t) = chance(parts[i].0, parts[i].1, unless);
+            let mut step = BigRational::new(BigInt::from(y), BigInt::from(t));
+            if unless.is_some() {
+                // Through unrolled, or on to the next stage's roll.
+                let (y2, _, t2) = chance(parts[i + 1].0, parts[i + 1].1, None);
+                step = BigRational::new(BigInt::from(through), BigInt::from(t))
+                    + step * BigRational::new(BigInt::from(y2), BigInt::from(t2));
+                i += 1;
+            }
+            p *= step;
+            i += 1;
+        }
+        let mut yes = p.numer().to_biguint().unwrap_or_default();
+        let mut total = p.denom().to_biguint().unwrap_or_else(BigUint::one);
         // In lowest terms: the counts then share no factor with the denominator but the
         // binomial's, and are reduced cheaply.
         let g = yes.gcd(&total);
@@ -2852,7 +2873,11 @@ mod tests {
 
     #[test]
     fn chains_agree_with_rolling() {
-        let stage = |t: Target, reroll: Option<Reroll>| Stage { target: t, reroll };
+        let stage = |t: Target, reroll: Option<Reroll>| Stage {
+            target: t,
+            reroll,
+            unless: None,
+        };
         let fail3 = Target {
             test: Test::AtLeast(3),
             fail: true,
@@ -2888,6 +2913,7 @@ mod tests {
                 Stage {
                     target: at_least(4),
                     reroll: None,
+                    unless: None,
                 },
                 Stage {
                     target: Target {
@@ -2895,6 +2921,7 @@ mod tests {
                         fail: true,
                     },
                     reroll: None,
+                    unless: None,
                 },
             ],
         };

@@ -361,6 +361,9 @@ pub fn winner(first: i64, second: i64, ties: Ties) -> Winner {
 pub struct Stage {
     pub target: Target,
     pub reroll: Option<Reroll>,
+    /// `unless 6`: each die of the stage before that came through showing this comes through
+    /// this stage unrolled (a 6 to wound ignores the save).
+    pub unless: Option<Target>,
 }
 
 impl fmt::Display for Stage {
@@ -368,6 +371,9 @@ impl fmt::Display for Stage {
         write!(f, "then {}", self.target)?;
         if let Some(r) = &self.reroll {
             write!(f, " {r}")?;
+        }
+        if let Some(u) = &self.unless {
+            write!(f, " unless {u}")?;
         }
         Ok(())
     }
@@ -576,7 +582,14 @@ pub struct StageRoll {
     pub rerolled: Vec<(usize, RolledDie)>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_first: Option<Vec<RolledDie>>,
+    /// `unless`: the dice of the stage before that came through unrolled.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub through: i64,
     pub passed: i64,
+}
+
+fn is_zero(n: &i64) -> bool {
+    *n == 0
 }
 
 /// A roll as it landed, ready to show, log or hand to a script.
@@ -1054,11 +1067,26 @@ impl Roll {
             Roll::Chain { first, stages } => {
                 let start = first.roll(rng);
                 let mut passed = start.value;
+                // The dice of the stage before that came through (for `unless`).
+                let through_dice = |dice: &[RolledDie], target: &Target| -> Vec<Shown> {
+                    dice.iter()
+                        .map(|d| Shown {
+                            value: Some(d.value),
+                            name: d.face.as_deref().map(std::sync::Arc::from),
+                        })
+                        .filter(|s| target.accepts(s))
+                        .collect()
+                };
+                let mut came = match &first.read {
+                    Read::Count(t) => through_dice(&start.dice, t),
+                    _ => Vec::new(),
+                };
                 let mut out = vec![StageRoll {
                     target: first.to_string(),
                     dice: start.dice,
                     rerolled: start.rerolled,
                     failed_first: start.failed_first,
+                    through: 0,
                     passed,
                 }];
                 let Some(kind) = Roll::chain_die(first) else {
@@ -1069,14 +1097,20 @@ impl Roll {
                     };
                 };
                 for stage in stages {
-                    let pr = stage_read(kind, passed.max(0) as u32, stage);
+                    let through = match &stage.unless {
+                        Some(u) => came.iter().filter(|s| u.accepts(s)).count() as i64,
+                        None => 0,
+                    };
+                    let pr = stage_read(kind, (passed - through).max(0) as u32, stage);
                     let r = pr.roll(rng);
-                    passed = r.value;
+                    passed = r.value + through;
+                    came = through_dice(&r.dice, &stage.target);
                     out.push(StageRoll {
                         target: stage.to_string(),
                         dice: r.dice,
                         rerolled: r.rerolled,
                         failed_first: r.failed_first,
+                        through,
                         passed,
                     });
                 }
@@ -1244,7 +1278,11 @@ impl fmt::Display for Rolled {
                     if i > 0 {
                         f.write_str("; ")?;
                     }
-                    write!(f, "{}: {}", s.target, dice_words(&s.dice))?;
+                    write!(f, "{}: ", s.target)?;
+                    if s.through > 0 {
+                        write!(f, "{} through unrolled, then ", s.through)?;
+                    }
+                    f.write_str(&dice_words(&s.dice))?;
                     if let Some(first) = &s.failed_first {
                         write!(f, " (after {} came to nothing)", dice_words(first))?;
                     }

@@ -304,6 +304,8 @@ pub struct ForceExpr {
 pub struct StageExpr {
     pub target: TargetExpr,
     pub reroll: Option<RerollExpr>,
+    /// `unless 6`: the stage before's dice showing it come through this stage unrolled.
+    pub unless: Option<TargetExpr>,
     pub span: Span,
 }
 

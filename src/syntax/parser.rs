@@ -190,6 +190,7 @@ fn describe(rule: &Rule) -> &'static str {
         Rule::total_kw => "`total`",
         Rule::given_kw => "`given`",
         Rule::rerolls_kw => "`rerolls`",
+        Rule::unless_kw => "`unless`",
         Rule::explode_kw => "`explode`",
         Rule::clamp => "`at least N` or `at most N`",
         // After a value, `at least` may follow: the value is what was expected.
@@ -817,8 +818,21 @@ impl Reader {
         let mut parts = inner(pair);
         parts.next(); // then
         let target = self.target(parts.next().expect("a stage has a target"))?;
-        let reroll = parts.next().map(|r| self.reroll(r)).transpose()?;
-        Ok(StageExpr { target, reroll, span })
+        let mut reroll = None;
+        let mut unless = None;
+        for p in parts {
+            match p.as_rule() {
+                Rule::reroll => reroll = Some(self.reroll(p)?),
+                Rule::target => unless = Some(self.target(p)?),
+                _ => {} // unless
+            }
+        }
+        Ok(StageExpr {
+            target,
+            reroll,
+            unless,
+            span,
+        })
     }
 
     fn expr(&self, pair: Pair<Rule>) -> Res<Expr> {

@@ -530,9 +530,33 @@ impl RollLower<'_> {
                         None => Some(None),
                         Some(r) => self.reroll(r, &pool_faces, true).flatten().map(Some),
                     };
-                    if let (Some(target), Some(reroll)) = (target, reroll) {
-                        out.push(Stage { target, reroll });
+                    let unless = match &s.unless {
+                        None => Some(None),
+                        Some(u) => self.target(u, &pool_faces).map(Some),
+                    };
+                    if let (Some(target), Some(reroll), Some(unless)) = (target, reroll, unless) {
+                        out.push(Stage { target, reroll, unless });
                     }
+                }
+                // `unless`: once a chain, not on the first stage after a stage skipped, and
+                // every stage reading each die on its own.
+                let unlesses = out.iter().filter(|s| s.unless.is_some()).count();
+                let per_die = |r: &Option<Reroll>| matches!(r, None | Some(Reroll::Each(_)));
+                if unlesses > 0
+                    && (unlesses > 1
+                        || first_read.modifier != 0
+                        || !per_die(&first_read.pool.reroll)
+                        || !out.iter().all(|s| per_die(&s.reroll)))
+                {
+                    let span = stages
+                        .iter()
+                        .find(|s| s.unless.is_some())
+                        .map_or(first.span, |s| s.span);
+                    self.err(
+                        Diagnostic::error(span, "`unless` lets a die of the stage before through unrolled: one `unless` a chain, every stage reading each die on its own", "cannot read this")
+                            .with_help("write one `unless`, with no `reroll one`, `highest`, `lowest` or `failed` in the chain: `count 3+ in 10d6 then 4+ then fail 3+ unless 6`"),
+                    );
+                    return None;
                 }
                 (out.len() == stages.len()).then_some(Roll::Chain {
                     first: first_read,
