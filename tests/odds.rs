@@ -567,6 +567,93 @@ fn roll_reads_the_dice_as_odds_does() {
     ]));
 }
 
+/// A repeated roll prints as a player says it (issue 40): the count's roll, then the roll
+/// made for it once, twice or N times, each die once, and the whole; a plain number before
+/// `times` is no roll to show (it printed `2:  + 2 = 2; 2 times: d6: 2, d6: 6 = 8`).
+#[test]
+fn a_repeated_roll_reads_as_a_player_says_it() {
+    let roll = |dice: &str| {
+        let (stdout, stderr, code) = servitor(&["roll", "space-hulk", "--dice", dice, "--seed", "5"]);
+        assert_eq!(code, 0, "{dice}: {stderr}");
+        stdout
+    };
+    assert_eq!(
+        roll("count 6 in 2d6 times d3"),
+        "seed 5\n  count 6 in 2d6: 2, 6 → 1; d3 once: [5→3] = 3\n"
+    );
+    assert_eq!(roll("2 times d6"), "seed 5\n  d6 twice: 2, 6 = 8\n");
+    assert_eq!(
+        roll("3 times 2d6"),
+        "seed 5\n  2d6 3 times: 2 + 6 = 8; 5 + 1 = 6; 2 + 3 = 5 = 19\n"
+    );
+    assert_eq!(
+        roll("count 3+ in 6d6 then 4+ times d3"),
+        "seed 5\n  count 3+ in 6d6: 2, 6, 5, 1, 2, 3 → 3; then 4+: 4, 4, 2 → 2; 2 in all; d3 twice: [3→2], [2→1] = 3\n"
+    );
+    assert_eq!(roll("count 6 in 0d6 times d3"), "seed 5\n  no d3 to roll = 0\n");
+}
+
+/// Issue 40's conditioning: "2d6 ≥ 10, given a 6" is 5/11 exactly, a yes-or-no on a total
+/// (`total 10+ in 2d6`) read among the rolls whose condition, read from the same dice, holds;
+/// `roll` rolls again until it does; a condition on other dice, one that never holds, or a
+/// pool that re-rolls one die is refused saying what to write.
+#[test]
+fn given_reads_the_rolls_where_the_condition_holds() {
+    insta::assert_snapshot!(transcript(&[
+        "servitor odds space-hulk --dice 'total 10+ in 2d6 given any 6 in 2d6'",
+        "servitor odds space-hulk --dice '2d6 given any 6 in 2d6'",
+        "servitor odds space-hulk --dice 'total 10+ in 2d6'",
+        "servitor roll space-hulk --dice 'total 10+ in 2d6 given any 6 in 2d6' --seed 3 --times 2",
+        "servitor odds space-hulk --dice 'total 10+ in 2d6 given any 6 in 3d6'",
+        "servitor odds space-hulk --dice '2d6 given any 7 in 2d6'",
+        "servitor odds space-hulk --dice 'highest of 2d6 reroll lowest given any 6 in 2d6 reroll lowest'",
+        "servitor odds space-hulk --dice '2d6 given count 6 in 2d6'",
+        "servitor odds solo-heresy --dice 'total hit in scatter'",
+    ]));
+}
+
+/// Issue 40's Space Hulk guard: the Terminator rolls his *own* die again when the Genestealer
+/// would win (`second rerolls highest`; it said "expected `forces`, found `rerolls`"):
+/// Genestealer 3667/7776, Terminator 979/3888, both live 239/864.
+#[test]
+fn a_guard_rerolls_its_own_die_when_it_would_lose() {
+    insta::assert_snapshot!(transcript(&[
+        "servitor odds space-hulk assault.genestealer-on-guarding-terminator",
+        "servitor roll space-hulk assault.genestealer-on-guarding-terminator --seed 2 --times 3",
+        "servitor odds space-hulk --dice 'highest of 3d6 vs d6 second rerolls highest'",
+    ]));
+}
+
+/// Issue 40's conditional effects: 40K rending, a 6 to wound ignores the save — `then fail 3+
+/// unless 6`, 10 shots hitting on 3+, wounding on 4+, saved on 3+: mean 50/27 (10/9 without);
+/// `roll` says how many came through unrolled; where a stage reads its dice together, refused.
+#[test]
+fn unless_lets_a_die_through_a_stage_unrolled() {
+    insta::assert_snapshot!(transcript(&[
+        "servitor odds space-hulk --dice 'count 3+ in 10d6 then 4+ then fail 3+ unless 6'",
+        "servitor roll space-hulk --dice 'count 3+ in 10d6 then 4+ then fail 3+ unless 6' --seed 3",
+        "servitor odds space-hulk --dice 'count 3+ in 10d6 then 4+ reroll one 1 then fail 3+ unless 6'",
+        "servitor odds space-hulk --dice 'count 3+ in 10d6 then 4+ unless 6 then fail 3+ unless 6'",
+    ]));
+}
+
+/// Issue 40's exploding dice: a die at its highest face rolls again and adds, at most the
+/// depth's times; the chance a die would roll again past it is shown; refused where the dice
+/// must lie as one roll.
+#[test]
+fn exploding_dice_show_the_mass_past_their_depth() {
+    insta::assert_snapshot!(transcript(&[
+        "servitor odds space-hulk --dice 'd6 explode 2'",
+        "servitor odds space-hulk --dice 'd6 explode 1' --json",
+        "servitor roll space-hulk --dice '3d6 explode' --seed 1 --times 2",
+        "servitor odds space-hulk --dice 'd6 explode 0'",
+        "servitor odds space-hulk --dice 'total 10+ in 2d6 explode given any 6 in 2d6'",
+        "servitor odds space-hulk --dice 'd6 explode given any 6 in d6'",
+        "servitor odds space-hulk --dice 'highest of 3d6 vs d6 explode 1 second forces reroll highest'",
+        "servitor odds space-hulk --dice 'd6 explode vs highest of 3d6 second forces reroll highest'",
+    ]));
+}
+
 /// Bad rolls are refused with file:line:col (in a package) or the text and what to write (on
 /// the command line), never a wrong answer.
 #[test]

@@ -93,6 +93,20 @@ fn rolls_read_die_by_die_agree_with_exact_odds() {
         ("space-hulk", "highest of 2d6 * count 4+ in 3d6"),
         ("space-hulk", "count 3+ in 6d6 then 4+ times d3"),
         ("space-hulk", "any 5+ in d6 times 2d6"),
+        ("space-hulk", "total 10+ in 2d6 given any 6 in 2d6"),
+        ("space-hulk", "highest of 3d6 given double in 3d6"),
+        ("space-hulk", "2d6 reroll 1 given any 5+ in 2d6 reroll 1"),
+        ("space-hulk", "total 8+ in 3d6"),
+        ("space-hulk", "d6 explode 3"),
+        ("space-hulk", "2d6 explode 2 - 1 vs d6"),
+        ("space-hulk", "d6 explode at most 9"),
+        ("space-hulk", "highest of 3d6 vs highest of d6 second rerolls highest"),
+        (
+            "space-hulk",
+            "highest of 2d6 vs highest of 2d6 + 1 first rerolls lowest",
+        ),
+        ("space-hulk", "count 3+ in 10d6 then 4+ then fail 3+ unless 6"),
+        ("space-hulk", "count 4+ in 6d6 reroll 1 then 5+ unless 6 then fail 4+"),
     ];
     for (package, text) in cases {
         let ruleset = common::load(&format!("rulesets/{package}"));
@@ -185,6 +199,31 @@ fn a_roll_made_for_each_success_has_mean_of_count_times_each() {
     };
     assert_eq!(mean("count 3+ in 10d6 then 4+ then fail 3+ times d3"), "20/9");
     assert_eq!(mean("count 6 in 0d6 times d3"), "0");
+    // Rending: a 6 to wound comes through the save unrolled.
+    assert_eq!(mean("count 3+ in 10d6 then 4+ then fail 3+ unless 6"), "50/27");
+    assert_eq!(mean("count 3+ in 10d6 then 4+ then fail 3+"), "10/9");
+}
+
+/// Issue 40's exploding dice: `d6 explode` rolls a 6 again at most 9 times (the last 6
+/// stands), which gives the issue's mean 84652645/20155392 exactly; `explode 1` is 49/12.
+#[test]
+fn an_exploding_die_has_the_mean_of_its_depth() {
+    use servitor::dice::Odds;
+    let ruleset = common::load("rulesets/space-hulk");
+    let mean = |text: &str| {
+        let Odds::Number(d) = ruleset.parse_roll(text).unwrap().odds().unwrap() else {
+            panic!("{text} is a number");
+        };
+        d.weights
+            .iter()
+            .map(|(v, p)| p * num_rational::BigRational::from_integer((*v).into()))
+            .sum::<num_rational::BigRational>()
+            .to_string()
+    };
+    assert_eq!(mean("d6 explode"), "84652645/20155392");
+    assert_eq!(mean("d6 explode 9"), "84652645/20155392");
+    assert_eq!(mean("d6 explode 1"), "49/12");
+    assert_eq!(ruleset.parse_roll("d6 explode 9").unwrap().to_string(), "d6 explode");
 }
 
 /// Issue 40's joint outcomes: a record's yes-or-no rolls of one dice field, rolled together

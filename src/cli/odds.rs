@@ -537,8 +537,28 @@ fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Comp
                     }
                     _ => {}
                 }
+                // Exploding dice: the chance a die would roll again past its depth.
+                let mut rest = None;
+                if let Roll::Read(servitor::dice::Reading::Pool(p)) = &d.roll
+                    && let servitor::dice::Read::Explode(depth) = p.read
+                {
+                    let p = servitor::dice::exact::explode_rest(&p.pool, depth);
+                    entry["past_depth"] = serde_json::json!({ "depth": depth, "chance": fraction_json(&p) });
+                    rest = Some(Section {
+                        heading: Some(format!(
+                            "past depth {depth}: a die shows its highest face on its last roll (it stands)"
+                        )),
+                        rows: vec![Row {
+                            label: "would roll again".into(),
+                            value: None,
+                            p,
+                        }],
+                        tails: BTreeMap::new(),
+                    });
+                }
                 json.push(entry);
                 sections.extend(made);
+                sections.extend(rest);
             }
             // Readings of one field are read from one roll of it.
             let mut together: Vec<serde_json::Value> = Vec::new();

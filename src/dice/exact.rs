@@ -1024,6 +1024,11 @@ fn read_counts(read: &Read, a: &Alphabet, counts: &[u32]) -> i64 {
                 .all(|(i, c)| *c == 0 || t.accepts(&a.faces[i])),
         ),
         Read::Same(m) => i64::from(n > 0 && counts.iter().any(|c| c >= m)),
+        Read::Explode(_) => 0, // never read from a multiset (refused where it would be)
+        Read::Total(t) => {
+            let sum: i64 = counts.iter().enumerate().map(|(i, c)| a.value(i) * i64::from(*c)).sum();
+            i64::from(t.accepts(&Shown::number(sum)))
+        }
     }
 }
 
@@ -1115,7 +1120,7 @@ impl PoolRead {
         }
         let mut out: BTreeMap<i64, T> = BTreeMap::new();
         match &self.read {
-            Read::Sum => return None, // computed by `sum_counts`
+            Read::Sum | Read::Total(_) | Read::Explode(_) => return None, // computed by `sum_counts`
             Read::Keep { highest, n: keep } => {
                 if *keep >= n {
                     return None;
@@ -1164,6 +1169,16 @@ impl PoolRead {
     fn counts(&self) -> Counts {
         let (mut counts, mut den) = match (&self.read, &self.pool.reroll) {
             (Read::Sum, None | Some(Reroll::Each(_)) | Some(Reroll::Failed)) => self.sum_counts(),
+            (Read::Explode(depth), _) => explode_counts(&self.pool, *depth),
+            (Read::Total(t), None | Some(Reroll::Each(_)) | Some(Reroll::Failed)) => {
+                // The totals, each read as yes or no.
+                let (totals, den) = self.sum_counts();
+                let mut flags: BTreeMap<i64, BigUint> = BTreeMap::new();
+                for (v, c) in totals {
+                    *flags.entry(i64::from(t.accepts(&Shown::number(v)))).or_default() += c;
+                }
+                (flags, den)
+            }
             (Read::Keep { n: keep, .. }, None | Some(Reroll::Each(_)) | Some(Reroll::Failed))
                 if *keep >= self.pool.alphabet().dice() =>
             {
@@ -1230,6 +1245,9 @@ impl PoolRead {
         let n = u64::from(a.dice());
         let faces = a.faces.len() as u64;
         let radix: u64 = a.kinds.iter().fold(1u64, |p, k| p.saturating_mul(u64::from(k.n) + 1));
+        if let Read::Explode(depth) = self.read {
+            return explode_cost(&self.pool, depth);
+        }
         let per_pool = match (&self.pool.reroll, &self.read) {
             (Some(Reroll::One(_) | Reroll::Highest | Reroll::Lowest), _) => {
                 let sets = a.kinds.iter().enumerate().fold(1u64, |p, (j, k)| {
@@ -1238,7 +1256,7 @@ impl PoolRead {
                 sets.saturating_mul(faces.saturating_add(1))
                     .saturating_mul(faces.saturating_add(n))
             }
-            (_, Read::Sum) => self.sum_plan().work,
+            (_, Read::Sum | Read::Total(_)) => self.sum_plan().work,
             (_, Read::Keep { n: keep, .. }) if u64::from(*keep) >= n => self.sum_plan().work,
             (_, Read::Keep { n: keep, .. }) if self.keep_in_closed_form() => {
                 return keep_one_kind_cost(&a, *keep).saturating_add(n);
@@ -1267,6 +1285,7 @@ impl PoolRead {
                 steps
             }
             (_, Read::Same(_)) => faces.saturating_mul(radix).saturating_mul(radix),
+            (_, Read::Explode(_)) => 0, // costed above
         };
         // Counts beyond 128 bits are big numbers: a step costs a word of the denominator.
         let bits: f64 = a
@@ -1276,7 +1295,7 @@ impl PoolRead {
             .sum();
         let words = if bits < 120.0 { 1 } else { 1 + (bits / 64.0) as u64 };
         let per_pool = match (&self.pool.reroll, &self.read) {
-            (_, Read::Sum) => per_pool,
+            (_, Read::Sum | Read::Total(_)) => per_pool,
             (_, Read::Keep { n: keep, .. }) if u64::from(*keep) >= n => per_pool,
             _ => per_pool.saturating_mul(words),
         };
@@ -1342,6 +1361,14 @@ impl PoolRead {
 
     /// Bits of the denominator the reading's counts are over: no count is bigger.
     pub(crate) fn den_bits(&self) -> f64 {
+        if let Read::Explode(depth) = self.read {
+            return self
+                .pool
+                .dice
+                .iter()
+                .map(|(n, k)| f64::from(*n) * f64::from(depth + 1) * (k.values().len().max(1) as f64).log2())
+                .sum();
+        }
         let a = self.pool.alphabet();
         let base: f64 = a
             .kinds
@@ -1359,6 +1386,9 @@ impl PoolRead {
     pub(crate) fn range_bound(&self) -> u64 {
         if self.read.is_flag() {
             return 2;
+        }
+        if let Read::Explode(depth) = self.read {
+            return explode_values(&self.pool, depth);
         }
         let a = self.pool.alphabet();
         let n = a.dice();
@@ -1396,6 +1426,9 @@ impl PoolRead {
     pub fn values_bound(&self) -> u64 {
         if self.read.is_flag() {
             return 2;
+        }
+        if let Read::Explode(depth) = self.read {
+            return explode_values(&self.pool, depth);
         }
         let a = self.pool.alphabet();
         match &self.read {
@@ -1549,6 +1582,41 @@ impl Roll {
     pub fn check(&self) -> Result<(), String> {
         match self {
             Roll::Read(_) | Roll::Clamp { .. } | Roll::Product { .. } => Ok(()),
+            Roll::Given { first, condition } => {
+                if matches!(
+                    first.pool.reroll,
+                    Some(Reroll::One(_) | Reroll::Highest | Reroll::Lowest | Reroll::Failed)
+                ) {
+                    return Err(format!(
+                        "`given` reads the dice as they lie, and `{}` re-rolls one die or the whole pool: drop that re-roll, or re-roll each die (`reroll 1`)",
+                        first.pool
+                    ));
+                }
+                if !condition.is_flag() {
+                    return Err("`given` takes a yes or no after it (`any 6 in 2d6`)".into());
+                }
+                if matches!(first.read, Read::Explode(_)) {
+                    return Err(format!(
+                        "`{first}` rolls more dice as they explode, and `given` reads the dice rolled once: read the condition from dice that do not explode"
+                    ));
+                }
+                let work = given_cost(first);
+                if work > crate::limits::MAX_DICE_WORK {
+                    return Err(format!(
+                        "`given` reads every way the dice can fall, about {} steps here; servitor takes at most {} (`MAX_DICE_WORK`, see \"Limits\" in grammar/README.md): fewer dice",
+                        crate::diagnostic::thousands(work),
+                        crate::diagnostic::thousands(crate::limits::MAX_DICE_WORK)
+                    ));
+                }
+                let (counts, _) = given_counts(first, condition);
+                if counts.is_empty() {
+                    return Err(format!(
+                        "`{}` never comes up, so `given` has no roll to read",
+                        self.condition_text()
+                    ));
+                }
+                Ok(())
+            }
             Roll::Times { count, .. } => match **count {
                 Roll::Opposed { .. } => Err(format!(
                     "`{count}` is a contest, and `times` makes its roll once for each the first reads: read a number before `times` (a total, a count, a chain)"
@@ -1568,12 +1636,17 @@ impl Roll {
                 ties,
             } => {
                 if let Some(force) = force {
-                    let (side, reading) = if force.by_second {
+                    let (side, reading) = if force.rerolls_first() {
                         ("first", first)
                     } else {
                         ("second", second)
                     };
                     match reading {
+                        Reading::Pool(p) if matches!(p.read, Read::Explode(_)) => {
+                            return Err(format!(
+                                "the {side} side is made to re-roll a die, and its dice explode: a forced re-roll reads dice rolled once (`highest of …`)"
+                            ));
+                        }
                         Reading::Pool(p) if p.pool.reroll.is_none() => {}
                         Reading::Pool(_) => {
                             return Err(format!(
@@ -1621,6 +1694,9 @@ impl Roll {
         use super::big::{fractions_cost, mul_cost, words};
         match self {
             Roll::Read(r) | Roll::Clamp { inner: r, .. } => r.full_cost(),
+            Roll::Given { first, .. } => {
+                given_cost(first).saturating_add(steps(fractions_cost(first.values_bound(), first.den_bits(), true)))
+            }
             Roll::Product { first, second } => {
                 // Every value of one side times every value of the other: a product of counts
                 // each, then the fractions of the products.
@@ -1679,14 +1755,14 @@ impl Roll {
                 let mut base = first.odds_cost().saturating_add(second.odds_cost());
                 let margins = ra.saturating_add(rb);
                 let fractions = steps(fractions_cost(margins, abits + bbits, *ties != Ties::Reroll));
-                match (force, force.map(|f| if f.by_second { first } else { second })) {
+                match (force, force.map(|f| if f.rerolls_first() { first } else { second })) {
                     (Some(_), Some(Reading::Pool(p))) => {
                         let a = p.pool.alphabet();
                         let sets = a.kinds.iter().enumerate().fold(1u64, |s, (j, k)| {
                             s.saturating_mul(multisets(u64::from(k.n), a.support(j).count() as u64))
                         });
                         let faces = a.faces.len() as u64 + 1;
-                        let other = if force.is_some_and(|f| f.by_second) {
+                        let other = if force.is_some_and(|f| f.rerolls_first()) {
                             second.values_bound()
                         } else {
                             first.values_bound()
@@ -1855,6 +1931,15 @@ impl Roll {
                 let yes = &den - none;
                 Ok(Odds::Flag(fraction(yes, &den, Smooth::of(&den).as_ref())))
             }
+            Roll::Given { first, condition } => {
+                let (counts, den) = given_counts(first, condition);
+                if first.read.is_flag() {
+                    let yes = counts.get(&1).cloned().unwrap_or_default();
+                    Ok(Odds::Flag(fraction(yes, &den, Smooth::of(&den).as_ref())))
+                } else {
+                    Ok(Odds::Number(distribution_of(counts, &den)))
+                }
+            }
             Roll::Clamp { inner, least, most } => {
                 let (counts, den) = inner.counts();
                 let mut held: BTreeMap<i64, BigUint> = BTreeMap::new();
@@ -1912,11 +1997,8 @@ impl Roll {
             }
             return Ok((joint, da * db));
         };
-        let (made, other) = if force.by_second {
-            (first, second)
-        } else {
-            (second, first)
-        };
+        let made_first = force.rerolls_first();
+        let (made, other) = if made_first { (first, second) } else { (second, first) };
         let Reading::Pool(pr) = made else {
             return Err("a forced re-roll needs a pool read die by die".into());
         };
@@ -1938,13 +2020,14 @@ impl Roll {
         let d_made = a.denominator::<BigUint>().unwrap_or_else(BigUint::one) * l;
         for ((v, after), w) in &groups {
             for (ov, oc) in &o {
-                let (fv, sv) = if force.by_second { (*v, *ov) } else { (*ov, *v) };
+                let (fv, sv) = if made_first { (*v, *ov) } else { (*ov, *v) };
                 let would = winner(fv, sv, *ties);
-                let made_wins =
+                // The forcing side's other would win.
+                let trigger =
                     (force.by_second && would == Winner::First) || (!force.by_second && would == Winner::Second);
-                if made_wins && !after.is_empty() {
+                if trigger && !after.is_empty() {
                     for (nv, nc) in after {
-                        let key = if force.by_second { (*nv, *ov) } else { (*ov, *nv) };
+                        let key = if made_first { (*nv, *ov) } else { (*ov, *nv) };
                         *joint.entry(key).or_default() += w * oc * *nc;
                     }
                 } else {
@@ -2001,6 +2084,159 @@ pub(crate) fn draw_decided(roll: &Roll, rng: &mut Rng) -> (i64, i64) {
         .filter(|((a, b), _)| winner(*a, *b, *ties) != Winner::Tie)
         .collect();
     draw(&decided, rng).unwrap_or((0, 0))
+}
+
+/// One die exploding at most `depth` times: the counts of each total over faces^(depth + 1).
+fn explode_die(values: &[i64], depth: u32) -> BTreeMap<i64, BigUint> {
+    let f = BigUint::from(values.len() as u64);
+    let top = values.iter().copied().max().unwrap_or(0);
+    // The last roll: its faces as they are.
+    let mut counts: BTreeMap<i64, BigUint> = BTreeMap::new();
+    for v in values {
+        *counts.entry(*v).or_default() += 1u32;
+    }
+    let mut scale = BigUint::one();
+    for _ in 0..depth {
+        // One roll before: a face under the top stands (weighed as the rolls after it), the
+        // top adds the rolls after it.
+        let mut next: BTreeMap<i64, BigUint> = BTreeMap::new();
+        scale *= &f;
+        for v in values {
+            if *v == top {
+                for (x, c) in &counts {
+                    *next.entry(top.saturating_add(*x)).or_default() += c;
+                }
+            } else {
+                *next.entry(*v).or_default() += &scale;
+            }
+        }
+        counts = next;
+    }
+    counts
+}
+
+/// A pool of exploding dice: each die's counts, added die by die.
+fn explode_counts(pool: &Pool, depth: u32) -> Counts {
+    let mut total: BTreeMap<i64, BigUint> = BTreeMap::from([(0, BigUint::one())]);
+    let mut den = BigUint::one();
+    for (n, kind) in &pool.dice {
+        let values = kind.values();
+        let one = explode_die(&values, depth);
+        let d = BigUint::from(values.len() as u64).pow(depth + 1);
+        for _ in 0..*n {
+            let mut next: BTreeMap<i64, BigUint> = BTreeMap::new();
+            for (x, cx) in &total {
+                for (y, cy) in &one {
+                    *next.entry(x.saturating_add(*y)).or_default() += cx * cy;
+                }
+            }
+            total = next;
+            den *= &d;
+        }
+    }
+    (total, den)
+}
+
+/// The totals a pool of exploding dice can reach, at most (saturating).
+fn explode_values(pool: &Pool, depth: u32) -> u64 {
+    pool.dice.iter().fold(1u64, |s, (n, k)| {
+        let v = k.values();
+        let spread = v.iter().max().unwrap_or(&0).abs_diff(*v.iter().min().unwrap_or(&0));
+        s.saturating_add(
+            u64::from(*n)
+                .saturating_mul(u64::from(depth) + 1)
+                .saturating_mul(spread.saturating_add(1)),
+        )
+    })
+}
+
+/// The steps of a pool of exploding dice: each die's counts (depth × faces × its totals), then
+/// each die added to the running totals (its totals × the running totals), in big numbers.
+fn explode_cost(pool: &Pool, depth: u32) -> u64 {
+    let words = |bits: f64| if bits < 120.0 { 1.0 } else { 1.0 + bits / 64.0 };
+    let bits: f64 = pool
+        .dice
+        .iter()
+        .map(|(n, k)| f64::from(*n) * f64::from(depth + 1) * (k.values().len().max(1) as f64).log2())
+        .sum();
+    let mut cost = 0.0f64;
+    let mut running = 1.0f64;
+    for (n, k) in &pool.dice {
+        let faces = k.values().len() as f64;
+        let die = f64::from(depth + 1) * faces;
+        cost += f64::from(depth) * faces * die;
+        for _ in 0..(*n).min(100_000) {
+            cost += running * die;
+            running += die;
+        }
+    }
+    let s = cost * words(bits) + explode_values(pool, depth) as f64;
+    if s.is_finite() && s < u64::MAX as f64 {
+        s as u64
+    } else {
+        u64::MAX
+    }
+}
+
+/// A pool of exploding dice: the chance some die shows its highest face on its last roll, and
+/// so would roll again past the depth (that face then stands).
+pub fn explode_rest(pool: &Pool, depth: u32) -> BigRational {
+    let mut none = BigRational::one();
+    for (n, kind) in &pool.dice {
+        let values = kind.values();
+        let top = values.iter().copied().max().unwrap_or(0);
+        let tops = values.iter().filter(|v| **v == top).count();
+        let p = BigRational::new(BigInt::from(tops), BigInt::from(values.len())).pow((depth + 1) as i32);
+        none *= (BigRational::one() - p).pow(*n as i32);
+    }
+    BigRational::one() - none
+}
+
+/// The steps of a `given` roll's counts: every multiset of the pool's faces, each read twice.
+fn given_cost(first: &PoolRead) -> u64 {
+    let a = first.pool.alphabet();
+    let sets = a
+        .kinds
+        .iter()
+        .map(|k| multisets(u64::from(k.n), a.faces.len() as u64))
+        .fold(1u64, u64::saturating_mul);
+    let bits = first.den_bits();
+    let words = if bits < 120.0 { 1 } else { 1 + (bits / 64.0) as u64 };
+    sets.saturating_mul(a.faces.len() as u64 + 8).saturating_mul(words)
+}
+
+/// A `given` roll's counts of each reading over the rolls whose condition holds (their count
+/// the denominator): every multiset of the pool's faces, read by the condition and the reading.
+fn given_counts(first: &PoolRead, condition: &Read) -> Counts {
+    let a = first.pool.alphabet();
+    let mut out: BTreeMap<i64, BigUint> = BTreeMap::new();
+    let mut den = BigUint::default();
+    each_multiset::<BigUint>(&a, &mut |sets, w| {
+        let mut combined = vec![0u32; a.faces.len()];
+        for s in sets {
+            for (c, x) in combined.iter_mut().zip(s) {
+                *c += x;
+            }
+        }
+        if read_counts(condition, &a, &combined) != 0 {
+            *out.entry(first.finish(read_counts(&first.read, &a, &combined)))
+                .or_default() += w;
+            den += w;
+        }
+        Some(())
+    });
+    out.retain(|_, c| !Zero::is_zero(c));
+    (out, den)
+}
+
+/// A `given` roll's reading drawn from its exact odds (rolling, after many rolls turned down).
+pub(crate) fn draw_given(roll: &Roll, rng: &mut Rng) -> i64 {
+    let Roll::Given { first, condition } = roll else {
+        return 0;
+    };
+    let (counts, _) = given_counts(first, condition);
+    let weights: Vec<(i64, BigUint)> = counts.into_iter().collect();
+    draw(&weights, rng).unwrap_or(0)
 }
 
 /// One key drawn by its weight.
@@ -2088,27 +2324,48 @@ fn chain(first: &PoolRead, stages: &[Stage]) -> Distribution {
     let n = first.pool.dice_count() as u32;
     let per_die = |r: &Option<Reroll>| matches!(r, None | Some(Reroll::Each(_)));
     if per_die(&first.pool.reroll) && first.modifier == 0 && stages.iter().all(|s| per_die(&s.reroll)) {
-        // Each stage's chance as yes / total, its re-roll folded in.
-        let mut yes = BigUint::one();
-        let mut total = BigUint::one();
-        let mut chance = |pool: &Pool, target: &Target| {
+        // Each stage's chance as yes / total, its re-roll folded in; a stage's faces that
+        // meet the next stage's `unless` come through that stage unrolled.
+        let chance = |pool: &Pool, target: &Target, unless: Option<&Target>| {
             let a = pool.alphabet();
             let k = &a.kinds[0];
-            let y: u64 = (0..a.faces.len())
-                .filter(|&i| target.accepts(&a.faces[i]))
-                .map(|i| k.weights[i])
-                .sum();
-            yes *= y;
-            total *= k.total;
+            let (mut y, mut through) = (0u64, 0u64);
+            for i in (0..a.faces.len()).filter(|&i| target.accepts(&a.faces[i])) {
+                if unless.is_some_and(|u| u.accepts(&a.faces[i])) {
+                    through += k.weights[i];
+                } else {
+                    y += k.weights[i];
+                }
+            }
+            (y, through, k.total)
         };
         let Read::Count(t) = &first.read else {
             return first.distribution();
         };
-        chance(&first.pool, t);
-        for s in stages {
-            let pool = stage_read(kind, 1, s).pool;
-            chance(&pool, &s.target);
+        let mut parts: Vec<(&Pool, &Target)> = Vec::new();
+        let pools: Vec<Pool> = stages.iter().map(|s| stage_read(kind, 1, s).pool).collect();
+        parts.push((&first.pool, t));
+        for (s, p) in stages.iter().zip(&pools) {
+            parts.push((p, &s.target));
         }
+        let mut p = BigRational::one();
+        let mut i = 0;
+        while i < parts.len() {
+            let unless = stages.get(i).and_then(|s| s.unless.as_ref());
+            let (y, through, t) = chance(parts[i].0, parts[i].1, unless);
+            let mut step = BigRational::new(BigInt::from(y), BigInt::from(t));
+            if unless.is_some() {
+                // Through unrolled, or on to the next stage's roll.
+                let (y2, _, t2) = chance(parts[i + 1].0, parts[i + 1].1, None);
+                step = BigRational::new(BigInt::from(through), BigInt::from(t))
+                    + step * BigRational::new(BigInt::from(y2), BigInt::from(t2));
+                i += 1;
+            }
+            p *= step;
+            i += 1;
+        }
+        let mut yes = p.numer().to_biguint().unwrap_or_default();
+        let mut total = p.denom().to_biguint().unwrap_or_else(BigUint::one);
         // In lowest terms: the counts then share no factor with the denominator but the
         // binomial's, and are reduced cheaply.
         let g = yes.gcd(&total);
@@ -2520,10 +2777,22 @@ mod tests {
                 Some(Force {
                     by_second: true,
                     highest: true,
+                    own: false,
                 }),
                 Some(Force {
                     by_second: false,
                     highest: false,
+                    own: false,
+                }),
+                Some(Force {
+                    by_second: true,
+                    highest: true,
+                    own: true,
+                }),
+                Some(Force {
+                    by_second: false,
+                    highest: false,
+                    own: true,
                 }),
             ] {
                 let roll = Roll::Opposed {
@@ -2604,7 +2873,11 @@ mod tests {
 
     #[test]
     fn chains_agree_with_rolling() {
-        let stage = |t: Target, reroll: Option<Reroll>| Stage { target: t, reroll };
+        let stage = |t: Target, reroll: Option<Reroll>| Stage {
+            target: t,
+            reroll,
+            unless: None,
+        };
         let fail3 = Target {
             test: Test::AtLeast(3),
             fail: true,
@@ -2640,6 +2913,7 @@ mod tests {
                 Stage {
                     target: at_least(4),
                     reroll: None,
+                    unless: None,
                 },
                 Stage {
                     target: Target {
@@ -2647,6 +2921,7 @@ mod tests {
                         fail: true,
                     },
                     reroll: None,
+                    unless: None,
                 },
             ],
         };

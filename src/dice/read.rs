@@ -176,17 +176,26 @@ pub enum Read {
     /// `double in 2d6` (2), `triple in 3d6` (3), `same 4 in 6d6`: yes when at least `n` dice
     /// show the same face.
     Same(u32),
+    /// `total 10+ in 2d6`: yes when the dice's total meets the target (a 10 or more).
+    Total(Target),
+    /// `d6 explode`, `2d6 explode 3`: the total, each die showing its highest face rolled
+    /// again and added, at most `depth` times a die (the last roll's highest face stands).
+    Explode(u32),
 }
+
+/// How many times `explode` alone rolls a die again, at most (the mean of an
+/// exploding d6, 84652645/20155392, is this depth's).
+pub const EXPLODE_DEPTH: u32 = 9;
 
 impl Read {
     /// Yes or no (1 or 0), rather than a number.
     pub fn is_flag(&self) -> bool {
-        matches!(self, Read::Any(_) | Read::All(_) | Read::Same(_))
+        matches!(self, Read::Any(_) | Read::All(_) | Read::Same(_) | Read::Total(_))
     }
 
     /// Whether the faces' numbers matter (every face then needs one).
     pub fn needs_numbers(&self) -> bool {
-        matches!(self, Read::Sum | Read::Keep { .. })
+        matches!(self, Read::Sum | Read::Keep { .. } | Read::Total(_) | Read::Explode(_))
     }
 }
 
@@ -217,6 +226,9 @@ impl PoolRead {
             Read::Same(2) => format!("double in {pool}"),
             Read::Same(3) => format!("triple in {pool}"),
             Read::Same(n) => format!("same {n} in {pool}"),
+            Read::Total(t) => format!("total {t} in {pool}"),
+            Read::Explode(EXPLODE_DEPTH) => format!("{pool} explode"),
+            Read::Explode(depth) => format!("{pool} explode {depth}"),
         };
         match self.modifier {
             0 => body,
@@ -298,6 +310,16 @@ pub struct Force {
     /// The side that forces the re-roll: the second (true) or the first.
     pub by_second: bool,
     pub highest: bool,
+    /// `second rerolls lowest`: when the other side would win, this side rolls its *own*
+    /// highest (lowest) die again, once (a guard), rather than making the other roll.
+    pub own: bool,
+}
+
+impl Force {
+    /// Whether the die rolled again is the first side's.
+    pub fn rerolls_first(&self) -> bool {
+        self.by_second != self.own
+    }
 }
 
 /// Who won an opposed roll.
@@ -339,6 +361,9 @@ pub fn winner(first: i64, second: i64, ties: Ties) -> Winner {
 pub struct Stage {
     pub target: Target,
     pub reroll: Option<Reroll>,
+    /// `unless 6`: each die of the stage before that came through showing this comes through
+    /// this stage unrolled (a 6 to wound ignores the save).
+    pub unless: Option<Target>,
 }
 
 impl fmt::Display for Stage {
@@ -346,6 +371,9 @@ impl fmt::Display for Stage {
         write!(f, "then {}", self.target)?;
         if let Some(r) = &self.reroll {
             write!(f, " {r}")?;
+        }
+        if let Some(u) = &self.unless {
+            write!(f, " unless {u}")?;
         }
         Ok(())
     }
@@ -390,6 +418,13 @@ pub enum Roll {
         count: Box<Roll>,
         each: Reading,
     },
+    /// `total 10+ in 2d6 given any 6 in 2d6`: a pool's reading, among the rolls of it whose
+    /// `condition` (a yes or no read from the same dice) holds; rolled, the pool is rolled
+    /// again until it does.
+    Given {
+        first: PoolRead,
+        condition: Read,
+    },
 }
 
 /// A number held within bounds.
@@ -401,7 +436,22 @@ pub fn clamp(value: i64, least: Option<i64>, most: Option<i64>) -> i64 {
 impl Roll {
     /// Yes or no, rather than a number or a contest.
     pub fn is_flag(&self) -> bool {
-        matches!(self, Roll::Read(r) if r.is_flag()) || matches!(self, Roll::Sequence(_))
+        matches!(self, Roll::Read(r) if r.is_flag())
+            || matches!(self, Roll::Sequence(_))
+            || matches!(self, Roll::Given { first, .. } if first.read.is_flag())
+    }
+
+    /// A `given` roll's condition as written (`any 6 in 2d6`); empty for any other roll.
+    pub fn condition_text(&self) -> String {
+        match self {
+            Roll::Given { first, condition } => PoolRead {
+                pool: first.pool.clone(),
+                read: condition.clone(),
+                modifier: 0,
+            }
+            .to_string(),
+            _ => String::new(),
+        }
     }
 
     /// The die every stage of a chain rolls: the first pool's one kind.
@@ -430,7 +480,11 @@ impl fmt::Display for Roll {
                 if let Some(force) = force {
                     let side = if force.by_second { "second" } else { "first" };
                     let die = if force.highest { "highest" } else { "lowest" };
-                    write!(f, " {side} forces reroll {die}")?;
+                    if force.own {
+                        write!(f, " {side} rerolls {die}")?;
+                    } else {
+                        write!(f, " {side} forces reroll {die}")?;
+                    }
                 }
                 Ok(())
             }
@@ -453,6 +507,14 @@ impl fmt::Display for Roll {
             }
             Roll::Product { first, second } => write!(f, "{first} * {second}"),
             Roll::Times { count, each } => write!(f, "{count} times {each}"),
+            Roll::Given { first, condition } => {
+                let cond = PoolRead {
+                    pool: first.pool.clone(),
+                    read: condition.clone(),
+                    modifier: 0,
+                };
+                write!(f, "{first} given {cond}")
+            }
             Roll::Sequence(parts) => {
                 for (i, p) in parts.iter().enumerate() {
                     if i > 0 {
@@ -520,7 +582,14 @@ pub struct StageRoll {
     pub rerolled: Vec<(usize, RolledDie)>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_first: Option<Vec<RolledDie>>,
+    /// `unless`: the dice of the stage before that came through unrolled.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub through: i64,
     pub passed: i64,
+}
+
+fn is_zero(n: &i64) -> bool {
+    *n == 0
 }
 
 /// A roll as it landed, ready to show, log or hand to a script.
@@ -541,6 +610,9 @@ pub enum Rolled {
         /// place in that side's dice, and its face before.
         #[serde(skip_serializing_if = "Option::is_none")]
         forced: Option<(Winner, usize, RolledDie)>,
+        /// The forced re-roll was the side's own (`second rerolls highest`, a guard).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        own: bool,
         /// When ties went on past [`MAX_TIE_ROUNDS`]: drawn from the exact odds instead.
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         drawn: bool,
@@ -564,6 +636,20 @@ pub enum Rolled {
         value: i64,
         flag: bool,
     },
+    /// `… given …`: the rolls of the pool the condition turned down, then the one it took.
+    Given {
+        roll: String,
+        /// The condition as written (`any 6 in 2d6`).
+        condition: String,
+        /// Each roll turned down: its dice.
+        discarded: Vec<Vec<RolledDie>>,
+        /// After [`MAX_TIE_ROUNDS`] rolls turned down: the reading drawn from its exact odds.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        drawn: bool,
+        reading: PoolRoll,
+        value: i64,
+        flag: bool,
+    },
     /// `… times …`: the first roll, then each roll made for it, added up.
     Times {
         roll: String,
@@ -583,6 +669,7 @@ impl Rolled {
             | Rolled::Opposed { roll, .. }
             | Rolled::Chain { roll, .. }
             | Rolled::Parts { roll, .. }
+            | Rolled::Given { roll, .. }
             | Rolled::Times { roll, .. } => roll,
         }
     }
@@ -599,6 +686,9 @@ impl Rolled {
                 .collect(),
             Rolled::Chain { stages, .. } => stages.iter().flat_map(|s| s.dice.iter()).cloned().collect(),
             Rolled::Parts { parts, .. } => parts.iter().flat_map(|p| p.dice().iter()).cloned().collect(),
+            Rolled::Given { discarded, reading, .. } => {
+                discarded.iter().flatten().chain(&reading.dice).cloned().collect()
+            }
             Rolled::Times { count, each, .. } => {
                 let mut dice = count.all_dice();
                 dice.extend(each.iter().flat_map(|p| p.dice().iter()).cloned());
@@ -613,6 +703,7 @@ impl Rolled {
             Rolled::Read { value, .. }
             | Rolled::Chain { value, .. }
             | Rolled::Parts { value, .. }
+            | Rolled::Given { value, .. }
             | Rolled::Times { value, .. } => *value,
             Rolled::Opposed { margin, .. } => *margin,
         }
@@ -660,6 +751,9 @@ pub(crate) fn evaluate(read: &Read, shown: &[&Shown]) -> i64 {
             sorted.iter().take(*n as usize).map(|s| value(s)).sum()
         }
         Read::Count(t) => shown.iter().filter(|s| t.accepts(s)).count() as i64,
+        Read::Total(t) => i64::from(t.accepts(&Shown::number(shown.iter().map(|s| value(s)).sum()))),
+        // The dice as they lie, explosions among them.
+        Read::Explode(_) => shown.iter().map(|s| value(s)).sum(),
         Read::Any(t) => i64::from(shown.iter().any(|s| t.accepts(s))),
         Read::All(t) => i64::from(shown.iter().all(|s| t.accepts(s))),
         Read::Same(n) => {
@@ -705,6 +799,26 @@ type PoolLies = (Vec<Lying>, Vec<(usize, RolledDie)>, Option<Vec<RolledDie>>, i6
 fn roll_pool(pr: &PoolRead, rng: &mut Rng) -> PoolLies {
     let pool = &pr.pool;
     let mut dice = roll_kinds(pool, rng);
+    if let Read::Explode(depth) = pr.read {
+        // Each die at its highest face rolls again, and again, at most `depth` times.
+        let mut out = Vec::with_capacity(dice.len());
+        for d in dice {
+            let kind = &pool.dice[d.kind].1;
+            let top = kind.values().into_iter().max().unwrap_or(0);
+            let mut last = d.shown.value;
+            let k = d.kind;
+            out.push(d);
+            for _ in 0..depth {
+                if last != Some(top) {
+                    break;
+                }
+                let (die, shown) = kind.roll_shown(rng);
+                last = shown.value;
+                out.push(Lying { kind: k, die, shown });
+            }
+        }
+        dice = out;
+    }
     let mut rerolled = Vec::new();
     let mut failed_first = None;
     let read_now = |dice: &[Lying]| {
@@ -797,6 +911,54 @@ impl Roll {
                     reading,
                 }
             }
+            Roll::Given { first, condition } => {
+                let mut discarded = Vec::new();
+                loop {
+                    let (dice, rerolled, failed_first, value) = roll_pool(first, rng);
+                    let shown: Vec<&Shown> = dice.iter().map(|d| &d.shown).collect();
+                    let dice: Vec<RolledDie> = dice.iter().map(|d| d.die.clone()).collect();
+                    if evaluate(condition, &shown) != 0 {
+                        let value = first.finish(value);
+                        return Rolled::Given {
+                            roll: text,
+                            condition: self.condition_text(),
+                            discarded,
+                            drawn: false,
+                            reading: PoolRoll {
+                                read: first.to_string(),
+                                dice,
+                                rerolled,
+                                failed_first,
+                                value,
+                                flag: first.read.is_flag(),
+                            },
+                            value,
+                            flag: first.read.is_flag(),
+                        };
+                    }
+                    discarded.push(dice);
+                    if discarded.len() >= MAX_TIE_ROUNDS {
+                        // Draw the reading from its exact odds: the same answer.
+                        let value = super::exact::draw_given(self, rng);
+                        return Rolled::Given {
+                            roll: text,
+                            condition: self.condition_text(),
+                            discarded,
+                            drawn: true,
+                            reading: PoolRoll {
+                                read: first.to_string(),
+                                dice: Vec::new(),
+                                rerolled: Vec::new(),
+                                failed_first: None,
+                                value,
+                                flag: first.read.is_flag(),
+                            },
+                            value,
+                            flag: first.read.is_flag(),
+                        };
+                    }
+                }
+            }
             Roll::Times { count, each } => {
                 let count = count.roll(rng);
                 let made: Vec<ReadingRoll> = (0..count.value().max(0)).map(|_| each.roll(rng)).collect();
@@ -849,10 +1011,16 @@ impl Roll {
                     let (mut b, mut lying_b) = roll_side(second, rng);
                     let mut forced = None;
                     if let Some(force) = force {
-                        // The side that would win is made to roll again by the other.
-                        let made = if force.by_second { Winner::First } else { Winner::Second };
-                        if winner(a.value(), b.value(), *ties) == made {
-                            let (reading, rolled, lying) = if force.by_second {
+                        // When the other side would win, the side that would win is made to
+                        // roll again by the other (or, `rerolls`, the other rolls its own).
+                        let trigger = if force.by_second { Winner::First } else { Winner::Second };
+                        let made = if force.rerolls_first() {
+                            Winner::First
+                        } else {
+                            Winner::Second
+                        };
+                        if winner(a.value(), b.value(), *ties) == trigger {
+                            let (reading, rolled, lying) = if force.rerolls_first() {
                                 (first, &mut a, &mut lying_a)
                             } else {
                                 (second, &mut b, &mut lying_b)
@@ -871,6 +1039,7 @@ impl Roll {
                             roll: text,
                             rounds,
                             forced,
+                            own: force.is_some_and(|f| f.own),
                             drawn: false,
                             first: av,
                             second: bv,
@@ -885,6 +1054,7 @@ impl Roll {
                             roll: text,
                             rounds,
                             forced: None,
+                            own: false,
                             drawn: true,
                             first: fv,
                             second: sv,
@@ -897,11 +1067,26 @@ impl Roll {
             Roll::Chain { first, stages } => {
                 let start = first.roll(rng);
                 let mut passed = start.value;
+                // The dice of the stage before that came through (for `unless`).
+                let through_dice = |dice: &[RolledDie], target: &Target| -> Vec<Shown> {
+                    dice.iter()
+                        .map(|d| Shown {
+                            value: Some(d.value),
+                            name: d.face.as_deref().map(std::sync::Arc::from),
+                        })
+                        .filter(|s| target.accepts(s))
+                        .collect()
+                };
+                let mut came = match &first.read {
+                    Read::Count(t) => through_dice(&start.dice, t),
+                    _ => Vec::new(),
+                };
                 let mut out = vec![StageRoll {
                     target: first.to_string(),
                     dice: start.dice,
                     rerolled: start.rerolled,
                     failed_first: start.failed_first,
+                    through: 0,
                     passed,
                 }];
                 let Some(kind) = Roll::chain_die(first) else {
@@ -912,14 +1097,20 @@ impl Roll {
                     };
                 };
                 for stage in stages {
-                    let pr = stage_read(kind, passed.max(0) as u32, stage);
+                    let through = match &stage.unless {
+                        Some(u) => came.iter().filter(|s| u.accepts(s)).count() as i64,
+                        None => 0,
+                    };
+                    let pr = stage_read(kind, (passed - through).max(0) as u32, stage);
                     let r = pr.roll(rng);
-                    passed = r.value;
+                    passed = r.value + through;
+                    came = through_dice(&r.dice, &stage.target);
                     out.push(StageRoll {
                         target: stage.to_string(),
                         dice: r.dice,
                         rerolled: r.rerolled,
                         failed_first: r.failed_first,
+                        through,
                         passed,
                     });
                 }
@@ -1019,6 +1210,17 @@ fn reading_words(r: &ReadingRoll) -> String {
     }
 }
 
+/// A roll's dice and result without its expression (`[5→3]`, `3 + 4 = 7`, `2, 6 → 1`).
+fn made_words(r: &ReadingRoll) -> String {
+    let full = reading_words(r);
+    let expr = match r {
+        ReadingRoll::Total(t) => t.expr.to_string(),
+        ReadingRoll::Pool(p) => p.read.clone(),
+    };
+    full.strip_prefix(&format!("{expr}: "))
+        .map_or(full.clone(), str::to_string)
+}
+
 impl fmt::Display for Rolled {
     /// `any 6 in 2d6: 3, 6 → yes`; `highest of 3d6: 2, 5, 4 → 5 vs highest of d6: 3 → 3: first
     /// wins by 2`; a chain stage by stage.
@@ -1035,6 +1237,7 @@ impl fmt::Display for Rolled {
             Rolled::Opposed {
                 rounds,
                 forced,
+                own,
                 drawn,
                 winner,
                 margin,
@@ -1050,9 +1253,10 @@ impl fmt::Display for Rolled {
                     }
                 }
                 if let Some((side, i, before)) = forced {
+                    let how = if *own { "rolls its" } else { "made to roll" };
                     write!(
                         f,
-                        " ({} side made to roll die {} again: {} before)",
+                        " ({} side {how} die {} again: {} before)",
                         side.word(),
                         i + 1,
                         super::describe_die(before)
@@ -1074,7 +1278,11 @@ impl fmt::Display for Rolled {
                     if i > 0 {
                         f.write_str("; ")?;
                     }
-                    write!(f, "{}: {}", s.target, dice_words(&s.dice))?;
+                    write!(f, "{}: ", s.target)?;
+                    if s.through > 0 {
+                        write!(f, "{} through unrolled, then ", s.through)?;
+                    }
+                    f.write_str(&dice_words(&s.dice))?;
                     if let Some(first) = &s.failed_first {
                         write!(f, " (after {} came to nothing)", dice_words(first))?;
                     }
@@ -1104,15 +1312,59 @@ impl fmt::Display for Rolled {
                 }
                 Ok(())
             }
-            Rolled::Times { count, each, value, .. } => {
-                write!(f, "{count}; {} times: ", count.value().max(0))?;
-                if each.is_empty() {
-                    f.write_str("nothing")?;
-                } else {
-                    let words: Vec<String> = each.iter().map(reading_words).collect();
-                    f.write_str(&words.join(", "))?;
+            Rolled::Given {
+                condition,
+                discarded,
+                drawn,
+                reading,
+                ..
+            } => {
+                for dice in discarded {
+                    write!(f, "{} (not {condition}: rolled again); ", dice_words(dice))?;
                 }
-                write!(f, " = {value}")
+                if *drawn {
+                    write!(
+                        f,
+                        "after {MAX_TIE_ROUNDS} rolls turned down, drawn from its exact odds: {}",
+                        if reading.flag {
+                            if reading.value != 0 { "yes" } else { "no" }.to_string()
+                        } else {
+                            reading.value.to_string()
+                        }
+                    )
+                } else {
+                    f.write_str(&reading_words(&ReadingRoll::Pool(reading.clone())))
+                }
+            }
+            Rolled::Times {
+                roll,
+                count,
+                each,
+                value,
+            } => {
+                // As a player says it: the count's roll (none when it is a plain number), then
+                // the roll made for it, once, twice, or N times, and the whole.
+                if !count.all_dice().is_empty() {
+                    write!(f, "{count}; ")?;
+                }
+                let what = roll.rsplit_once(" times ").map_or("", |(_, e)| e);
+                let n = count.value().max(0);
+                if each.is_empty() {
+                    return write!(f, "no {what} to roll = 0");
+                }
+                let how = match n {
+                    1 => "once".to_string(),
+                    2 => "twice".to_string(),
+                    n => format!("{n} times"),
+                };
+                // Each roll's dice without its expression, written once before them.
+                let words: Vec<String> = each.iter().map(made_words).collect();
+                let one_die = each.iter().all(|r| r.dice().len() <= 1);
+                write!(
+                    f,
+                    "{what} {how}: {} = {value}",
+                    words.join(if one_die { ", " } else { "; " })
+                )
             }
         }
     }
@@ -1165,7 +1417,9 @@ pub fn roll_declared(rolls: &[Declared], rng: &mut Rng) -> Vec<(String, Rolled)>
 /// What a roll came to, in a word or a number: `yes`, `no`, `3`, `first wins by 2`, `a tie`.
 pub fn value_words(rolled: &Rolled) -> String {
     match rolled {
-        Rolled::Read { flag: true, value, .. } => if *value != 0 { "yes" } else { "no" }.into(),
+        Rolled::Read { flag: true, value, .. } | Rolled::Given { flag: true, value, .. } => {
+            if *value != 0 { "yes" } else { "no" }.into()
+        }
         Rolled::Opposed { winner, margin, .. } => match winner {
             Winner::Tie => "a tie".into(),
             w => format!("{} wins by {}", w.word(), margin.unsigned_abs()),

@@ -616,12 +616,13 @@ fn faces(dice: &[crate::dice::RolledDie]) -> Array {
 /// opposed roll as `#{ winner, margin, first, second }`.
 fn reading_value(rolled: &Rolled) -> Dynamic {
     match rolled {
-        Rolled::Read { value, flag: true, .. } | Rolled::Parts { value, flag: true, .. } => {
-            Dynamic::from_bool(*value != 0)
-        }
+        Rolled::Read { value, flag: true, .. }
+        | Rolled::Parts { value, flag: true, .. }
+        | Rolled::Given { value, flag: true, .. } => Dynamic::from_bool(*value != 0),
         Rolled::Read { value, .. }
         | Rolled::Chain { value, .. }
         | Rolled::Parts { value, .. }
+        | Rolled::Given { value, .. }
         | Rolled::Times { value, .. } => Dynamic::from_int(*value),
         Rolled::Opposed {
             winner,
@@ -670,6 +671,12 @@ fn rolled_map(rolled: &Rolled) -> Map {
             // Each reading made (a product's two, a sequence's up to the first yes): its dice.
             let dice: Array = parts.iter().map(|p| Dynamic::from(faces(p.dice()))).collect();
             map.insert("parts".into(), dice.into());
+        }
+        Rolled::Given { reading, discarded, .. } => {
+            // The dice the condition took, and each roll it turned down.
+            map.insert("dice".into(), faces(&reading.dice).into());
+            let dice: Array = discarded.iter().map(|d| Dynamic::from(faces(d))).collect();
+            map.insert("discarded".into(), dice.into());
         }
         Rolled::Times { count, each, .. } => {
             // The first roll's dice, then each roll made for it: its dice.

@@ -199,6 +199,13 @@ pub enum RollExpr {
         each: Side,
         span: Span,
     },
+    /// `total 10+ in 2d6 given any 6 in 2d6`: a reading of dice that met a condition read
+    /// from the same dice.
+    Given {
+        first: Side,
+        condition: Box<ReadExpr>,
+        span: Span,
+    },
 }
 
 /// One side of `… vs …`: a reading, or a plain dice total.
@@ -228,6 +235,11 @@ pub enum How {
     Count(TargetExpr),
     Any(TargetExpr),
     All(TargetExpr),
+    /// `total 10+ in 2d6`: yes when the total meets the target.
+    Total(TargetExpr),
+    /// `d6 explode 3`: the total, each die at its highest face rolled again (the depth, when
+    /// written).
+    Explode(Option<(u32, Span)>),
     /// `double` (2), `triple` (3), `same N`.
     Same(u32, Span),
     /// A pool with a re-roll rule, summed (`2d6 reroll 1`).
@@ -282,6 +294,8 @@ pub enum TestExpr {
 pub struct ForceExpr {
     pub by_second: bool,
     pub highest: bool,
+    /// `second rerolls highest`: the side re-rolls its own die (when it would lose).
+    pub own: bool,
     pub span: Span,
 }
 
@@ -290,6 +304,8 @@ pub struct ForceExpr {
 pub struct StageExpr {
     pub target: TargetExpr,
     pub reroll: Option<RerollExpr>,
+    /// `unless 6`: the stage before's dice showing it come through this stage unrolled.
+    pub unless: Option<TargetExpr>,
     pub span: Span,
 }
 

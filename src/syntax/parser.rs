@@ -187,6 +187,11 @@ fn describe(rule: &Rule) -> &'static str {
         }
         Rule::times_op => "`*`",
         Rule::times_kw => "`times`",
+        Rule::total_kw => "`total`",
+        Rule::given_kw => "`given`",
+        Rule::rerolls_kw => "`rerolls`",
+        Rule::unless_kw => "`unless`",
+        Rule::explode_kw => "`explode`",
         Rule::clamp => "`at least N` or `at most N`",
         // After a value, `at least` may follow: the value is what was expected.
         Rule::at_kw => "a value",
@@ -530,12 +535,13 @@ impl Reader {
                     match clause.as_rule() {
                         Rule::ties_rule => ties = inner(clause).nth(1).map(|p| self.name(p)),
                         _ => {
-                            let mut words = inner(clause);
-                            let side = words.next().expect("a side").as_str();
+                            let words: Vec<_> = inner(clause).collect();
+                            let side = words.first().expect("a side").as_str();
                             let die = words.last().expect("a die").as_str();
                             force = Some(ForceExpr {
                                 by_second: side == "second",
                                 highest: die == "highest",
+                                own: words.iter().any(|w| w.as_rule() == Rule::rerolls_kw),
                                 span,
                             });
                         }
@@ -578,6 +584,14 @@ impl Reader {
                 parts.next(); // *
                 let second = self.side(parts.next().expect("a second factor"))?;
                 RollExpr::Product { first, second, span }
+            }
+            Rule::given => {
+                let span = self.span(&form);
+                let mut parts = inner(form);
+                let first = self.side(parts.next().expect("a reading"))?;
+                parts.next(); // given
+                let condition = Box::new(self.reading(parts.next().expect("a condition"))?);
+                RollExpr::Given { first, condition, span }
             }
             Rule::sequence => {
                 let span = self.span(&form);
@@ -638,13 +652,14 @@ impl Reader {
                 parts.next(); // of
                 How::Keep { highest, drop, n }
             }
-            Rule::count_read | Rule::any_read | Rule::all_read => {
+            Rule::count_read | Rule::any_read | Rule::all_read | Rule::total_read => {
                 parts.next(); // the word
                 let target = self.target(parts.next().expect("a target"))?;
                 parts.next(); // in
                 match rule {
                     Rule::count_read => How::Count(target),
                     Rule::any_read => How::Any(target),
+                    Rule::total_read => How::Total(target),
                     _ => How::All(target),
                 }
             }
@@ -664,13 +679,19 @@ impl Reader {
                 How::Same(n, wspan)
             }
             _ => {
-                // `rerolled`: the dice, then the rule.
+                // `rerolled`: the dice, then the rule; `explode_read`: the dice, then `explode`.
                 let mut dice = Vec::new();
                 let mut reroll = None;
                 let mut pool_span = span;
+                let mut explode = None;
                 for p in parts {
                     if p.as_rule() == Rule::reroll {
                         reroll = Some(self.reroll(p)?);
+                    } else if p.as_rule() == Rule::explode_kw {
+                        explode = Some(None);
+                    } else if p.as_rule() == Rule::explode_depth {
+                        let s = self.span(&p);
+                        explode = Some(Some((self.small(p)?, s)));
                     } else {
                         let s = self.span(&p);
                         pool_span = Span::new(self.file, span.start, s.end);
@@ -682,7 +703,7 @@ impl Reader {
                     }
                 }
                 return Ok(ReadExpr {
-                    how: How::Sum,
+                    how: explode.map_or(How::Sum, How::Explode),
                     pool: PoolExpr {
                         dice,
                         reroll,
@@ -797,8 +818,21 @@ impl Reader {
         let mut parts = inner(pair);
         parts.next(); // then
         let target = self.target(parts.next().expect("a stage has a target"))?;
-        let reroll = parts.next().map(|r| self.reroll(r)).transpose()?;
-        Ok(StageExpr { target, reroll, span })
+        let mut reroll = None;
+        let mut unless = None;
+        for p in parts {
+            match p.as_rule() {
+                Rule::reroll => reroll = Some(self.reroll(p)?),
+                Rule::target => unless = Some(self.target(p)?),
+                _ => {} // unless
+            }
+        }
+        Ok(StageExpr {
+            target,
+            reroll,
+            unless,
+            span,
+        })
     }
 
     fn expr(&self, pair: Pair<Rule>) -> Res<Expr> {

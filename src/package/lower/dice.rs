@@ -251,7 +251,9 @@ pub fn roll_from_ast(
     // A record's dice field is read as it lies: one roll, seen by every reading of it.
     if let (Some(field), Some(roll)) = (&cx.reads, &roll) {
         let plain = match roll {
-            Roll::Read(Reading::Pool(p)) => p.pool.reroll.is_none() && expr_pool_terms(expr) == 1,
+            Roll::Read(Reading::Pool(p)) => {
+                p.pool.reroll.is_none() && !matches!(p.read, Read::Explode(_)) && expr_pool_terms(expr) == 1
+            }
             _ => false,
         };
         if !plain {
@@ -330,6 +332,7 @@ impl RollLower<'_> {
                 let force = force.as_ref().map(|f| Force {
                     by_second: f.by_second,
                     highest: f.highest,
+                    own: f.own,
                 });
                 let roll = Roll::Opposed {
                     first: a?,
@@ -417,6 +420,77 @@ impl RollLower<'_> {
                 }
                 Some(roll)
             }
+            ast::RollExpr::Given { first, condition, span } => {
+                // A plain dice total is its pool read as a total.
+                let first = match first {
+                    ast::Side::Read(r) => self.read(r),
+                    ast::Side::Total(e, tspan) => match self.side(first)? {
+                        Reading::Total(d) => match own_dice(&d) {
+                            Some(dice) => Some(PoolRead {
+                                pool: Pool { dice, reroll: None },
+                                read: Read::Sum,
+                                modifier: 0,
+                            }),
+                            None => {
+                                self.err(
+                                    Diagnostic::error(*tspan, format!("`{d}` is not dice only"), "not a pool")
+                                        .with_help("`given` reads dice as they lie: write the dice alone (`2d6 given any 6 in 2d6`), or a reading (`total 10+ in 2d6`)"),
+                                );
+                                let _ = e;
+                                None
+                            }
+                        },
+                        Reading::Pool(p) => Some(p),
+                    },
+                };
+                let condition = self.read(condition);
+                let (first, condition) = (first?, condition?);
+                let roll = Roll::Given {
+                    first,
+                    condition: condition.read.clone(),
+                };
+                let same = match &roll {
+                    Roll::Given { first, .. } => first.pool == condition.pool,
+                    _ => false,
+                };
+                if !same {
+                    self.err(
+                        Diagnostic::error(
+                            *span,
+                            format!(
+                                "`given` reads the same dice, and `{}` rolls {} where the roll before it rolls {}",
+                                condition,
+                                condition.pool,
+                                match &roll {
+                                    Roll::Given { first, .. } => first.pool.to_string(),
+                                    _ => String::new(),
+                                }
+                            ),
+                            "other dice",
+                        )
+                        .with_help("write the same dice on both sides: `total 10+ in 2d6 given any 6 in 2d6`"),
+                    );
+                    return None;
+                }
+                if !condition.read.is_flag() {
+                    self.err(
+                        Diagnostic::error(
+                            *span,
+                            format!("`{condition}` is a number, and `given` takes a yes or no"),
+                            "not a yes or no",
+                        )
+                        .with_help(
+                            "read the condition as a yes or no: `any 6 in 2d6`, `double in 2d6`, `total 7+ in 2d6`",
+                        ),
+                    );
+                    return None;
+                }
+                if let Err(why) = roll.check() {
+                    self.err(Diagnostic::error(*span, why, "no answer"));
+                    return None;
+                }
+                Some(roll)
+            }
             ast::RollExpr::Sequence { parts, span } => {
                 let mut out = Vec::new();
                 for p in parts {
@@ -456,9 +530,33 @@ impl RollLower<'_> {
                         None => Some(None),
                         Some(r) => self.reroll(r, &pool_faces, true).flatten().map(Some),
                     };
-                    if let (Some(target), Some(reroll)) = (target, reroll) {
-                        out.push(Stage { target, reroll });
+                    let unless = match &s.unless {
+                        None => Some(None),
+                        Some(u) => self.target(u, &pool_faces).map(Some),
+                    };
+                    if let (Some(target), Some(reroll), Some(unless)) = (target, reroll, unless) {
+                        out.push(Stage { target, reroll, unless });
                     }
+                }
+                // `unless`: once a chain, not on the first stage after a stage skipped, and
+                // every stage reading each die on its own.
+                let unlesses = out.iter().filter(|s| s.unless.is_some()).count();
+                let per_die = |r: &Option<Reroll>| matches!(r, None | Some(Reroll::Each(_)));
+                if unlesses > 0
+                    && (unlesses > 1
+                        || first_read.modifier != 0
+                        || !per_die(&first_read.pool.reroll)
+                        || !out.iter().all(|s| per_die(&s.reroll)))
+                {
+                    let span = stages
+                        .iter()
+                        .find(|s| s.unless.is_some())
+                        .map_or(first.span, |s| s.span);
+                    self.err(
+                        Diagnostic::error(span, "`unless` lets a die of the stage before through unrolled: one `unless` a chain, every stage reading each die on its own", "cannot read this")
+                            .with_help("write one `unless`, with no `reroll one`, `highest`, `lowest` or `failed` in the chain: `count 3+ in 10d6 then 4+ then fail 3+ unless 6`"),
+                    );
+                    return None;
                 }
                 (out.len() == stages.len()).then_some(Roll::Chain {
                     first: first_read,
@@ -714,6 +812,39 @@ impl RollLower<'_> {
                 }
                 Read::Same(*n)
             }
+            ast::How::Total(t) => {
+                let target = self.target(t, pool.as_ref()?)?;
+                if let Test::Named(name) = &target.test {
+                    self.err(
+                        Diagnostic::error(
+                            t.span,
+                            format!("a total is a number, not the face `{name}`"),
+                            "not a number",
+                        )
+                        .with_help("a total meets a number: `total 10+ in 2d6`, `total 7 in 2d6`, `total 2..4 in 2d6`"),
+                    );
+                    return None;
+                }
+                Read::Total(target)
+            }
+            ast::How::Explode(depth) => match depth {
+                None => Read::Explode(crate::dice::read::EXPLODE_DEPTH),
+                Some((d, span)) if *d == 0 || *d > 1000 => {
+                    self.err(
+                        Diagnostic::error(
+                            *span,
+                            format!("`explode {d}`: a die rolls again from 1 to 1000 times"),
+                            "out of range",
+                        )
+                        .with_help(format!(
+                            "write `explode` alone for {} times, or a depth from 1 to 1000",
+                            crate::dice::read::EXPLODE_DEPTH
+                        )),
+                    );
+                    return None;
+                }
+                Some((d, _)) => Read::Explode(*d),
+            },
             ast::How::Sum => Read::Sum,
         };
         let pool = pool?;
@@ -731,7 +862,10 @@ impl RollLower<'_> {
             return None;
         }
         if pool.reroll == Some(Reroll::Failed)
-            && !matches!(read, Read::Count(_) | Read::Any(_) | Read::All(_) | Read::Same(_))
+            && !matches!(
+                read,
+                Read::Count(_) | Read::Any(_) | Read::All(_) | Read::Same(_) | Read::Total(_)
+            )
         {
             self.err(
                 Diagnostic::error(r.pool.span, "`reroll failed` rolls again a reading that comes to nothing", "no failure to roll again")
@@ -938,6 +1072,7 @@ fn expr_span(expr: &ast::RollExpr) -> Span {
         ast::RollExpr::Clamp { span, .. }
         | ast::RollExpr::Product { span, .. }
         | ast::RollExpr::Times { span, .. }
+        | ast::RollExpr::Given { span, .. }
         | ast::RollExpr::Sequence { span, .. } => *span,
     }
 }
