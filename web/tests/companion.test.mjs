@@ -303,9 +303,18 @@ test('dark theme on a desktop and a phone', async () => {
     await tapCommand(page, 'end', [], { n: 0 });
     await press(page.locator('#board [data-piece="marine-1"]'));
     await shot(page, name);
+    if (kind === PHONE) await axeClean(page, 'a game, dark');
     await context.close();
   }
 });
+
+/// axe-core (WCAG 2 A and AA, best practice) finds no violation on the screen as it is.
+async function axeClean(page, screen) {
+  await page.addScriptTag({ path: join(web, 'tests/node_modules/axe-core/axe.min.js') });
+  const r = await page.evaluate(() => window.axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'best-practice'] }));
+  const found = r.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  assert.deepEqual(found, [], `axe-core on ${screen}`);
+}
 
 /// Ends turns until the game asks a question (`game.ask`): the question sheet, open.
 async function endUntilAsked(page, most) {
@@ -662,8 +671,13 @@ test('commands built by taps alone: the chips offer only the words each command 
   try {
     await page.goto(base);
     await ready(page);
+    await axeClean(page, 'the start');
     await newGame(page, { seed: 1 });
     await page.waitForSelector('#play:not([hidden])');
+    await axeClean(page, 'a game');
+    await press(page.locator('#menu-button'));
+    await axeClean(page, 'the menu');
+    await press(page.locator('#menu-button'));
     const counter = { n: 0 };
     const chips = () => page.locator('#suggest button').allTextContents();
     const chip = (w) => page.locator('#suggest button', { hasText: new RegExp(`^${w}$`) });
