@@ -319,8 +319,9 @@ function drawBoard() {
   const W = b.width * CELL, H = b.height * CELL;
   svg.setAttribute('viewBox', `${-left} ${-top} ${W + left + 4} ${H + top + 4}`);
   svg.dataset.width = W + left + 4;
-  if (svg.classList.contains('big')) svg.setAttribute('width', (W + left + 4) * 1.25);
-  else svg.removeAttribute('width');
+  // Zoomed, a square is 32 × 1.4 ≈ 45 px: a tap target of 44 px or more.
+  if (svg.classList.contains('big')) svg.style.width = `${(W + left + 4) * 1.4}px`;
+  else svg.style.width = '';
   const solid = new Set(b.solid);
   for (let x = 0; x < b.width; x++) {
     el('text', { x: x * CELL + CELL / 2, y: -6, 'text-anchor': 'middle', class: 'coord' }, svg).textContent = x + 1;

@@ -678,6 +678,14 @@ test('commands built by taps alone: the chips offer only the words each command 
     await press(page.locator('#menu-button'));
     await axeClean(page, 'the menu');
     await press(page.locator('#menu-button'));
+    // Text of 16 px or more outside the board; at a phone's default zoom, a square is a tap
+    // target of 44 px or more.
+    const small = await page.evaluate(() => [...document.querySelectorAll('body *:not(svg *)')]
+      .filter((e) => e.offsetParent && [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()))
+      .filter((e) => parseFloat(getComputedStyle(e).fontSize) < 16).map((e) => `${e.id || e.className || e.tagName}: ${getComputedStyle(e).fontSize}`));
+    assert.deepEqual(small, [], 'text under 16 px');
+    const box = await page.locator(`#board [data-sq="${CLAW[0]}"]`).boundingBox();
+    assert.ok(box.width >= 44 && box.height >= 44, `a square: ${box.width} × ${box.height}`);
     const counter = { n: 0 };
     const chips = () => page.locator('#suggest button').allTextContents();
     const chip = (w) => page.locator('#suggest button', { hasText: new RegExp(`^${w}$`) });
