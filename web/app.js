@@ -380,19 +380,22 @@ function short(id) {
   return id.slice(0, 2).toUpperCase();
 }
 
-const ARROW = { n: [0, -1], e: [1, 0], s: [0, 1], w: [-1, 0], north: [0, -1], east: [1, 0], south: [0, 1], west: [-1, 0] };
+const ARROW = { up: [0, -1], right: [1, 0], down: [0, 1], left: [-1, 0], n: [0, -1], e: [1, 0], s: [0, 1], w: [-1, 0], north: [0, -1], east: [1, 0], south: [0, 1], west: [-1, 0] };
 
 function drawBoard() {
   if (view.battlefield) return drawField();
   const b = view.board;
   const svg = $('board');
+  // The piece that had the keyboard's focus keeps it over the redraw.
+  const focused = document.activeElement && svg.contains(document.activeElement) ? document.activeElement.dataset.piece : null;
   svg.innerHTML = '';
   const left = 24, top = 18;
   const W = b.width * CELL, H = b.height * CELL;
   svg.setAttribute('viewBox', `${-left} ${-top} ${W + left + 4} ${H + top + 4}`);
   svg.dataset.width = W + left + 4;
-  if (svg.classList.contains('big')) svg.setAttribute('width', (W + left + 4) * 1.25);
-  else svg.removeAttribute('width');
+  // Zoomed, a square is 32 × 1.4 ≈ 45 px: a tap target of 44 px or more.
+  if (svg.classList.contains('big')) svg.style.width = `${(W + left + 4) * 1.4}px`;
+  else svg.style.width = '';
   const solid = new Set(b.solid);
   for (let x = 0; x < b.width; x++) {
     el('text', { x: x * CELL + CELL / 2, y: -6, 'text-anchor': 'middle', class: 'coord' }, svg).textContent = x + 1;
@@ -437,15 +440,43 @@ function drawBoard() {
     el('circle', { cx, cy, r: (size * CELL) / 2 - 3 }, g);
     const label = el('text', { x: cx, y: cy + 3.5, 'text-anchor': 'middle' }, g);
     label.textContent = short(p.id);
-    el('title', {}, g).textContent = `${p.id} (${p.kind})${p.life !== undefined ? ` · life ${p.life}` : ''}`;
-    const facing = p.fields && typeof p.fields.facing === 'string' ? ARROW[p.fields.facing.toLowerCase()] : null;
+    // Space Hulk's state of a face-up piece, from the view: its facing (a wedge at the edge
+    // it faces), action points left (a number at its bottom right), watch (a ring and a letter
+    // at its top left: O for overwatch), a jammed gun (a J at its bottom left).
+    const facingName = p.facing || (p.fields && typeof p.fields.facing === 'string' ? p.fields.facing : null);
+    const facing = facingName ? ARROW[facingName.toLowerCase()] : null;
+    const jammed = !!(p.fields && p.fields.jammed === true);
+    const summary = [`${p.id}`, `${p.kind}`, `on ${p.at}`];
+    if (p.face_down) summary.push('face down');
+    if (p.life !== undefined) summary.push(`life ${p.life}`);
+    if (facingName) { summary.push(`facing ${facingName}`); g.dataset.facing = facingName; }
+    if (p.ap !== undefined) { summary.push(`${p.ap} AP left`); g.dataset.ap = p.ap; }
+    if (p.watch) { summary.push(`on ${p.watch}`); g.dataset.watch = p.watch; }
+    if (jammed) { summary.push('gun jammed'); g.dataset.jammed = '1'; }
+    el('title', {}, g).textContent = summary.join(' · ');
+    // Reachable by keyboard (Tab, then Enter or Space), named for screen readers.
+    g.setAttribute('tabindex', '0');
+    g.setAttribute('role', 'button');
+    g.setAttribute('aria-label', summary.join(', '));
     if (facing) {
       const [dx, dy] = facing;
       const tip = [cx + dx * (CELL / 2 - 1), cy + dy * (CELL / 2 - 1)];
-      const side = [-dy * 5, dx * 5];
-      const base = [cx + dx * (CELL / 2 - 8), cy + dy * (CELL / 2 - 8)];
+      const side = [-dy * 6, dx * 6];
+      const base = [cx + dx * (CELL / 2 - 9), cy + dy * (CELL / 2 - 9)];
       el('path', { class: 'facing', d: `M${tip[0]} ${tip[1]} L${base[0] + side[0]} ${base[1] + side[1]} L${base[0] - side[0]} ${base[1] - side[1]} Z` }, g);
     }
+    const x0 = at.x * CELL, y0 = at.y * CELL, span = size * CELL;
+    const badge = (x, y, text, cls) => {
+      el('circle', { cx: x, cy: y, r: 6.5, class: `badge ${cls}` }, g);
+      el('text', { x, y: y + 3.2, 'text-anchor': 'middle', class: `badge-text ${cls}` }, g).textContent = text;
+    };
+    if (p.ap !== undefined) badge(x0 + span - 7, y0 + span - 7, String(p.ap), 'ap');
+    if (p.watch) {
+      el('circle', { cx, cy, r: span / 2 - 1, class: `watch watch-${p.watch}` }, g);
+      badge(x0 + 7, y0 + 7, p.watch[0].toUpperCase(), 'watch-mark');
+    }
+    if (jammed) badge(x0 + 7, y0 + span - 7, 'J', 'jam');
+    if (focused === p.id) g.focus();
   }
 }
 
@@ -931,6 +962,9 @@ function wire() {
   $('mission').onchange = pickMission;
   $('start-button').onclick = start;
   $('board').addEventListener('click', tapBoard);
+  $('board').addEventListener('keydown', (e) => {
+    if ((e.key === 'Enter' || e.key === ' ') && e.target.closest('[data-piece]')) { e.preventDefault(); tapBoard(e); }
+  });
   $('send').onclick = () => send($('line').value);
   $('line').addEventListener('keydown', (e) => { if (e.key === 'Enter') send($('line').value); });
   $('line').addEventListener('input', () => { hooks.typing = true; words = $('line').value.split(/\s+/).filter(Boolean); drawWords(); });

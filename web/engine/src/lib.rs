@@ -646,6 +646,15 @@ fn refusal_words(reason: &str, line: &str) -> Vec<String> {
     out
 }
 
+/// The probes of one `words` call, by line.
+type Probes = std::collections::HashMap<String, Result<(), String>>;
+
+/// A word offered and its kind (`word`, `own`, `enemy`, `value`).
+type Offer = (String, &'static str);
+
+/// How many words past an offered one `words` looks for a line the command takes.
+const LOOK_AHEAD: usize = 3;
+
 impl Companion {
     /// `line` tried on a copy of the game, with servitor's dice and answers: nothing is kept.
     fn probe(&mut self, line: &str) -> Result<(), String> {
@@ -662,10 +671,9 @@ impl Companion {
     }
 
     fn try_words(&mut self, line: &str) -> Json {
-        let (Some(game), Some(session)) = (&self.game, &self.session) else {
+        let Some(game) = &self.game else {
             return json!(null);
         };
-        let side = session.side.clone();
         let said: Vec<&str> = line.split_whitespace().collect();
         let Some(first) = said.first() else {
             let mut words: Vec<Json> = game
@@ -679,13 +687,108 @@ impl Companion {
             );
             return json!({ "complete": false, "words": words });
         };
-        let Some(def) = game.def.commands.get(*first) else {
+        if !game.def.commands.contains_key(*first) {
             return json!({ "complete": false, "words": [], "note": format!("`{first}` is not a command of this game") });
-        };
+        }
         if game.state.over.is_some() {
             return json!({ "complete": false, "words": [], "note": "the game is over" });
         }
-        let slots = usage(first, def.help.as_deref());
+        let mut probes = Probes::new();
+        let Some((next, offer)) = self.offers(&said, &mut probes) else {
+            return json!(null);
+        };
+        let tried = self.probe_once(line, &mut probes);
+        // Each word tried in its place: one whose refusal names it (past the line itself,
+        // which examples repeat) when the line's own refusal did not is not offered; nor one
+        // after which no line the command takes can follow (a Marine off the board for
+        // `fire`, `best` with nothing in sight).
+        let before = tried
+            .as_ref()
+            .err()
+            .map(|r| r.replace(&said.join(" "), ""))
+            .unwrap_or_default();
+        let mut words = Vec::new();
+        let mut dead_ends: Vec<String> = Vec::new();
+        for (w, kind) in offer {
+            let longer = format!("{} {w}", said.join(" "));
+            let keep = match self.probe_once(&longer, &mut probes) {
+                Ok(()) => true,
+                Err(reason) => !names_word(&reason.replace(&longer, ""), &w) || names_word(&before, &w),
+            };
+            if !keep {
+                continue;
+            }
+            let mut longer_said = said.clone();
+            longer_said.push(&w);
+            match self.leads_on(&longer_said, LOOK_AHEAD, &mut probes) {
+                Ok(()) => words.push(json!({ "word": w, "kind": kind })),
+                Err(why) => {
+                    if !dead_ends.contains(&why) {
+                        dead_ends.push(why);
+                    }
+                }
+            }
+        }
+        // A refused line whose refusal lists words: those that would do in its last word's
+        // place (`fire marine-1 genestealer-9` → the targets in his arc).
+        let mut instead = Vec::new();
+        if let (Err(reason), Some((last, before))) = (&tried, said.split_last())
+            && before.len() >= 2
+        {
+            for w in refusal_words(reason, "") {
+                if w == *last || before.contains(&w.as_str()) {
+                    continue;
+                }
+                let other = format!("{} {w}", before.join(" "));
+                let keep = match self.probe_once(&other, &mut probes) {
+                    Ok(()) => true,
+                    Err(why) => !names_word(&why.replace(&other, ""), &w),
+                };
+                if keep {
+                    instead.push(w);
+                }
+            }
+        }
+        let square = next.iter().any(|s| s.kind == "square");
+        // Nothing to offer and no square to tap: why, from the dead ends found (three at most).
+        let note = (words.is_empty() && !square && tried.is_err() && !dead_ends.is_empty()).then(|| {
+            dead_ends.truncate(3);
+            format!("nothing to add here: {}", dead_ends.join("; "))
+        });
+        let mut out = json!({
+            "complete": tried.is_ok(),
+            "instead": instead,
+            "refusal": tried.err(),
+            "slots": next,
+            "square": square,
+            "words": words,
+        });
+        if let Some(note) = note {
+            out["note"] = json!(note);
+        }
+        out
+    }
+
+    /// `line` probed once per `words` call.
+    fn probe_once(&mut self, line: &str, probes: &mut Probes) -> Result<(), String> {
+        if let Some(r) = probes.get(line) {
+            return r.clone();
+        }
+        let r = self.probe(line);
+        probes.insert(line.to_string(), r.clone());
+        r
+    }
+
+    /// The slots that may come after `said` and the words offered for them (word, kind): the
+    /// slots' own words, the player's or the other sides' pieces, the named pieces' listed
+    /// values, and the words the line's refusal lists.
+    fn offers(&mut self, said: &[&str], probes: &mut Probes) -> Option<(Vec<Slot>, Vec<Offer>)> {
+        let (Some(game), Some(session)) = (&self.game, &self.session) else {
+            return None;
+        };
+        let side = session.side.clone();
+        let def = game.def.commands.get(*said.first()?)?;
+        let slots = usage(said[0], def.help.as_deref());
         let mut at = closure(&slots, [0].into());
         for w in &said[1..] {
             let mut next = std::collections::BTreeSet::new();
@@ -700,7 +803,6 @@ impl Companion {
             at = closure(&slots, next);
         }
         let next: Vec<Slot> = at.iter().filter_map(|&p| slots.get(p).cloned()).collect();
-        // Candidates: (word, kind).
         let mut offer: Vec<(String, &'static str)> = Vec::new();
         let add = |offer: &mut Vec<(String, &'static str)>, w: &str, kind: &'static str| {
             if !said.contains(&w) && !offer.iter().any(|(o, _)| o == w) {
@@ -741,15 +843,15 @@ impl Companion {
                 _ => {}
             }
         }
-        let tried = self.probe(line);
-        if let Err(reason) = &tried {
+        let line = said.join(" ");
+        if let Err(reason) = self.probe_once(&line, probes) {
             // The session's own lists come first for a value (the cards in hand, the event
             // cards, a model's guns).
-            let listed = refusal_words(reason, line);
+            let listed = refusal_words(&reason, &line);
             if !listed.is_empty() && next.iter().any(|s| s.kind == "value") {
                 offer.retain(|(_, k)| *k != "value");
             }
-            let Some(game) = &self.game else { return json!(null) };
+            let game = self.game.as_ref()?;
             for w in listed {
                 let kind = match game.state.pieces.iter().find(|p| p.id == w) {
                     Some(p) if p.side == side => "own",
@@ -759,52 +861,43 @@ impl Companion {
                 add(&mut offer, &w, kind);
             }
         }
-        // Each word tried in its place: one whose refusal names it (past the line itself,
-        // which examples repeat) when the line's own refusal did not is not offered.
-        let before = tried
-            .as_ref()
-            .err()
-            .map(|r| r.replace(&said.join(" "), ""))
-            .unwrap_or_default();
-        let mut words = Vec::new();
-        for (w, kind) in offer {
-            let longer = format!("{} {w}", said.join(" "));
-            let keep = match self.probe(&longer) {
-                Ok(()) => true,
-                Err(reason) => !names_word(&reason.replace(&longer, ""), &w) || names_word(&before, &w),
-            };
-            if keep {
-                words.push(json!({ "word": w, "kind": kind }));
+        Some((next, offer))
+    }
+
+    /// Whether some line the command takes begins with `said`, looking up to `depth` words
+    /// further among the words offered (a square, a value nothing lists, or a line its usage
+    /// still describes at the look-ahead's end is taken on trust): `Err` with the refusal of
+    /// a dead end.
+    fn leads_on(&mut self, said: &[&str], depth: usize, probes: &mut Probes) -> Result<(), String> {
+        let line = said.join(" ");
+        let refusal = match self.probe_once(&line, probes) {
+            Ok(()) => return Ok(()),
+            Err(r) => r,
+        };
+        let Some((next, offer)) = self.offers(said, probes) else {
+            return Err(refusal);
+        };
+        // Past the usage (its words do not fit it) with nothing listed: a dead end; at the
+        // look-ahead's end, a line the usage still describes is taken on trust.
+        if next.is_empty() && (offer.is_empty() || depth == 0) {
+            return Err(refusal);
+        }
+        if depth == 0 {
+            return Ok(());
+        }
+        if next.iter().any(|s| s.kind == "square") || (offer.is_empty() && next.iter().any(|s| s.kind == "value")) {
+            return Ok(());
+        }
+        let mut why = refusal;
+        for (w, _) in offer {
+            let mut longer = said.to_vec();
+            longer.push(&w);
+            match self.leads_on(&longer, depth - 1, probes) {
+                Ok(()) => return Ok(()),
+                Err(r) => why = r,
             }
         }
-        // A refused line whose refusal lists words: those that would do in its last word's
-        // place (`fire marine-1 genestealer-9` → the targets in his arc).
-        let mut instead = Vec::new();
-        if let (Err(reason), Some((last, before))) = (&tried, said.split_last())
-            && before.len() >= 2
-        {
-            for w in refusal_words(reason, "") {
-                if w == *last || before.contains(&w.as_str()) {
-                    continue;
-                }
-                let other = format!("{} {w}", before.join(" "));
-                let keep = match self.probe(&other) {
-                    Ok(()) => true,
-                    Err(why) => !names_word(&why.replace(&other, ""), &w),
-                };
-                if keep {
-                    instead.push(w);
-                }
-            }
-        }
-        json!({
-            "complete": tried.is_ok(),
-            "instead": instead,
-            "refusal": tried.err(),
-            "slots": next,
-            "square": next.iter().any(|s| s.kind == "square"),
-            "words": words,
-        })
+        Err(why)
     }
 
     fn turn_from(&mut self) -> usize {
@@ -2042,23 +2135,16 @@ mod words_tests {
         ] {
             build(&mut c, line);
         }
-        // After `fire MODEL`, that model's guns only; then `at` or `best`.
+        // After `fire MODEL`, that model's guns only, and only when he has something to fire
+        // at; then `best` only when servitor would find a target.
         let w = offered(&mut c, "fire marine-1");
-        let guns: Vec<&str> = w["words"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|o| o["word"].as_str().unwrap())
-            .collect();
-        assert!(!guns.is_empty() && guns.iter().all(|g| !g.starts_with("marine")), "{w}");
-        let aim = offered(&mut c, &format!("fire marine-1 {}", guns[0]));
-        let how: Vec<&str> = aim["words"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|o| o["word"].as_str().unwrap())
-            .collect();
-        assert!(how.contains(&"at") && how.contains(&"best"), "{aim}");
+        let guns = words_of(&w);
+        assert!(guns.iter().all(|g| !g.starts_with("marine")), "{w}");
+        for gun in ["assault-cannon", "bolter"] {
+            let aim = offered(&mut c, &format!("fire marine-1 {gun}"));
+            let best = c.probe(&format!("fire marine-1 {gun} best")).is_ok();
+            assert_eq!(words_of(&aim).contains(&"best".to_string()), best, "{aim}");
+        }
         println!("space crusade: {:?}", walk_all(&mut c));
 
         let mut c = begin("starquest-solitaire", "mission-1", "2");
@@ -2075,5 +2161,49 @@ mod words_tests {
         // A refused line: the words its refusal offers in its last word's place.
         let w = offered(&mut c, "turn marine-1 down");
         assert_eq!(w["complete"], json!(false), "{w}");
+    }
+
+    fn words_of(w: &Json) -> Vec<String> {
+        w["words"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["word"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    /// Only words the command would take: no Marine still off the board for `fire`, no
+    /// `best` (nor `at`) with nothing in sight — and the note says why nothing is offered.
+    #[test]
+    fn no_word_is_offered_that_the_command_would_refuse() {
+        let mut c = begin("space-crusade-solo", "reactor-strike", "1");
+        for line in ["event quiet", "enter marine-1 7,1"] {
+            build(&mut c, line);
+        }
+        // Nothing is in sight of marine-1 on 7,1: fire takes no line at all.
+        let refused: Json = serde_json::from_str(&c.send("fire marine-1 assault-cannon best", "[]", "[]")).unwrap();
+        assert_eq!(refused["ok"], json!(false), "{refused}");
+        let aim = offered(&mut c, "fire marine-1 assault-cannon");
+        let how = words_of(&aim);
+        assert!(
+            !how.contains(&"best".to_string()) && !how.contains(&"at".to_string()),
+            "{aim}"
+        );
+        let fire = offered(&mut c, "fire");
+        let who = words_of(&fire);
+        for off in ["marine-2", "marine-3", "marine-4", "commander"] {
+            assert!(
+                !who.contains(&off.to_string()),
+                "fire offers {off}, still off the board: {fire}"
+            );
+        }
+        assert!(who.is_empty(), "{fire}");
+        assert!(fire["note"].as_str().unwrap().contains("nothing in sight"), "{fire}");
+        // `enter` still offers those off the board, `move` the Marine on it (a word before a
+        // square is taken on trust: `enter marine-1` is offered too, the square refused).
+        let enter = words_of(&offered(&mut c, "enter"));
+        assert!(enter.contains(&"marine-2".to_string()), "{enter:?}");
+        let moving = words_of(&offered(&mut c, "move"));
+        assert!(moving.contains(&"marine-1".to_string()), "{moving:?}");
     }
 }
