@@ -564,3 +564,24 @@ fn a_planned_move_names_its_target() {
     }
     assert!(aimed > 5, "seed 5's aliens advance ({aimed} moves)");
 }
+
+/// A Marine still off the board fires nothing, whatever the weapon and however it is aimed
+/// (`at` a model, `towards` or `at` a square, `best`): each is refused in words, never a
+/// failure of the package's script (the plasma gun's `towards` once reached the line's maths
+/// with no square to start from).
+#[test]
+fn a_marine_off_the_board_is_refused_every_way_of_firing() {
+    let input = "fire marine-2 plasma-gun towards 7,4\nfire marine-2 plasma-gun at ork-1\nfire marine-1 bolter at ork-1\n\
+                 fire marine-3 missile-launcher at 7,4\nfire marine-1 assault-cannon at ork-1 gretchin-1\nfire commander bolt-pistol best\nquit\n";
+    let (stdout, stderr, code) = servitor(
+        &["play", "space-crusade-solo", "--mission", "purge", "--seed", "1"],
+        input,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stdout.contains("could not do this"), "{stdout}");
+    let refusals: Vec<&str> = stdout.lines().filter(|l| l.contains("refused:")).collect();
+    assert_eq!(refusals.len(), 6, "{stdout}");
+    for r in refusals {
+        assert!(r.contains("is not on the board"), "{r}");
+    }
+}
