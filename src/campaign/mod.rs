@@ -118,6 +118,27 @@ pub fn def<'r>(ruleset: &'r Ruleset, id: Option<&str>) -> Result<&'r CampaignDef
 }
 
 impl Campaign {
+    /// The play session of the mission `setup` starts (`prepare`'s), played as `side`, with
+    /// the campaign's dice: what `play --campaign` and the page play between `next`s.
+    pub fn session(&self, setup: &Setup, side: String) -> Session {
+        Session {
+            format: crate::game::session::SESSION_FORMAT.into(),
+            version: crate::game::session::SESSION_VERSION,
+            package: self.package.clone(),
+            game: setup.game.clone(),
+            mission: setup.mission.clone(),
+            seed: setup.seed,
+            options: setup.options.clone(),
+            side,
+            manual_dice: self.manual_dice,
+            found_at: None,
+            start_dice: Vec::new(),
+            start_choices: Vec::new(),
+            entries: Vec::new(),
+            redo: Vec::new(),
+        }
+    }
+
     /// A new campaign of `id` (or the package's only one), nothing played yet.
     pub fn new(
         ruleset: &Ruleset,

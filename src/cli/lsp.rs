@@ -242,15 +242,21 @@ impl Server {
         self.loaded.get(&root)
     }
 
-    /// The word under the cursor, in the text the editor holds (or the file on disk).
-    fn word_at(&self, file: &Path, params: &Json) -> Option<String> {
+    /// The line under the cursor, in the text the editor holds (or the file on disk), and the
+    /// cursor's place in it.
+    fn line_at(&self, file: &Path, params: &Json) -> Option<(Vec<char>, usize)> {
         let line = params.pointer("/position/line")?.as_u64()? as usize;
         let character = params.pointer("/position/character")?.as_u64()? as usize;
         let text = match self.open.get(file) {
             Some(t) => t.clone(),
             None => std::fs::read_to_string(file).ok()?,
         };
-        let chars: Vec<char> = text.lines().nth(line)?.chars().collect();
+        Some((text.lines().nth(line)?.chars().collect(), character))
+    }
+
+    /// The word under the cursor, in the text the editor holds (or the file on disk).
+    fn word_at(&self, file: &Path, params: &Json) -> Option<String> {
+        let (chars, character) = self.line_at(file, params)?;
         let is_word = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
         let at = character.min(chars.len());
         let start = (0..at).rev().take_while(|&i| is_word(chars[i])).last().unwrap_or(at);
@@ -264,13 +270,7 @@ impl Server {
 
     /// The text of the string literal (`"…"`, `'…'` or `` `…` ``) under the cursor, on one line.
     fn string_at(&self, file: &Path, params: &Json) -> Option<String> {
-        let line = params.pointer("/position/line")?.as_u64()? as usize;
-        let character = params.pointer("/position/character")?.as_u64()? as usize;
-        let text = match self.open.get(file) {
-            Some(t) => t.clone(),
-            None => std::fs::read_to_string(file).ok()?,
-        };
-        let chars: Vec<char> = text.lines().nth(line)?.chars().collect();
+        let (chars, character) = self.line_at(file, params)?;
         // Quotes pair up from the line's start; the pair around the cursor holds the string.
         let mut open: Option<(char, usize)> = None;
         for (i, &c) in chars.iter().enumerate() {

@@ -204,18 +204,7 @@ pub fn run(args: OddsArgs) -> Result<(), super::Failure> {
 /// `odds` prints them, for an editor's hover (`servitor lsp`); `None` when `what` names none
 /// of them or its odds are refused.
 pub(super) fn hover(ruleset: &Ruleset, what: &str) -> Option<String> {
-    let args = OddsArgs {
-        package: String::new(),
-        what: Some(what.to_string()),
-        dice: None,
-        vs: None,
-        sum: false,
-        availability: AvailabilityArgs {
-            times: 1,
-            ..AvailabilityArgs::default()
-        },
-        json: false,
-    };
+    let args = hover_args(Some(what), None);
     let subject = subject_in(ruleset, &args).ok()?;
     if let Subject::Table(table) = &subject {
         let odds = listing(ruleset, table, &args.availability).ok()?;
@@ -231,10 +220,17 @@ pub(super) fn hover_dice(ruleset: &Ruleset, text: &str) -> Option<String> {
     if text.is_empty() || text.parse::<i64>().is_ok() {
         return None;
     }
-    let args = OddsArgs {
+    let args = hover_args(None, Some(text));
+    let subject = subject_in(ruleset, &args).ok()?;
+    compute(ruleset, &subject, &args).ok().map(|c| render_one(&c))
+}
+
+/// `odds` asked about one thing, as text, as the command line's defaults ask it.
+fn hover_args(what: Option<&str>, dice: Option<&str>) -> OddsArgs {
+    OddsArgs {
         package: String::new(),
-        what: None,
-        dice: Some(text.to_string()),
+        what: what.map(str::to_string),
+        dice: dice.map(str::to_string),
         vs: None,
         sum: false,
         availability: AvailabilityArgs {
@@ -242,9 +238,7 @@ pub(super) fn hover_dice(ruleset: &Ruleset, text: &str) -> Option<String> {
             ..AvailabilityArgs::default()
         },
         json: false,
-    };
-    let subject = subject_in(ruleset, &args).ok()?;
-    compute(ruleset, &subject, &args).ok().map(|c| render_one(&c))
+    }
 }
 
 /// The two packages' names as columns, never the same twice (a JSON object would keep one):

@@ -471,7 +471,7 @@ fn run_campaign(args: PlayArgs, path: &std::path::Path) -> Result<(), super::Fai
                 .prepare(&ruleset)
                 .map_err(|e| super::Failure::Failed(super::campaign::error_report(&ruleset, e)))?;
             campaign.before_notes = notes.clone();
-            let mut session = campaign_session(&campaign, &setup, side);
+            let mut session = campaign.session(&setup, side);
             let game = start_game(&mut host, &mut session, &dice_ran_out, false, &screen).map_err(|e| match e {
                 GameError::Usage(m) if fresh_campaign => super::usage(format!("error: {m}")),
                 other => super::Failure::Failed(failure(&ruleset, other)),
@@ -499,26 +499,6 @@ fn run_campaign(args: PlayArgs, path: &std::path::Path) -> Result<(), super::Fai
     let heading = format!("{} · seed {} · mission {number} of {total}", campaign_id, campaign_seed);
     table.say_notes(&heading, &notes, None);
     play_loop(table, &mut input, &words, fresh).map_err(super::Failure::from)
-}
-
-/// The play session of a campaign's next mission.
-fn campaign_session(campaign: &Campaign, setup: &servitor::game::Setup, side: String) -> Session {
-    Session {
-        format: SESSION_FORMAT.into(),
-        version: SESSION_VERSION,
-        package: campaign.package.clone(),
-        game: setup.game.clone(),
-        mission: setup.mission.clone(),
-        seed: setup.seed,
-        options: setup.options.clone(),
-        side,
-        manual_dice: campaign.manual_dice,
-        found_at: None,
-        start_dice: Vec::new(),
-        start_choices: Vec::new(),
-        entries: Vec::new(),
-        redo: Vec::new(),
-    }
 }
 
 /// The session's first line: what is played, by whom, with which dice.
@@ -721,7 +701,7 @@ impl Table {
             Err(e) => return refuse(self, e),
         };
         next.before_notes = notes.clone();
-        let mut session = campaign_session(&next, &setup, self.session.side.clone());
+        let mut session = next.session(&setup, self.session.side.clone());
         let game = match start_game(&mut self.host, &mut session, &self.dice_ran_out, false, &self.screen) {
             Ok(game) => game,
             Err(e) => return refuse(self, CampaignError::Game(e)),

@@ -331,26 +331,6 @@ fn campaign_error(host: &Host, e: CampaignError) -> String {
     }
 }
 
-/// The play session of a campaign's next mission (as `play --campaign` makes it).
-fn campaign_session(campaign: &Campaign, setup: &servitor::game::Setup, side: String) -> Session {
-    Session {
-        format: SESSION_FORMAT.into(),
-        version: SESSION_VERSION,
-        package: campaign.package.clone(),
-        game: setup.game.clone(),
-        mission: setup.mission.clone(),
-        seed: setup.seed,
-        options: setup.options.clone(),
-        side,
-        manual_dice: campaign.manual_dice,
-        found_at: None,
-        start_dice: Vec::new(),
-        start_choices: Vec::new(),
-        entries: Vec::new(),
-        redo: Vec::new(),
-    }
-}
-
 /// A campaign as the page shows it: which mission of how many, the missions played and how
 /// each ended, what the hooks said before this one, how the campaign ended.
 fn campaign_view(c: &Campaign, ruleset: &servitor::Ruleset) -> Json {
@@ -986,7 +966,7 @@ impl Companion {
             campaign.manual_dice = new.manual_dice;
             let (setup, notes) = campaign.prepare(&ruleset).map_err(|e| campaign_error(&self.host, e))?;
             campaign.before_notes = notes;
-            let session = campaign_session(&campaign, &setup, side);
+            let session = campaign.session(&setup, side);
             let answer = self.start_session(session, answers, choices, "start")?;
             if answer["ok"] == json!(true) {
                 self.campaign = Some(campaign);
@@ -1109,7 +1089,7 @@ impl Companion {
             }
         };
         next.before_notes = notes;
-        let fresh = campaign_session(&next, &setup, side);
+        let fresh = next.session(&setup, side);
         match self.start_session(fresh, answers, choices, "next") {
             Ok(answer) if answer["ok"] == json!(true) => {
                 self.campaign = Some(next);
@@ -1176,7 +1156,7 @@ impl Companion {
             // set-up's dice asked with manual dice as a start's are.
             let (setup, notes) = campaign.prepare(&ruleset).map_err(|e| campaign_error(&self.host, e))?;
             campaign.before_notes = notes;
-            let fresh = campaign_session(&campaign, &setup, side);
+            let fresh = campaign.session(&setup, side);
             self.campaign = Some(campaign);
             return self.start_session(fresh, Vec::new(), Vec::new(), "resume");
         };
