@@ -24,7 +24,7 @@
 //!   [`Campaign::play_out`] plays the rest headless with a `Host`, and
 //!   [`Campaign::session`] is the mission at the table, for `play --campaign` and the page.
 //! - Hooks run through `script::call_function` (a procedure's sandbox, any JSON arguments).
-//!   This module uses `game` and `script` and nothing above them.
+//!   This module uses `game`, `script` and `sim::game_seed`, and nothing of the front ends.
 
 use crate::game::Host;
 use crate::game::host::{GameError, Setup, Summary};

@@ -14,7 +14,7 @@
 //! or narrowed rung by rung ([`RankMode`]). Every tie among pieces is settled by a die of as
 //! many sides as are tied (`tie_die`), which the binding logs as a roll before the choice or
 //! move it settles (`TargetChoice::die`, `Plan::die`; a planned move names its target,
-//! `Plan::toward`). [`shuffle_ties`] puts the equal ones of a ranked list in dice order, for
+//! `Plan::toward`). `shuffle_ties` puts the equal ones of a ranked list in dice order, for
 //! `units` and the battlefield's `by_range`.
 
 use super::Game;

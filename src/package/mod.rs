@@ -7,7 +7,7 @@
 //! `read_limited` bounds each file and the whole load. [`load`] reads a folder, a bare name or
 //! a single `.rules` file (its own manifest); [`load_with`] lays an editor's unsaved texts
 //! over the files (an [`Overlay`], for `servitor lsp`); [`load_given`] loads files given as
-//! texts (the web page's picked variant). Then [`merge`] layers the items and [`lower`]
+//! texts (the web page's picked variant). Then `merge` layers the items and `lower`
 //! resolves them. A package chain's scripts are merged into one program: a later package's
 //! function replaces a base's of the same name.
 
