@@ -1,5 +1,9 @@
 //! The resolved model of a package and everything it extends: plain data, names resolved,
 //! every item with its span. Built by [`crate::package`]; read by every layer after it.
+//!
+//! It holds dice, tables, constants, pools and decks, schemas and records, procedures, the
+//! `game` and `campaign` items, and the compiled scripts ([`Script`]: plain data here, run by
+//! `script/`), with the sources they came from. It imports no layer above it.
 
 use crate::dice::Face;
 use crate::source::{SourceMap, Span};

@@ -1,7 +1,9 @@
 //! `servitor odds <package> <what>`: exact odds of a table, a constant that holds dice or a
 //! roll, a record's dice and rolls (what a weapon's dice mean: `kill any 6 in dice`), or dice
 //! given with `--dice` (a dice expression, or dice read die by die); `--vs` puts another
-//! package beside it.
+//! package beside it. A table's odds may be of `--times N` rolls (listed) or of each
+//! result's total over them (`--sum`). `hover` and `hover_dice` give the same text to the
+//! language server's hover.
 
 use super::AvailabilityArgs;
 use clap::Args;

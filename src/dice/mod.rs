@@ -1,5 +1,12 @@
 //! Dice: expressions (`2d6+4`, `d66`, `2 red + 1 white`), dice defined by their faces,
 //! rolling through the seeded [`Rng`], and exact distributions as fractions.
+//!
+//! A [`DiceExpr`] is numbered dice, `d3` (a d6 halved), `d66` (tens and units), dice by
+//! faces, and modifiers. Its [`Distribution`] is exact (`BigRational`): the dice are
+//! convolved as whole counts over one denominator, over the totals they can really reach.
+//! `odds_cost` says the work before any is done; the loader checks it against `limits.rs`.
+//! Dice read die by die are [`read`] (rolled) and [`exact`] (their odds); [`rng`] is the one
+//! source of randomness.
 
 mod big;
 pub mod exact;

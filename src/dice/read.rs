@@ -5,6 +5,9 @@
 //! odds are computed in [`exact`](super::exact); both follow the rules written on each type
 //! below (which die a re-roll takes, when a forced re-roll happens, what a tie does), so a roll
 //! and its odds agree by construction.
+//!
+//! [`roll_declared`] reads a record's rolls from one roll of each of its dice fields, so the
+//! readings of one field see the same dice.
 
 use super::{DiceExpr, DiceRoll, DieKind, Part, Rng, RolledDie, Shown};
 use serde::Serialize;

@@ -4,6 +4,14 @@
 //! round impassable terrain ends. The questions behind `game.by_range`, `game.nearest_unit`,
 //! `game.towards` and the other battlefield calls of the game API (docs/games.md,
 //! "Pieces on a battlefield"); the actions that change a point are in `api/field.rs`.
+//!
+//! A piece's point is its centre, rounded to 0.01"; distances run base edge to base edge,
+//! from the stats record's `base`; ties for nearest go to the dice. A move may stop short of
+//! a target or of whatever it meets first on the way ([`Game::towards_halting`]);
+//! [`Game::route_gap`] is how far that route is to base contact; [`Game::free_spot`] is the
+//! nearest free spot round a point (ties by the dice). [`Game::battlefield`] is the
+//! package's battlefield, or, once zones were added during play (`zones.rs`), it with them,
+//! built once into the state's `field_cache` (never saved).
 
 use super::pieces::NewFields;
 use super::state::{Action, ON_BOARD};

@@ -1,4 +1,6 @@
-//! Lowering dice: `die` items (faces, tags) and dice expressions built from their syntax.
+//! Lowering dice: `die` items (faces, tags) and dice expressions built from their syntax; and
+//! rolls read die by die: pools, targets, charts read from constants, and a record's own dice
+//! fields.
 
 use super::Lower;
 use crate::diagnostic::{Diagnostic, did_you_mean, thousands};

@@ -1,5 +1,7 @@
-//! Lowering a `game` item: sides, the phases of a turn, triggers and options, each bound to a
-//! script function of the right arity.
+//! Lowering a `game` item: sides, the phases of a turn, triggers, options and commands, each
+//! bound to a script function of the right arity; and the game's declared rules (doors,
+//! sight, action points, watches), its `show` variables and its `entry` points. A phase may
+//! be `first-turn` (a set-up step of turn 1 only, skipped after it).
 
 use super::{Lower, Props};
 use crate::diagnostic::{Diagnostic, did_you_mean};
