@@ -372,6 +372,11 @@ pub struct GameDef {
     /// Game variables `status` shows the player, each with its label (`show VAR "label"`),
     /// in declaration order: only what the player may know at the table.
     pub shown: Vec<(String, String)>,
+    /// Game variables the web page draws on its board and lists, each with its label (`draw
+    /// VAR "label"`): the squares and board sections a variable names (a list's items, a
+    /// map's keys but those whose value is 0, false or empty). `show` variables are drawn
+    /// too; a `draw` one is not printed by `status`. Only what the player may know.
+    pub drawn: Vec<(String, String)>,
     /// The functions a scenario or a variant may call on their own (`entry FUNCTION "text"`),
     /// in declaration order: `servitor tables PKG --entry-points` lists them.
     pub entries: Vec<EntryDef>,
