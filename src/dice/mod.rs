@@ -320,6 +320,29 @@ impl DiceExpr {
         })
     }
 
+    /// One die alone (no modifier): each face it can show, as a player names it (`hit`,
+    /// `arrow(90)`, `3`), with its chance — equal faces once, their chances added, in the
+    /// die's order. `None` for anything but a single die.
+    pub fn faces_shown(&self) -> Option<Vec<(Shown, BigRational)>> {
+        let [(false, Part::Dice { count: 1, kind })] = self.parts.as_slice() else {
+            return None;
+        };
+        let faces = kind.shown_faces();
+        let all = faces.len() as i64;
+        let mut out: Vec<(Shown, i64)> = Vec::new();
+        for f in faces {
+            match out.iter_mut().find(|(g, _)| *g == f) {
+                Some((_, n)) => *n += 1,
+                None => out.push((f, 1)),
+            }
+        }
+        Some(
+            out.into_iter()
+                .map(|(f, n)| (f, BigRational::new(BigInt::from(n), BigInt::from(all))))
+                .collect(),
+        )
+    }
+
     pub fn roll(&self, rng: &mut Rng) -> DiceRoll {
         let physical: usize = self
             .parts
