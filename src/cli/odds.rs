@@ -324,9 +324,11 @@ pub(super) fn find_subject<'r>(
 }
 
 fn dice_subject<'r>(name: String, expr: DiceExpr) -> Result<Subject<'r>, String> {
-    if let Some(die) = expr.symbolic_faces() {
+    if let Some(die) = expr.symbolic_faces()
+        && expr.faces_shown().is_none()
+    {
         return Err(format!(
-            "error: `{expr}` has no total: die `{die}` has faces without a number\n"
+            "error: `{expr}` has no total: die `{die}` has faces without a number\n  help: one such die alone lists its faces (`{die}`); several are read by a face: `count <face> in {expr}`, `any <face> in {expr}`\n"
         ));
     }
     Ok(Subject::Dice { name, expr })
@@ -453,6 +455,38 @@ fn record_dice<'r>(ruleset: &'r Ruleset, what: &str) -> Result<Subject<'r>, Stri
 
 fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Computed, super::Failure> {
     match subject {
+        // One die with faces that carry no number: which face it shows, each with its chance.
+        Subject::Dice { name, expr } if expr.symbolic_faces().is_some() => {
+            dice_only(args)?;
+            let faces = expr.faces_shown().unwrap_or_default();
+            let title = if name.is_empty() {
+                format!("die {expr}")
+            } else {
+                name.clone()
+            };
+            let lines = if name.is_empty() {
+                Vec::new()
+            } else {
+                vec![format!("die {expr}")]
+            };
+            Ok(Computed {
+                title,
+                lines,
+                sections: vec![Section {
+                    heading: None,
+                    tails: BTreeMap::new(),
+                    rows: faces
+                        .into_iter()
+                        .map(|(face, p)| Row {
+                            label: face.to_string(),
+                            value: None,
+                            p,
+                        })
+                        .collect(),
+                }],
+                json: None,
+            })
+        }
         Subject::Dice { name, expr } => {
             dice_only(args)?;
             // Costed before the work, like every distribution the loader checks.
