@@ -7,6 +7,7 @@
 
 pub mod actions;
 pub mod api;
+pub mod combat;
 pub mod corrections;
 pub mod event;
 pub mod field;

@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 mod actions;
 mod board;
+mod combat;
 mod field;
 mod moves;
 mod pieces;
@@ -359,4 +360,5 @@ pub fn register(engine: &mut Engine, game: &SharedGame, run: &Arc<Mutex<RunState
     field::register(engine, &api);
     actions::register(engine, &api);
     zones::register(engine, &api);
+    combat::register(engine, &api);
 }
