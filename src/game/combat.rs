@@ -35,7 +35,12 @@ impl Game {
         let p = &self.state.pieces[i];
         let base = match self.stat(i, &rule.stat) {
             Some(crate::value::Value::Number(n)) => *n,
-            Some(other) => return Err(format!("{} ({}): stat `{}` is not a number: {other:?}", p.id, p.kind, rule.stat)),
+            Some(other) => {
+                return Err(format!(
+                    "{} ({}): stat `{}` is not a number: {other:?}",
+                    p.id, p.kind, rule.stat
+                ));
+            }
             None => return Err(format!("{} ({}) has no stat `{}`", p.id, p.kind, rule.stat)),
         };
         let Some(field) = &rule.bonus else { return Ok(base) };

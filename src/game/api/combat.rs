@@ -52,7 +52,9 @@ fn rule(map: &Map, verb: &str) -> Result<Rule, String> {
         }
     }
     if r.attack.why.is_empty() {
-        return Err(format!("{verb}: the rule needs `why` (what the roll is for, as the log says)"));
+        return Err(format!(
+            "{verb}: the rule needs `why` (what the roll is for, as the log says)"
+        ));
     }
     Ok(r)
 }
@@ -101,7 +103,13 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn(
         "attack",
-        move |ctx: NativeCallContext, _: GameRef, attacker: &str, weapon: Dynamic, target: &str, rule_map: Map| -> Res<INT> {
+        move |ctx: NativeCallContext,
+              _: GameRef,
+              attacker: &str,
+              weapon: Dynamic,
+              target: &str,
+              rule_map: Map|
+              -> Res<INT> {
             let r = rule(&rule_map, "attack")?;
             let (weapon, label, dice_text) = weapon_fields(&weapon)?;
             let (t, defence, roll) = a.with(|g, run| {
