@@ -5,7 +5,7 @@
 //! an action queued; what a call decides, asks or changes is a kernel method on [`Game`]
 //! (`game/*.rs`, no Rhai). One file per family of calls, each with one `register`:
 //! `reads.rs`, `board.rs`, `pieces.rs`, `moves.rs`, `tallies.rs`, `verbs.rs`, `actions.rs`,
-//! `field.rs`, `zones.rs`. The reference is docs/games.md, "Games".
+//! `field.rs`, `zones.rs`, `combat.rs`. The reference is docs/games.md, "Games".
 
 use super::pieces::NewFields;
 use super::state::Piece;
