@@ -126,7 +126,6 @@ impl Game {
     /// Hand-to-hand after both rolled (and the hooks saw the rolls): the lower total loses a
     /// life point for each point of the difference, a draw costs nothing. Returns the piece
     /// that lost life and still stands, with what it lost.
-    #[allow(clippy::too_many_arguments)]
     pub fn fight_out(
         &mut self,
         (a, attacker): (usize, &str),
