@@ -21,6 +21,7 @@
 
 pub mod actions;
 pub mod api;
+pub mod combat;
 pub mod corrections;
 pub mod event;
 pub mod field;

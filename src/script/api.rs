@@ -590,7 +590,7 @@ fn roll_table(
     Ok(rolls)
 }
 
-fn dice_map(roll: &DiceRoll) -> Map {
+pub fn dice_map(roll: &DiceRoll) -> Map {
     let mut map = Map::new();
     map.insert("total".into(), Dynamic::from_int(roll.total));
     let dice: Array = roll

@@ -15,7 +15,7 @@ mod sandbox;
 
 pub use crate::limits::Spent;
 pub use crate::value::words_of_json;
-pub use api::{RunState, to_dynamic};
+pub use api::{RunState, dice_map, to_dynamic};
 pub use run::{Failure, RunError, RunOutput, Step, call_function, run_procedure, script_failure};
 pub use sandbox::Budget;
 pub(crate) use sandbox::Instant;

@@ -5,7 +5,7 @@
 //! an action queued; what a call decides, asks or changes is a kernel method on [`Game`]
 //! (`game/*.rs`, no Rhai). One file per family of calls, each with one `register`:
 //! `reads.rs`, `board.rs`, `pieces.rs`, `moves.rs`, `tallies.rs`, `verbs.rs`, `actions.rs`,
-//! `field.rs`, `zones.rs`. The reference is docs/games.md, "Games".
+//! `field.rs`, `zones.rs`, `combat.rs`. The reference is docs/games.md, "Games".
 //!
 //! Here: `Api::with`, through which every call reaches the game (the run's rolls moved into
 //! the log first, so the log keeps the order things happened in; each line the call logs
@@ -33,6 +33,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 mod actions;
 mod board;
+mod combat;
 mod field;
 mod moves;
 mod pieces;
@@ -373,4 +374,5 @@ pub fn register(engine: &mut Engine, game: &SharedGame, run: &Arc<Mutex<RunState
     field::register(engine, &api);
     actions::register(engine, &api);
     zones::register(engine, &api);
+    combat::register(engine, &api);
 }
