@@ -454,8 +454,6 @@ pub struct Ruleset {
 }
 
 impl Ruleset {
-    /// Whether `mission` is a data-only mission (a `mission` record that places no board) of
-    /// a package that has battlefields: a game plays it on the battlefield its setup chooses.
     /// The ids a game may be played on: the missions with a map, then, in a package with
     /// battlefields, the data-only mission records (played on the battlefield the setup
     /// chooses).
@@ -472,6 +470,8 @@ impl Ruleset {
         ids
     }
 
+    /// Whether `mission` is a data-only mission (a `mission` record that places no board) of
+    /// a package that has battlefields: a game plays it on the battlefield its setup chooses.
     pub fn battlefield_mission(&self, mission: &str) -> bool {
         !self.battlefields.is_empty()
             && self.missions.get(mission).is_none_or(|m| m.grid.is_empty())

@@ -211,11 +211,6 @@ impl Session {
         Ok(())
     }
 
-    /// The game as the session's commands leave it. Everything the save says is checked by
-    /// the replay: the game, mission, seed and options as a new game checks them, the side
-    /// against the game's sides, and every saved die against the die the replay rolls with
-    /// it (a face it has, and as many dice as it rolls: with manual dice each command keeps
-    /// its own, with automatic dice the seed gives them and none are saved).
     /// Whether the player rolls the dice of the next command: the start's way, switched by
     /// each `dice` entry.
     pub fn manual_now(&self) -> bool {
@@ -224,6 +219,11 @@ impl Session {
             .fold(self.manual_dice, |manual, e| dice_switch(&e.line).unwrap_or(manual))
     }
 
+    /// The game as the session's commands leave it. Everything the save says is checked by
+    /// the replay: the game, mission, seed and options as a new game checks them, the side
+    /// against the game's sides, and every saved die against the die the replay rolls with
+    /// it (a face it has, and as many dice as it rolls: with manual dice each command keeps
+    /// its own, with automatic dice the seed gives them and none are saved).
     pub fn replay(&self, host: &mut Host) -> Result<Game, GameError> {
         self.replay_steps(host, false).map(|(game, _)| game).map_err(|(_, e)| e)
     }
