@@ -674,6 +674,25 @@ fn a_tagged_face_is_a_target_and_a_die_lists_its_faces() {
     ]));
 }
 
+/// Issue 40's blast: bounds after `times` hold each roll made, so "the scatter die, then on an
+/// arrow 2D6 minus BS 4, at least 0" is sayable — 0 inches with 4/9 (a hit, 1/3, or an arrow
+/// and 2D6 of 4 or less), mean 56/27 — and Solo Heresy's odds-only records answer the blast
+/// and rending (mean 50/27). Bounds on a yes or no, and bounds that leave no number, are
+/// refused; a roll held shows it (before: the bounds were no part of `times`, "expected end of
+/// input").
+#[test]
+fn a_blast_scatters_within_its_bounds_and_rending_skips_the_save() {
+    insta::assert_snapshot!(transcript(&[
+        "servitor odds solo-heresy --dice 'any arrow in scatter times 2d6 - 4 at least 0'",
+        "servitor odds solo-heresy blast.fired-with-bs-4",
+        "servitor odds solo-heresy volley.rending-bolters-at-power-armour --json",
+        "servitor roll solo-heresy blast.fired-with-bs-4 --seed 1 --times 4",
+        "servitor odds space-hulk --dice 'd3 times 2d6 - 7 at least 0 at most 3'",
+        "servitor odds solo-heresy --dice 'any arrow in scatter times any 6 in d6 at least 0'",
+        "servitor odds space-hulk --dice 'd6 times d6 at least 3 at most 1'",
+    ]));
+}
+
 /// Bad rolls are refused with file:line:col (in a package) or the text and what to write (on
 /// the command line), never a wrong answer.
 #[test]

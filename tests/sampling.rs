@@ -108,6 +108,8 @@ fn rolls_read_die_by_die_agree_with_exact_odds() {
         ("space-hulk", "count 3+ in 10d6 then 4+ then fail 3+ unless 6"),
         ("space-hulk", "count 4+ in 6d6 reroll 1 then 5+ unless 6 then fail 4+"),
         ("solo-heresy", "count arrow(90) in 3 scatter"),
+        ("solo-heresy", "any arrow in scatter times 2d6 - 4 at least 0"),
+        ("space-hulk", "d3 times 2d6 - 7 at least 0 at most 3"),
         ("solo-heresy", "any arrow(270) in scatter then any hit in 2 scatter"),
     ];
     for (package, text) in cases {
@@ -204,6 +206,30 @@ fn a_roll_made_for_each_success_has_mean_of_count_times_each() {
     // Rending: a 6 to wound comes through the save unrolled.
     assert_eq!(mean("count 3+ in 10d6 then 4+ then fail 3+ unless 6"), "50/27");
     assert_eq!(mean("count 3+ in 10d6 then 4+ then fail 3+"), "10/9");
+}
+
+/// Issue 40's blast, 2D6 minus BS 4 at least 0 once the scatter die shows an arrow: 0 inches
+/// with 4/9 and mean 56/27 exactly (Solo Heresy's record `blast.fired-with-bs-4` rolls it; the
+/// odds snapshot shows the two agree).
+#[test]
+fn a_blast_scatters_0_with_4_9_and_mean_56_27() {
+    use num_rational::BigRational;
+    use servitor::dice::Odds;
+    let ruleset = common::load("rulesets/solo-heresy");
+    let roll = ruleset
+        .parse_roll("any arrow in scatter times 2d6 - 4 at least 0")
+        .unwrap();
+    let Odds::Number(d) = roll.odds().unwrap() else {
+        panic!("a distance is a number");
+    };
+    assert_eq!(d.weights[&0].to_string(), "4/9");
+    assert_eq!(d.weights.keys().next_back(), Some(&8));
+    let mean: BigRational = d
+        .weights
+        .iter()
+        .map(|(v, p)| p * BigRational::from_integer((*v).into()))
+        .sum();
+    assert_eq!(mean.to_string(), "56/27");
 }
 
 /// Issue 40's exploding dice: `d6 explode` rolls a 6 again at most 9 times (the last 6

@@ -1714,7 +1714,7 @@ impl Roll {
                     .saturating_add(steps(pairs as f64 * mul_cost(words(abits), words(bbits)).max(1.0)))
                     .saturating_add(steps(fractions_cost(pairs, abits + bbits, true)))
             }
-            Roll::Times { count, each } => {
+            Roll::Times { count, each, .. } => {
                 // The first roll's odds, then for each number k it can read up to its most, M:
                 // the roll made k times as one more product of its counts (k × V values by V,
                 // numbers of k words of its denominator), and each total of each k once as a
@@ -1889,7 +1889,12 @@ impl Roll {
                 }
                 Ok(Odds::Number(distribution_of(product, &(da * db))))
             }
-            Roll::Times { count, each } => {
+            Roll::Times {
+                count,
+                each,
+                least,
+                most: at_most,
+            } => {
                 // How often each number k comes up (over one denominator), times each total of
                 // the roll made k times, over the roll's denominator to the most times.
                 let ks: Vec<(i64, BigRational)> = match count.odds()? {
@@ -1900,6 +1905,12 @@ impl Roll {
                 let den_k = ks.iter().fold(BigInt::one(), |l, (_, p)| l.lcm(p.denom()));
                 let most = ks.iter().map(|(k, _)| (*k).max(0)).max().unwrap_or(0);
                 let (each_counts, de) = each.counts();
+                // Each roll made held within its bounds, if any.
+                let mut held: BTreeMap<i64, BigUint> = BTreeMap::new();
+                for (v, c) in each_counts {
+                    *held.entry(clamp(v, *least, *at_most)).or_default() += c;
+                }
+                let each_counts = held;
                 let mut power: BTreeMap<i64, BigUint> = BTreeMap::from([(0, BigUint::one())]);
                 let mut total: BTreeMap<i64, BigUint> = BTreeMap::new();
                 let mut k = 0i64;

@@ -429,9 +429,13 @@ pub enum Roll {
     Sequence(Vec<Reading>),
     /// `count 3+ in 10d6 then 4+ then fail 3+ times d3`: the first roll read as a number, then
     /// the second made that many times and added up (D3 wounds for each unsaved wound).
+    /// `least` and `most` hold each roll made (a blast's scatter, made only when the scatter
+    /// die shows an arrow: `any arrow in scatter times 2d6 - 4 at least 0`).
     Times {
         count: Box<Roll>,
         each: Reading,
+        least: Option<i64>,
+        most: Option<i64>,
     },
     /// `total 10+ in 2d6 given any 6 in 2d6`: a pool's reading, among the rolls of it whose
     /// `condition` (a yes or no read from the same dice) holds; rolled, the pool is rolled
@@ -440,6 +444,21 @@ pub enum Roll {
         first: PoolRead,
         condition: Read,
     },
+}
+
+/// Bounds as written after a number: ` at least 0`, ` at most 6`, both, or nothing.
+struct Bounds(Option<i64>, Option<i64>);
+
+impl fmt::Display for Bounds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(lo) = self.0 {
+            write!(f, " at least {lo}")?;
+        }
+        if let Some(hi) = self.1 {
+            write!(f, " at most {hi}")?;
+        }
+        Ok(())
+    }
 }
 
 /// A number held within bounds.
@@ -510,18 +529,14 @@ impl fmt::Display for Roll {
                 }
                 Ok(())
             }
-            Roll::Clamp { inner, least, most } => {
-                write!(f, "{inner}")?;
-                if let Some(lo) = least {
-                    write!(f, " at least {lo}")?;
-                }
-                if let Some(hi) = most {
-                    write!(f, " at most {hi}")?;
-                }
-                Ok(())
-            }
+            Roll::Clamp { inner, least, most } => write!(f, "{inner}{}", Bounds(*least, *most)),
             Roll::Product { first, second } => write!(f, "{first} * {second}"),
-            Roll::Times { count, each } => write!(f, "{count} times {each}"),
+            Roll::Times {
+                count,
+                each,
+                least,
+                most,
+            } => write!(f, "{count} times {each}{}", Bounds(*least, *most)),
             Roll::Given { first, condition } => {
                 let cond = PoolRead {
                     pool: first.pool.clone(),
@@ -670,6 +685,11 @@ pub enum Rolled {
         roll: String,
         count: Box<Rolled>,
         each: Vec<ReadingRoll>,
+        /// The bounds each roll made is held within (none: as it fell).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        least: Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        most: Option<i64>,
         value: i64,
     },
 }
@@ -974,14 +994,23 @@ impl Roll {
                     }
                 }
             }
-            Roll::Times { count, each } => {
+            Roll::Times {
+                count,
+                each,
+                least,
+                most,
+            } => {
                 let count = count.roll(rng);
                 let made: Vec<ReadingRoll> = (0..count.value().max(0)).map(|_| each.roll(rng)).collect();
-                let value = made.iter().fold(0i64, |s, r| s.saturating_add(r.value()));
+                let value = made
+                    .iter()
+                    .fold(0i64, |s, r| s.saturating_add(clamp(r.value(), *least, *most)));
                 Rolled::Times {
                     roll: text,
                     count: Box::new(count),
                     each: made,
+                    least: *least,
+                    most: *most,
                     value,
                 }
             }
@@ -1355,6 +1384,8 @@ impl fmt::Display for Rolled {
                 roll,
                 count,
                 each,
+                least,
+                most,
                 value,
             } => {
                 // As a player says it: the count's roll (none when it is a plain number), then
@@ -1373,7 +1404,17 @@ impl fmt::Display for Rolled {
                     n => format!("{n} times"),
                 };
                 // Each roll's dice without its expression, written once before them.
-                let words: Vec<String> = each.iter().map(made_words).collect();
+                let words: Vec<String> = each
+                    .iter()
+                    .map(|r| {
+                        let held = clamp(r.value(), *least, *most);
+                        if held == r.value() {
+                            made_words(r)
+                        } else {
+                            format!("{}, held at {held}", made_words(r))
+                        }
+                    })
+                    .collect();
                 let one_die = each.iter().all(|r| r.dice().len() <= 1);
                 write!(
                     f,

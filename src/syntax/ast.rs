@@ -193,10 +193,13 @@ pub enum RollExpr {
         span: Span,
     },
     /// `count 3+ in 10d6 then 4+ then fail 3+ times d3`: the second roll made once for each the
-    /// first reads (a plain first side is a `Clamp` with no bounds).
+    /// first reads (a plain first side is a `Clamp` with no bounds); `least` and `most` hold each
+    /// roll made (`any arrow in scatter times 2d6 - 4 at least 0`).
     Times {
         count: Box<RollExpr>,
         each: Side,
+        least: Option<i64>,
+        most: Option<i64>,
         span: Span,
     },
     /// `total 10+ in 2d6 given any 6 in 2d6`: a reading of dice that met a condition read

@@ -519,9 +519,12 @@ impl Reader {
                 };
                 parts.next(); // times
                 let each = self.side(parts.next().expect("a roll made each time"))?;
+                let (least, most) = self.bounds(parts)?;
                 RollExpr::Times {
                     count: Box::new(count),
                     each,
+                    least,
+                    most,
                     span,
                 }
             }
@@ -560,18 +563,7 @@ impl Reader {
                 let span = self.span(&form);
                 let mut parts = inner(form);
                 let inner_side = self.side(parts.next().expect("a clamped side"))?;
-                let (mut least, mut most) = (None, None);
-                for clamp in parts {
-                    let mut words = inner(clamp);
-                    words.next(); // at
-                    let bound = words.next().expect("least or most").as_str() == "least";
-                    let n = self.number(words.next().expect("a bound"))?;
-                    if bound {
-                        least = Some(n);
-                    } else {
-                        most = Some(n);
-                    }
-                }
+                let (least, most) = self.bounds(parts)?;
                 RollExpr::Clamp {
                     inner: inner_side,
                     least,
@@ -605,6 +597,23 @@ impl Reader {
             }
             _ => RollExpr::Read(Box::new(self.reading(form)?)),
         })
+    }
+
+    /// `at least N`, `at most N`, or both: the bounds a number is held within.
+    fn bounds<'i>(&self, clamps: impl Iterator<Item = Pair<'i, Rule>>) -> Res<(Option<i64>, Option<i64>)> {
+        let (mut least, mut most) = (None, None);
+        for clamp in clamps {
+            let mut words = inner(clamp);
+            words.next(); // at
+            let bound = words.next().expect("least or most").as_str() == "least";
+            let n = self.number(words.next().expect("a bound"))?;
+            if bound {
+                least = Some(n);
+            } else {
+                most = Some(n);
+            }
+        }
+        Ok((least, most))
     }
 
     fn side(&self, pair: Pair<Rule>) -> Res<Side> {

@@ -360,21 +360,7 @@ impl RollLower<'_> {
                 span,
             } => {
                 let reading = self.side(inner)?;
-                if reading.is_flag() {
-                    self.err(
-                        Diagnostic::error(*span, "a yes or no has no bounds", "not a number")
-                            .with_help("`at least` and `at most` bound a number: a total, a kept total, a count"),
-                    );
-                    return None;
-                }
-                if let (Some(lo), Some(hi)) = (least, most)
-                    && lo > hi
-                {
-                    self.err(Diagnostic::error(
-                        *span,
-                        format!("at least {lo} and at most {hi} leave no number"),
-                        "empty bounds",
-                    ));
+                if !self.bounds_hold(&reading, *least, *most, *span) {
                     return None;
                 }
                 Some(Roll::Clamp {
@@ -395,7 +381,13 @@ impl RollLower<'_> {
                 }
                 Some(Roll::Product { first: a, second: b })
             }
-            ast::RollExpr::Times { count, each, span } => {
+            ast::RollExpr::Times {
+                count,
+                each,
+                least,
+                most,
+                span,
+            } => {
                 // A plain first side (read as a clamp with no bounds) may be a yes or no: 1 or 0 times.
                 let count = match &**count {
                     ast::RollExpr::Clamp {
@@ -408,9 +400,14 @@ impl RollLower<'_> {
                 };
                 let (count, each) = (count, self.side(each));
                 let (count, each) = (count?, each?);
+                if (least.is_some() || most.is_some()) && !self.bounds_hold(&each, *least, *most, *span) {
+                    return None;
+                }
                 let roll = Roll::Times {
                     count: Box::new(count),
                     each,
+                    least: *least,
+                    most: *most,
                 };
                 if let Err(why) = roll.check() {
                     self.err(
@@ -566,6 +563,29 @@ impl RollLower<'_> {
                 })
             }
         }
+    }
+
+    /// Whether `at least` / `at most` may hold this reading: a number, and bounds that leave one
+    /// (each refusal reported at `span`).
+    fn bounds_hold(&mut self, reading: &Reading, least: Option<i64>, most: Option<i64>, span: Span) -> bool {
+        if reading.is_flag() {
+            self.err(
+                Diagnostic::error(span, "a yes or no has no bounds", "not a number")
+                    .with_help("`at least` and `at most` bound a number: a total, a kept total, a count"),
+            );
+            return false;
+        }
+        if let (Some(lo), Some(hi)) = (least, most)
+            && lo > hi
+        {
+            self.err(Diagnostic::error(
+                span,
+                format!("at least {lo} and at most {hi} leave no number"),
+                "empty bounds",
+            ));
+            return false;
+        }
+        true
     }
 
     fn side(&mut self, side: &ast::Side) -> Option<Reading> {
