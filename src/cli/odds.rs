@@ -110,6 +110,18 @@ impl Section {
         self.tails.range(value..).next().map_or(0.0, |(_, p)| *p)
     }
 
+    /// Named outcomes, each with its chance (a table's results, the faces a die shows).
+    fn of_outcomes(outcomes: impl IntoIterator<Item = (String, BigRational)>) -> Section {
+        Section {
+            heading: None,
+            tails: BTreeMap::new(),
+            rows: outcomes
+                .into_iter()
+                .map(|(label, p)| Row { label, value: None, p })
+                .collect(),
+        }
+    }
+
     fn of_distribution(heading: Option<String>, dist: &BTreeMap<i64, BigRational>) -> Section {
         // "At least v" for every v, summed once from the top, exactly: every chance as a
         // numerator over the denominators' lcm (one division each, no gcd), then each running
@@ -459,31 +471,23 @@ fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Comp
         Subject::Dice { name, expr } if expr.symbolic_faces().is_some() => {
             dice_only(args)?;
             let faces = expr.faces_shown().unwrap_or_default();
-            let title = if name.is_empty() {
-                format!("die {expr}")
-            } else {
-                name.clone()
+            // As a player says it: the die's own name ("Scatter die"), not a pool of one.
+            let die = expr.symbolic_faces().unwrap_or_default();
+            let said = match ruleset.dice.get(die).and_then(|d| d.label.as_deref()) {
+                Some(label) => label.to_string(),
+                None => format!("the {die} die"),
             };
-            let lines = if name.is_empty() {
-                Vec::new()
+            let (title, lines) = if name.is_empty() {
+                (said, Vec::new())
             } else {
-                vec![format!("die {expr}")]
+                (name.clone(), vec![said])
             };
             Ok(Computed {
                 title,
                 lines,
-                sections: vec![Section {
-                    heading: None,
-                    tails: BTreeMap::new(),
-                    rows: faces
-                        .into_iter()
-                        .map(|(face, p)| Row {
-                            label: face.to_string(),
-                            value: None,
-                            p,
-                        })
-                        .collect(),
-                }],
+                sections: vec![Section::of_outcomes(
+                    faces.into_iter().map(|(face, p)| (face.to_string(), p)),
+                )],
                 json: None,
             })
         }
@@ -713,18 +717,7 @@ fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Comp
             Ok(Computed {
                 title,
                 lines,
-                sections: vec![Section {
-                    heading: None,
-                    tails: BTreeMap::new(),
-                    rows: odds
-                        .into_iter()
-                        .map(|(o, p)| Row {
-                            label: o.label,
-                            value: None,
-                            p,
-                        })
-                        .collect(),
-                }],
+                sections: vec![Section::of_outcomes(odds.into_iter().map(|(o, p)| (o.label, p)))],
                 json: None,
             })
         }
