@@ -21,6 +21,34 @@ pub const RESERVED_COMMANDS: [&str; 14] = [
 const DEFAULT_MAX_TURNS: u32 = 100;
 
 impl Lower<'_> {
+    /// `show VAR "label"` / `draw VAR "label"` lines: each a game variable and its label, any
+    /// other shape refused with `help`.
+    fn labelled<'e>(
+        &mut self,
+        lines: impl Iterator<Item = &'e ast::Property>,
+        key: &str,
+        help: &str,
+    ) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for p in lines {
+            match (
+                p.values.first().and_then(ast::Value::as_name),
+                p.values.get(1).and_then(ast::Value::as_text),
+            ) {
+                (Some(var), Some(label)) if p.values.len() == 2 => out.push((var.to_string(), label.to_string())),
+                _ => self.err(
+                    Diagnostic::error(
+                        p.span,
+                        format!("`{key}` takes a game variable and its label"),
+                        "not understood",
+                    )
+                    .with_help(help),
+                ),
+            }
+        }
+        out
+    }
+
     pub(super) fn game(&mut self, item: &MergedItem, scripts: &[Script], sources: &SourceMap) -> Option<GameDef> {
         let known = [
             "sides",
@@ -154,38 +182,18 @@ impl Lower<'_> {
             }
         }
         let mut commands = IndexMap::new();
-        let mut shown = Vec::new();
-        for p in props.all("show") {
-            match (
-                p.values.first().and_then(ast::Value::as_name),
-                p.values.get(1).and_then(ast::Value::as_text),
-            ) {
-                (Some(var), Some(label)) if p.values.len() == 2 => shown.push((var.to_string(), label.to_string())),
-                _ => self.err(
-                    Diagnostic::error(p.span, "`show` takes a game variable and its label", "not understood")
-                        .with_help(
-                            "write `show hand \"Cards in your hand\"`: `status` shows the variable with that label",
-                        ),
-                ),
-            }
-        }
+        let shown = self.labelled(
+            props.all("show"),
+            "show",
+            "write `show hand \"Cards in your hand\"`: `status` shows the variable with that label",
+        );
         // `draw VAR "label"`: a variable the page draws on its board (the squares and board
         // sections it names) and `status` leaves to the package's own `status` function.
-        let mut drawn = Vec::new();
-        for p in props.all("draw") {
-            match (
-                p.values.first().and_then(ast::Value::as_name),
-                p.values.get(1).and_then(ast::Value::as_text),
-            ) {
-                (Some(var), Some(label)) if p.values.len() == 2 => drawn.push((var.to_string(), label.to_string())),
-                _ => self.err(
-                    Diagnostic::error(p.span, "`draw` takes a game variable and its label", "not understood")
-                        .with_help(
-                            "write `draw lurking \"Blips lurking\"`: the page draws the squares and sections the variable names",
-                        ),
-                ),
-            }
-        }
+        let drawn = self.labelled(
+            props.all("draw"),
+            "draw",
+            "write `draw lurking \"Blips lurking\"`: the page draws the squares and sections the variable names",
+        );
         // `entry FUNCTION "what it plays, its arguments, the state it reads"`: a function a
         // scenario or a variant may call on its own (`servitor tables PKG --entry-points`).
         let mut entries = Vec::new();
