@@ -274,3 +274,119 @@ fn an_editor_checks_hovers_goes_to_the_base_and_completes() {
     let status = editor.child.wait().unwrap();
     assert!(status.success(), "{status}");
 }
+
+/// Rename (issue 38): the base's table renamed from its definition reaches the variant's
+/// `override` (a package the server has loaded) and the script's string naming it, and
+/// nothing that is prose: a comment, a title, a script's sentence. Applied, both packages
+/// still load. A name that is no item, or an item's name already taken, is refused.
+#[test]
+fn an_editor_renames_an_item_across_the_package_and_its_variant() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("base");
+    let variant = dir.path().join("variant");
+    std::fs::create_dir_all(base.join("scripts")).unwrap();
+    std::fs::create_dir_all(&variant).unwrap();
+    let base_text = BASE.replace(
+        "table loot \"What a search turns up\"",
+        "# loot is rolled at every search\ntable loot \"What a search turns up: loot\"",
+    ) + "\nconst search = 3\n";
+    std::fs::write(base.join("package.rules"), &base_text).unwrap();
+    let script =
+        "fn found(game) {\n    game.say(\"loot at last\", \"test\");\n    let t = \"loot\";\n    let loot = 1;\n}\n";
+    std::fs::write(base.join("scripts/base.rhai"), script).unwrap();
+    std::fs::write(variant.join("package.rules"), VARIANT).unwrap();
+    let (base_file, variant_file) = (base.join("package.rules"), variant.join("package.rules"));
+    let (base_uri, variant_uri, script_uri) = (
+        uri(&base_file),
+        uri(&variant_file),
+        uri(&base.join("scripts/base.rhai")),
+    );
+
+    let mut editor = Editor::start(dir.path());
+    let init = editor.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(dir.path()), "capabilities": {}}),
+    );
+    assert_eq!(init["capabilities"]["renameProvider"], true, "{init}");
+    // Both packages opened: the server knows the variant.
+    for (u, text) in [(&variant_uri, VARIANT.to_string()), (&base_uri, base_text.clone())] {
+        editor.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": u, "languageId": "servitor", "version": 1, "text": text}}),
+        );
+        let opened = editor.diagnostics_for(u);
+        assert!(errors(&opened).is_empty(), "{opened:?}");
+    }
+
+    // `loot` at its definition in the base (line 6, after the comment): renamed to `spoils`.
+    let edit = editor.request(
+        "textDocument/rename",
+        json!({"textDocument": {"uri": base_uri}, "position": {"line": 6, "character": 8}, "newName": "spoils"}),
+    );
+    let changes = edit["changes"].as_object().expect("a workspace edit");
+    let lines = |u: &str| -> Vec<(u64, u64)> {
+        changes[u]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                assert_eq!(e["newText"], "spoils", "{e}");
+                (
+                    e["range"]["start"]["line"].as_u64().unwrap(),
+                    e["range"]["start"]["character"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(lines(&base_uri), vec![(6, 6)], "{edit}");
+    assert_eq!(lines(&variant_uri), vec![(5, 15)], "{edit}");
+    assert_eq!(lines(&script_uri), vec![(2, 13)], "{edit}");
+    assert_eq!(changes.len(), 3, "{edit}");
+
+    // Applied as an editor applies them, both packages load and the variant overrides `spoils`.
+    let apply = |path: &Path, edits: &[(u64, u64)]| {
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        for (line, col) in edits.iter().rev() {
+            let l = &mut lines[*line as usize];
+            l.replace_range(*col as usize..*col as usize + "loot".len(), "spoils");
+        }
+        std::fs::write(path, lines.join("\n") + "\n").unwrap();
+    };
+    apply(&base_file, &lines(&base_uri));
+    apply(&variant_file, &lines(&variant_uri));
+    apply(&base.join("scripts/base.rhai"), &lines(&script_uri));
+    let renamed = std::fs::read_to_string(&base_file).unwrap();
+    assert!(
+        renamed.contains("# loot is rolled") && renamed.contains("turns up: loot\""),
+        "{renamed}"
+    );
+    for package in ["base", "variant"] {
+        let check = Command::new(env!("CARGO_BIN_EXE_servitor"))
+            .args(["odds", package, "spoils"])
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    }
+
+    // Refused: a name that is no item's, a name already taken, a word that names no item.
+    for (name, position) in [("2bad", (6, 8)), ("search", (6, 8)), ("spoils", (1, 3))] {
+        let id = 100;
+        editor.send(json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/rename",
+            "params": {"textDocument": {"uri": base_uri}, "newName": name,
+            "position": {"line": position.0, "character": position.1}}}));
+        let answer = loop {
+            let m = editor.next();
+            if m.get("id") == Some(&json!(id)) {
+                break m;
+            }
+        };
+        assert!(answer["error"]["message"].is_string(), "{name}: {answer}");
+    }
+
+    assert_eq!(editor.request("shutdown", Value::Null), Value::Null);
+    editor.notify("exit", Value::Null);
+    assert!(editor.child.wait().unwrap().success());
+}

@@ -8,7 +8,10 @@
 //! - go to definition: where an item is defined — from a variant's `override`, the base's
 //!   item, across `extends`;
 //! - completion: the package's item names, and in scripts the package's own functions (the
-//!   hooks a variant may replace, with their parameters) and the game API's functions.
+//!   hooks a variant may replace, with their parameters) and the game API's functions;
+//! - rename of an item: its name everywhere in the package, the packages it extends and the
+//!   variants extending it the server has loaded (rules files outside quotes and comments,
+//!   scripts' strings that hold no space).
 //!
 //! One package at a time is whatever package holds the file asked about (the folder with a
 //! `package.rules` above it). Requests run one after another; a load takes milliseconds.
@@ -134,6 +137,7 @@ impl Server {
                     "textDocumentSync": 1,
                     "hoverProvider": true,
                     "definitionProvider": true,
+                    "renameProvider": true,
                     "completionProvider": { "triggerCharacters": ["."] },
                 },
                 "serverInfo": { "name": "servitor", "version": env!("CARGO_PKG_VERSION") },
@@ -176,6 +180,15 @@ impl Server {
             "textDocument/hover" => reply(self.hover(document, &params)),
             "textDocument/definition" => reply(self.definition(document, &params)),
             "textDocument/completion" => reply(self.completion(document)),
+            "textDocument/rename" => match self.rename(document, &params) {
+                Ok(edit) => reply(edit),
+                Err(why) => match id {
+                    // RequestFailed: the editor shows the message.
+                    Some(id) => vec![json!({"jsonrpc": "2.0", "id": id,
+                        "error": {"code": -32803, "message": why}})],
+                    None => Vec::new(),
+                },
+            },
             // Requests this server does not answer get an error; notifications nothing.
             _ => match id {
                 Some(id) => vec![json!({"jsonrpc": "2.0", "id": id,
@@ -339,6 +352,64 @@ impl Server {
         }
     }
 
+    /// Renames the item named under the cursor: every use of its name in the files of each
+    /// package the server has loaded that holds its definition — the package itself, the
+    /// packages it extends, and the variants extending it that the server has loaded (an
+    /// editor opened one of their files). In rules files, a whole word outside quotes and
+    /// comments (titles, notes and comments are prose); in scripts, a string with no space in
+    /// it where the name is a whole word (`"loot"`, `"kind.loot"`), never prose.
+    fn rename(&mut self, file: Option<PathBuf>, params: &Json) -> Result<Json, String> {
+        let file = file.ok_or("no document to rename in")?;
+        let new_name = params
+            .get("newName")
+            .and_then(Json::as_str)
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        let old = self.word_at(&file, params).ok_or("no name under the cursor")?;
+        let ruleset = self.ruleset_of(&file).ok_or("the package does not load")?;
+        let span = item_span(ruleset, &old).ok_or_else(|| format!("`{old}` names no item of this package"))?;
+        if !is_item_name(&new_name) {
+            return Err(format!(
+                "`{new_name}` is no item name: a letter, then letters, digits, `_` or `-` (not a die such as `d6`)"
+            ));
+        }
+        if new_name != old && item_span(ruleset, &new_name).is_some() {
+            return Err(format!("`{new_name}` already names an item of this package"));
+        }
+        let home = disk_path(&ruleset.sources, span).ok_or("the item is bundled with servitor, not a file to edit")?;
+        // Every loaded package that reads the file the item is defined in.
+        let mut files: BTreeSet<PathBuf> = BTreeSet::new();
+        for loaded in self.loaded.values() {
+            let paths: Vec<PathBuf> = loaded
+                .sources
+                .files()
+                .filter_map(|(id, _)| disk_path(&loaded.sources, Span::new(id, 0, 0)))
+                .collect();
+            if paths.contains(&home) {
+                files.extend(paths);
+            }
+        }
+        let mut changes = serde_json::Map::new();
+        for path in files {
+            let text = match self.open.get(&path) {
+                Some(t) => t.clone(),
+                None => std::fs::read_to_string(&path).unwrap_or_default(),
+            };
+            let script = path.extension().is_some_and(|e| e == "rhai");
+            let edits: Vec<Json> = uses_of(&text, &old, script)
+                .into_iter()
+                .map(|(line, col)| {
+                    json!({"range": range_at(line, col, line, col + old.chars().count()), "newText": new_name})
+                })
+                .collect();
+            if !edits.is_empty() {
+                changes.insert(uri_of(&path), Json::Array(edits));
+            }
+        }
+        Ok(json!({ "changes": changes }))
+    }
+
     /// The package's item names; in a script, the game API's functions too.
     fn completion(&mut self, file: Option<PathBuf>) -> Json {
         let Some(file) = file else { return Json::Null };
@@ -400,6 +471,71 @@ fn package_of(file: &Path) -> Option<PathBuf> {
     file.extension()
         .is_some_and(|e| e == "rules")
         .then(|| file.to_path_buf())
+}
+
+/// A name the rules language reads as an item's: a letter, then letters, digits, `_` or a `-`
+/// followed by one of them — and not a die (`d6`).
+fn is_item_name(name: &str) -> bool {
+    let chars: Vec<char> = name.chars().collect();
+    let die = name
+        .strip_prefix('d')
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    chars.first().is_some_and(char::is_ascii_alphabetic)
+        && chars
+            .iter()
+            .all(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        && !name.ends_with('-')
+        && !name.contains("--")
+        && !die
+}
+
+/// Where `name` is used in a file's text, as 0-based (line, character) pairs: whole words
+/// (letters, digits, `_`, `-`). In a rules file, outside quotes and `#` comments; in a
+/// script, inside strings with no space in them only.
+fn uses_of(text: &str, name: &str, script: bool) -> Vec<(usize, usize)> {
+    let word = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
+    let want: Vec<char> = name.chars().collect();
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let chars: Vec<char> = line.chars().collect();
+        // Which characters are inside a string, and where that string ends.
+        let mut quote: Option<(char, usize)> = None;
+        let mut spans: Vec<(usize, usize)> = Vec::new(); // strings: (first char inside, end)
+        let mut comment = chars.len();
+        for (i, &c) in chars.iter().enumerate() {
+            match quote {
+                None if c == '#' && !script => {
+                    comment = i;
+                    break;
+                }
+                None if c == '"' || (script && (c == '\'' || c == '`')) => quote = Some((c, i + 1)),
+                Some((q, start)) if c == q && chars[i - 1] != '\\' => {
+                    spans.push((start, i));
+                    quote = None;
+                }
+                _ => {}
+            }
+        }
+        let inside = |i: usize| spans.iter().find(|(a, b)| (*a..*b).contains(&i)).copied();
+        let mut i = 0;
+        while i + want.len() <= comment {
+            let whole = chars[i..i + want.len()] == want[..]
+                && (i == 0 || !word(chars[i - 1]))
+                && chars.get(i + want.len()).is_none_or(|c| !word(*c));
+            let wanted = match (script, inside(i)) {
+                (false, None) => true,
+                (true, Some((a, b))) => !chars[a..b].iter().any(|c| c.is_whitespace()),
+                _ => false,
+            };
+            if whole && wanted {
+                out.push((n, i));
+                i += want.len();
+            } else {
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// Where an item is defined: a table, constant, die, record, mission or board of that id.
