@@ -15,6 +15,14 @@
 //! choice among equals is a die asked like the others; shuffles are never asked. With
 //! `explain` on, every draw of two or more choices is kept as a [`Drawn`]
 //! (`scenario --explain`).
+//!
+//! A choice among equals is `Kind::Tie`: board ties, a target's or a rung's equals,
+//! `shuffle_ties`, a free spot. A scenario forces values in order or by kind and stream
+//! ([`Forced::named`]). A die moves the stream whoever gives its face, so every shuffle, pick
+//! and tie after it is the same whether the player typed it, servitor rolled it or a replay
+//! gave it; a replay gives every saved face and never rolls again (`tests/sessions.rs`:
+//! random sessions of every bundled mission resume after every step to the game played).
+//! [`Forced::asks_picks`] is set by sessions, never by scenarios.
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};

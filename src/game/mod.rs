@@ -18,6 +18,31 @@
 //! Every file here but `host.rs` is the kernel: plain Rust methods on `Game` with typed
 //! arguments, no Rhai and nothing of `script/` (a run's dice come in as the `Rng` they are);
 //! `api/` is the binding.
+//!
+//! The kernel's rules in detail (the code map, src/README.md, calls each out):
+//! - Scripts read through `game.…` questions and change the state only through `game.…`
+//!   actions, each validated first (a refused one is a script error at its line and changes
+//!   nothing), logged with its text and applied by `state::apply`.
+//! - The player never sees a secret: everything `servitor play` shows goes through
+//!   `event::player_log` (no face-down identity, secret pool entry, deck order or `secret`
+//!   field); `game --json` and saves hold everything (`tests/play.rs` checks a whole session
+//!   against the referee's log).
+//! - A game's dice come from streams derived from (game seed, purpose): a phase's id,
+//!   `on-<event>`, `pool-<id>`, `deck-<id>`, or a script's `use_stream` — common random
+//!   numbers for the variant lab. Saves keep each stream's position.
+//! - No square holds two models at rest: a walk's triggers (a reveal) wait while the walker
+//!   passes over a friend and fire on the next square it may end on. `Stand` refuses a piece
+//!   on a square; every point a script gives is checked on the table and off impassable
+//!   terrain (`GameState.battlefield`) before it is acted on.
+//! - A watch (`watch MODE FUNCTION ARC RANGE`) is tested here — range, front quarter, sight to
+//!   shoot — after every step, turn and `spend` of another side's face-up piece; only a valid
+//!   target costs a script call, one per shot. A reaction that removes the mover ends its move
+//!   on that square.
+//! - Caches: `view::OpenBoard`'s distance fields (all doors open, shared by a host's games),
+//!   `piece_view` until an action or a step changes that piece, each record's and the
+//!   mission's `RecordView` (records never change once loaded). Scripts get read-only handles
+//!   to them (src/script/handles.rs): a view already taken never changes (scenarios
+//!   `skirmish-piece-follows-changes`, `skirmish-handles-read-as-maps`; `tests/games/refused/`).
 
 pub mod actions;
 pub mod api;

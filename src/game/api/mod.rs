@@ -13,7 +13,9 @@
 //! done; the conversions (squares from `"x,y"`, values to and from JSON, pieces to
 //! `PieceView`s); [`function_names`], every name registered, for the load-time script check;
 //! and [`register`], which also sets `RunState::show` so a die the player may be asked for
-//! comes after the run's rolls and notes so far reach the log.
+//! comes after the run's rolls and notes so far reach the log: before `roll`, `roll_dice`,
+//! `read_roll`, `read_record`, `roll_table` or `random`, so `play` prints them before the
+//! prompt. The log is the same event for event; only when a line reaches the screen changes.
 //!
 //! Game calls take the `game` handle by value (it holds nothing: the state is in the host),
 //! so a closure may use `game` too. One rule remains for authors: do not chain a call on

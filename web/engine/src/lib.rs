@@ -24,6 +24,14 @@
 //! it the run goes on with the seed's dice and the defaults, and is undone. The answers are
 //! kept in the session as `servitor play` keeps them (`Entry::choices`, `start_choices`), so
 //! a reload, an undo, a redo or the CLI replays them without asking.
+//!
+//! The calls: `catalog` holds every bundled game (a battlefield game's view carries the
+//! battlefield and each unit's point and base, drawn to scale); a campaign plays as `play
+//! --campaign` does ([`Campaign::session`]); `variant` and the page's `Companion.fromFiles`
+//! load a package picked as files (`package::load_given`); `manual_now` says who rolls.
+//! Manual dice and `game.ask` ask by running a command again with one more answer (`need`;
+//! `fixtures/asking` asks). The page (`index.html`, `app.js`, `style.css`, `sw.js`) only draws
+//! and stores; `build.sh` builds `dist/`, `serve.mjs` serves it.
 
 use serde::Deserialize;
 use serde_json::{Value as Json, json};
