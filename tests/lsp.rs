@@ -132,17 +132,22 @@ fn uri(path: &Path) -> String {
     format!("file://{}", path.canonicalize().unwrap().display())
 }
 
+/// A temporary folder with `base/scripts/` and `variant/` in it.
+fn folders() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let (base, variant) = (dir.path().join("base"), dir.path().join("variant"));
+    std::fs::create_dir_all(base.join("scripts")).unwrap();
+    std::fs::create_dir_all(&variant).unwrap();
+    (dir, base, variant)
+}
+
 fn errors(diagnostics: &[Value]) -> Vec<&Value> {
     diagnostics.iter().filter(|d| d["severity"] == 1).collect()
 }
 
 #[test]
 fn an_editor_checks_hovers_goes_to_the_base_and_completes() {
-    let dir = tempfile::tempdir().unwrap();
-    let base = dir.path().join("base");
-    let variant = dir.path().join("variant");
-    std::fs::create_dir_all(base.join("scripts")).unwrap();
-    std::fs::create_dir_all(&variant).unwrap();
+    let (dir, base, variant) = folders();
     std::fs::write(base.join("package.rules"), BASE).unwrap();
     std::fs::write(
         base.join("scripts/base.rhai"),
@@ -281,11 +286,7 @@ fn an_editor_checks_hovers_goes_to_the_base_and_completes() {
 /// still load. A name that is no item, or an item's name already taken, is refused.
 #[test]
 fn an_editor_renames_an_item_across_the_package_and_its_variant() {
-    let dir = tempfile::tempdir().unwrap();
-    let base = dir.path().join("base");
-    let variant = dir.path().join("variant");
-    std::fs::create_dir_all(base.join("scripts")).unwrap();
-    std::fs::create_dir_all(&variant).unwrap();
+    let (dir, base, variant) = folders();
     let base_text = BASE.replace(
         "table loot \"What a search turns up\"",
         "# loot is rolled at every search\ntable loot \"What a search turns up: loot\"",

@@ -176,6 +176,37 @@ fn a_bad_forced_value_is_named() {
     }
 }
 
+/// `// turn: N` plays the calls in turn N (issue 38: every scenario call was turn 1): the
+/// phase line and `game.turn()` say 3; a turn under 1 is refused at its line.
+#[test]
+fn a_scenario_sets_the_turn_its_calls_play_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("turn.rhai");
+    let scenario = |turn: &str| {
+        std::fs::write(
+            &file,
+            format!(
+                "// package: space-hulk-solo\n// mission: breach-run\n// turn: {turn}\n// call: says_turn\n\nfn scenario(game) {{}}\n\nfn says_turn(game) {{\n    game.say(`this is turn ${{game.turn()}}`, \"test\");\n}}\n"
+            ),
+        )
+        .unwrap();
+        Command::new(env!("CARGO_BIN_EXE_servitor"))
+            .args(["scenario", file.to_str().unwrap()])
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    let out = scenario("3");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("Turn 3 ·"), "{stdout}");
+    assert!(stdout.contains("this is turn 3"), "{stdout}");
+    let out = scenario("0");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(":3: `turn:` takes a whole number from 1"), "{stderr}");
+}
+
 /// `scenario --json` carries the fields `game --json` does (issue 35 item 4): every move its
 /// `from` and `to`, every door opened, removal and exit by a piece its `at`, every damage its
 /// `target`. Checked on every scenario and on one game of a bundled package.
