@@ -81,6 +81,53 @@ fn a_variant_replaces_one_alien_behaviour() {
     assert!(variant.contains("singles out the Commander"), "{variant}");
 }
 
+/// The engine's `game.fire` (issue 39) asks the hooks by the names its rule gives, so a
+/// variant replacing them still changes the game: here StarQuest's `choose_target` (a pick
+/// logged, then no target at all: no single-target shot is fired) and `spare_own` (asked
+/// before every line or blast is chosen, logged). Seed 14 of mission 1 has both kinds.
+#[test]
+fn replaced_fire_hooks_still_change_the_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("no-aim");
+    std::fs::create_dir_all(root.join("scripts")).unwrap();
+    std::fs::write(
+        root.join("package.rules"),
+        "package no-aim \"Nobody picks a target\" {\n  version \"0.1.0\"\n  extends starquest-solitaire\n  source \"a test\"\n  script \"scripts/hooks.rhai\"\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("scripts/hooks.rhai"),
+        "fn choose_target(game, shooter, side) {\n    game.say(`${shooter} picks nobody`, \"a test\");\n    ()\n}\n\
+         fn spare_own(game, shooter) {\n    game.say(`${shooter} weighs an area shot`, \"a test\");\n    false\n}\n",
+    )
+    .unwrap();
+    let args = |package: &str| -> Vec<String> {
+        ["game", package, "--mission", "mission-1", "--seed", "14"]
+            .map(String::from)
+            .to_vec()
+    };
+    let base = ok(&args("starquest-solitaire")
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>());
+    let variant_args = args(root.to_str().unwrap());
+    let variant = ok(&variant_args.iter().map(String::as_str).collect::<Vec<_>>());
+    // A single-target shot reads "X fires the WEAPON at TARGET:"; a line or blast does not.
+    let single = |log: &str| {
+        log.lines()
+            .filter(|l| l.contains(" fires the ") && l.contains(" at ") && !l.contains(" there, "))
+            .count()
+    };
+    assert!(single(&base) > 0, "{base}");
+    assert!(
+        !base.contains("picks nobody") && !base.contains("weighs an area shot"),
+        "{base}"
+    );
+    assert!(variant.contains("picks nobody"), "{variant}");
+    assert!(variant.contains("weighs an area shot"), "{variant}");
+    assert_eq!(single(&variant), 0, "{variant}");
+}
+
 #[test]
 fn at_the_table_blips_stay_secret_until_seen() {
     let input = "enter commander 6,1\nmove commander 6,2 6,3\nstatus\nend\nstatus\nquit\n";
