@@ -833,6 +833,16 @@ test('what the table shows besides pieces: blips lurking drawn on their entry sq
       assert.equal(await badge.locator('text').textContent(), String(place.value));
     }
     assert.equal(await page.locator('#board .var-count').count(), lurking.places.length);
+    // A count and its square's mark letter (E, the entry area) both read: their boxes on the
+    // screen do not meet.
+    const overlaps = await page.evaluate(() => [...document.querySelectorAll('#board .var-count')].map((g) => {
+      const mark = document.querySelector(`#board .mark[data-at="${g.dataset.at}"]`);
+      if (!mark) return `${g.dataset.at}: no mark letter under the count`;
+      const a = g.getBoundingClientRect(), b = mark.getBoundingClientRect();
+      const meet = a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+      return meet ? `${g.dataset.at}: the count ${JSON.stringify(a)} meets the letter ${JSON.stringify(b)}` : null;
+    }).filter(Boolean));
+    assert.deepEqual(overlaps, [], 'a count badge clear of its square\'s mark letter');
     const legend = await page.locator('#board-legend').innerText();
     const said = lurking.places.map((p) => `${p.value} at ${p.name}`).join(', ');
     assert.equal(legend.trim(), `blips lurking: ${said}`);
