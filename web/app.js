@@ -543,7 +543,10 @@ function describeBoard(size, pieces, marks) {
     const li = document.createElement('li');
     li.dataset.var = v.name;
     const key = document.createElement('span');
-    key.className = v.places.some((p) => typeof p.value === 'number') ? 'key count' : `key hatch-${i % 3}`;
+    // A count's key for a count (and for a variable only drawn, `draw`, while it has none on
+    // the board): the hatching only for areas.
+    const counts = v.places.some((p) => typeof p.value === 'number') || (!v.places.length && !v.status);
+    key.className = counts ? 'key count' : `key hatch-${i % 3}`;
     key.setAttribute('aria-hidden', 'true');
     li.append(key, variableText(v));
     legend.append(li);
