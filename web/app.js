@@ -419,10 +419,15 @@ function drawBoard() {
     }
   }
   drawVariables(ground);
+  // A square's mark letter in its middle; where a count is drawn on the square (its top-right
+  // corner, drawCounts), in its bottom-left corner, so that both read.
+  const counted = new Set((view.variables || []).flatMap((v) => v.places.filter((p) => typeof p.value === 'number').map((p) => p.squares[0])));
   for (const m of b.marks) {
     const p = sq(m.at);
-    const t = el('text', { x: p.x * CELL + CELL / 2, y: p.y * CELL + CELL / 2 + 4, 'text-anchor': 'middle', class: 'mark' }, ground);
-    t.textContent = m.letter;
+    const at = counted.has(m.at)
+      ? { x: p.x * CELL + 3, y: p.y * CELL + CELL - 3 }
+      : { x: p.x * CELL + CELL / 2, y: p.y * CELL + CELL / 2 + 4, 'text-anchor': 'middle' };
+    el('text', { ...at, class: 'mark', 'data-at': m.at }, ground).textContent = m.letter;
   }
   for (const [x, y, dir, kind] of b.edges) {
     const [x1, y1, x2, y2] = dir === 'h'
@@ -512,9 +517,10 @@ function drawCounts(layer) {
     for (const place of v.places) {
       if (typeof place.value !== 'number') continue;
       const p = sq(place.squares[0]);
-      const x = p.x * CELL + CELL - 9, y = p.y * CELL + 9;
-      const g = el('g', { class: 'var-count', 'data-var': v.name, 'data-place': place.name }, layer);
-      el('rect', { x: x - 8, y: y - 8, width: 16, height: 16, rx: 4 }, g);
+      // In the square's top-right corner, clear of its mark letter (bottom left).
+      const x = p.x * CELL + CELL - 8, y = p.y * CELL + 8;
+      const g = el('g', { class: 'var-count', 'data-var': v.name, 'data-place': place.name, 'data-at': place.squares[0] }, layer);
+      el('rect', { x: x - 7, y: y - 7, width: 14, height: 14, rx: 3 }, g);
       el('text', { x, y: y + 4, 'text-anchor': 'middle' }, g).textContent = String(place.value);
     }
   }
@@ -537,7 +543,10 @@ function describeBoard(size, pieces, marks) {
     const li = document.createElement('li');
     li.dataset.var = v.name;
     const key = document.createElement('span');
-    key.className = v.places.some((p) => typeof p.value === 'number') ? 'key count' : `key hatch-${i % 3}`;
+    // A count's key for a count (and for a variable only drawn, `draw`, while it has none on
+    // the board): the hatching only for areas.
+    const counts = v.places.some((p) => typeof p.value === 'number') || (!v.places.length && !v.status);
+    key.className = counts ? 'key count' : `key hatch-${i % 3}`;
     key.setAttribute('aria-hidden', 'true');
     li.append(key, variableText(v));
     legend.append(li);

@@ -236,8 +236,11 @@ test('load, start, three turns by taps, undo, reload and resume, offline, export
   assert.equal(v.commands_played, 11);
 });
 
-/// A whole mission, by taps: Marines board and walk in, and every turn ends until the game is over.
-async function wholeMission(kind, manual, name) {
+/// A whole mission, by taps: Marines board and walk in, and every turn ends until the game is
+/// over. With `reloads`: after every Alien turn a card ticked (no other changing) and a reload
+/// showing every card, number, tick and piece as before (a reload mid-dice: the card-list test
+/// and the whole Space Hulk mission).
+async function wholeMission(kind, manual, name, reloads = false) {
   const { context, page } = await browser(kind);
   await page.goto(base);
   await ready(page);
@@ -261,6 +264,11 @@ async function wholeMission(kind, manual, name) {
     if ((await view(page)).over) break;
     await tapCommand(page, 'end', [], counter);
     if (turns === 1) await shot(page, `${name}-alien-turn`);
+    if (reloads && !(await view(page)).over) {
+      await tickOne(page, turns);
+      await reloadSame(page, `after Alien turn ${turns + 1}`);
+      counter.reloads = (counter.reloads || 0) + 1;
+    }
   }
   const v = await view(page);
   assert.ok(v.over, `the game ends (after ${turns} turns)`);
@@ -274,14 +282,15 @@ async function wholeMission(kind, manual, name) {
   writeFileSync(file, await page.evaluate(() => window.__servitor.comp.save()));
   const out = cli(['space-crusade-solo', '--resume', file], 'status\n');
   assert.ok(out.includes(final.trim()), `the CLI ends the same way:\n${out}\n---\n${final}`);
+  assert.equal(await page.evaluate(() => window.__servitor.typed), 0, 'no command was typed');
   await context.close();
-  return { turns, dice: counter.n };
+  return { turns, dice: counter.n, reloads: counter.reloads || 0 };
 }
 
-test('a whole mission to the final score with automatic dice, on a desktop', async () => {
+test('a whole Space Crusade mission by taps with automatic dice, on a desktop: a reload after every Alien turn keeps every card, number, tick and piece', async () => {
   const t = Date.now();
-  const r = await wholeMission(DESKTOP, false, 'desktop-auto');
-  console.log(`# auto dice: ${r.turns} turns in ${Date.now() - t} ms`);
+  const r = await wholeMission(DESKTOP, false, 'desktop-auto', true);
+  console.log(`# auto dice: ${r.turns} turns, ${r.reloads} reloads, in ${Date.now() - t} ms`);
 });
 
 test('a whole mission to the final score with manual dice, on a phone', async () => {
@@ -347,6 +356,10 @@ test('Space Hulk solo: the game asks, a button per choice, the answer kept in th
   assert.equal(await page.locator('#question').getAttribute('role'), 'dialog');
   assert.match(await page.locator('#question-auto').innerText(), /Let servitor choose/);
   await shot(page, 'phone-question');
+  // The legend's key says what is drawn: a count's key for the blips lurking even while none
+  // lurk (never the hatching of a burning section).
+  const keys = await page.evaluate(() => [...document.querySelectorAll('#board-legend li')].map((li) => `${li.dataset.var}: ${li.querySelector('.key').className}`));
+  assert.ok(keys.includes('lurking: key count'), `${keys}`);
   // Nothing is saved while the question waits.
   assert.equal((await save(page)).entries.length, 0);
   const third = offered[2].replace(/^\d+\s*/, '');
@@ -714,7 +727,6 @@ test('commands built by taps alone: the chips offer only the words each command 
     assert.ok(offered.every((w) => weapons.includes(w)), 'after `fire marine-1`, his weapons and nothing else');
     await press(page.locator('#clear'));
     assert.equal(await page.evaluate(() => window.__servitor.typed), 0, 'no command was typed');
-    await shot(page, 'phone-chips');
   } finally {
     await context.close();
   }
@@ -833,6 +845,16 @@ test('what the table shows besides pieces: blips lurking drawn on their entry sq
       assert.equal(await badge.locator('text').textContent(), String(place.value));
     }
     assert.equal(await page.locator('#board .var-count').count(), lurking.places.length);
+    // A count and its square's mark letter (E, the entry area) both read: their boxes on the
+    // screen do not meet.
+    const overlaps = await page.evaluate(() => [...document.querySelectorAll('#board .var-count')].map((g) => {
+      const mark = document.querySelector(`#board .mark[data-at="${g.dataset.at}"]`);
+      if (!mark) return `${g.dataset.at}: no mark letter under the count`;
+      const a = g.getBoundingClientRect(), b = mark.getBoundingClientRect();
+      const meet = a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+      return meet ? `${g.dataset.at}: the count ${JSON.stringify(a)} meets the letter ${JSON.stringify(b)}` : null;
+    }).filter(Boolean));
+    assert.deepEqual(overlaps, [], 'a count badge clear of its square\'s mark letter');
     const legend = await page.locator('#board-legend').innerText();
     const said = lurking.places.map((p) => `${p.value} at ${p.name}`).join(', ');
     assert.equal(legend.trim(), `blips lurking: ${said}`);
@@ -1094,6 +1116,159 @@ test('real dice to servitor\'s and back mid-game: from the dice sheet for the re
     assert.equal(v.manual_now, true);
     await press(page.locator('#command-words button[data-word="end"]'));
     await page.waitForSelector('#dice:not([hidden])');
+  } finally {
+    await context.close();
+  }
+});
+
+/// A reload: the page comes back with every card, number and tick, and every piece, as before.
+async function reloadSame(page, what) {
+  const cards = await cardList(page);
+  const pieces = JSON.stringify((await view(page)).pieces);
+  await page.reload();
+  await ready(page);
+  await page.waitForSelector('#play:not([hidden])');
+  assert.deepEqual(await cardList(page), cards, `${what}: every card, number and tick as before the reload`);
+  assert.equal(JSON.stringify((await view(page)).pieces), pieces, `${what}: the board as before the reload`);
+}
+
+/// One card of the enemy's turn ticked by a tap: that card changes, no other.
+async function tickOne(page, k) {
+  const before = await cardList(page);
+  const open = page.locator('.step.numbered:not(.done)');
+  const n = await open.count();
+  if (!n) return;
+  await press(open.nth(k % n).locator('input'));
+  const after = await cardList(page);
+  const changed = before.map((c, i) => (c === after[i] ? null : i)).filter((i) => i !== null);
+  assert.equal(after.length, before.length);
+  assert.equal(changed.length, 1, `one tap changes one card:\n${changed.map((i) => `${before[i]}\n→ ${after[i]}`).join('\n')}`);
+}
+
+/// Real dice, each die left to servitor by its button ("Let servitor roll this one"), and each
+/// of the game's questions answered by a tap on the choice `choose` picks (servitor's when none).
+async function rollAndAnswer(page, choose) {
+  for (let i = 0; i < 600; i++) {
+    if (await page.locator('#dice:not([hidden])').count()) { await press(page.locator('#dice-auto')); continue; }
+    if (await page.locator('#question:not([hidden])').count()) {
+      const offered = (await page.locator('#question-choices button').allInnerTexts()).map((t) => t.replace(/^\d+\s*/, ''));
+      const pick = choose(offered);
+      await press(pick < 0 ? page.locator('#question-auto') : page.locator('#question-choices button').nth(pick));
+      continue;
+    }
+    if (!(await page.evaluate(() => window.__servitor.busy))) return;
+    await page.waitForTimeout(10);
+  }
+}
+
+// Purge the nest's heavy flamer, the nest's squares and the way there (the bundled mission's
+// map and set-up, not the page's knowledge).
+const FLAMER = 'marine-3';
+const NEST = (at) => { const [x, y] = at.split(',').map(Number); return x >= 10 && x <= 13 && y >= 3 && y <= 6; };
+const TO_NEST = ['4,5', '5,5', '6,5', '7,5', '8,5', '9,5', '10,5', '11,5'];
+
+test('a whole Space Hulk mission by taps with real dice: the heavy flamer burns a section (hatched, in the legend), reloads after every Genestealer turn and mid-dice keep every card, number and tick', async () => {
+  const t0 = Date.now();
+  const { context, page } = await browser(PHONE);
+  try {
+    await page.goto(base);
+    await ready(page);
+    await newGame(page, { pkg: ['space-hulk-solo', 'hulk'], mission: 'purge-the-nest', seed: 3, manual: true });
+    await rollAndAnswer(page, () => -1);
+    await page.waitForSelector('#play:not([hidden])');
+    const chips = () => page.locator('#suggest button').allTextContents();
+    const chip = (w) => page.locator('#suggest button', { hasText: new RegExp(`^${w}$`) });
+    const complete = (line) => page.evaluate((l) => JSON.parse(window.__servitor.comp.words(l)).complete === true, line);
+    let burnt = null, turns = 0, reloads = 0;
+    for (; turns < 14; turns++) {
+      let v = await view(page);
+      if (v.over) break;
+      const flamer = v.pieces.find((p) => p.id === FLAMER && p.status === 'board');
+      if (flamer) {
+        // Fire first (none after a move): the flamer at whatever the chips offer in his sight.
+        await press(page.locator('#command-words button[data-word="fire"]'));
+        await press(page.locator(`#board [data-piece="${FLAMER}"]`));
+        const targets = await chips();
+        if (targets.length) {
+          await press(chip(targets[0]));
+          assert.equal(await page.locator('#send.ready').count(), 1, `fire ${FLAMER} ${targets[0]} is whole`);
+          await press(page.locator('#send'));
+          await rollAndAnswer(page, () => -1);
+          v = await view(page);
+          const burning = (v.variables || []).find((x) => x.name === 'burning' && x.places.length);
+          if (burning && !burnt) {
+            // The section burns: every square of it hatched on the board, named in the legend.
+            burnt = burning.places[0].name;
+            const squares = burning.places[0].squares.length;
+            assert.equal(await page.locator(`#board .var-area[data-var="burning"][data-place="${burnt}"]`).count(), squares);
+            assert.match(await page.locator('#board-legend').innerText(), new RegExp(`burning sections: ${burnt}`));
+            await page.evaluate(() => {
+              window.scrollTo(0, 0);
+              document.querySelector('#board .var-area[data-var="burning"]').scrollIntoView({ block: 'center', inline: 'center' });
+              document.getElementById('board-legend').scrollIntoView({ block: 'end' });
+            });
+            await shot(page, 'phone-hulk-burning');
+            await reloadSame(page, 'a section burning');
+            reloads++;
+            assert.equal(await page.locator(`#board .var-area[data-var="burning"][data-place="${burnt}"]`).count(), squares, 'still hatched after the reload');
+          }
+        } else await press(page.locator('#clear'));
+        v = await view(page);
+        const at = v.pieces.find((p) => p.id === FLAMER);
+        if (at && at.status === 'board' && NEST(at.at) && await complete(`task ${FLAMER}`)) {
+          // In the nest: the mission's task, by taps.
+          await tapCommand(page, 'task', [FLAMER], { n: 0 });
+          await rollAndAnswer(page, () => -1);
+        } else if (at && at.status === 'board' && !NEST(at.at)) {
+          // On towards the nest, four squares at the most (his own AP, the squad's command
+          // points kept): the farthest square of the way he can reach.
+          let to = null;
+          const from = TO_NEST.indexOf(at.at);
+          for (let i = Math.min(from + 4, TO_NEST.length - 1); i > from && !to; i--) {
+            if (await complete(`move ${FLAMER} ${TO_NEST[i]}`)) to = TO_NEST[i];
+          }
+          if (to) {
+            await tapCommand(page, 'move', [FLAMER, to], { n: 0 });
+            await rollAndAnswer(page, () => -1);
+          }
+        }
+      }
+      if ((await view(page)).over) break;
+      // The Genestealers' turn: the first die left to servitor, then a reload mid-dice (the
+      // command not yet played: the cards as before it), then the whole turn. Their reactions
+      // offered to the squad (burn, shoot) are declined, so the mission goes on.
+      const before = await cardList(page);
+      await press(page.locator('#command-words button[data-word="end"]'));
+      await page.waitForFunction(() => !window.__servitor.busy || !document.getElementById('dice').hidden || !document.getElementById('question').hidden);
+      if (await page.locator('#dice:not([hidden])').count()) {
+        await press(page.locator('#dice-auto'));
+        await page.reload();
+        await ready(page);
+        await page.waitForSelector('#play:not([hidden])');
+        reloads++;
+        assert.deepEqual(await cardList(page), before, `turn ${turns}: a reload mid-dice shows the cards as before the command`);
+        await press(page.locator('#command-words button[data-word="end"]'));
+      }
+      await rollAndAnswer(page, (offered) => offered.indexOf('no'));
+      if ((await view(page)).over) break;
+      assert.ok(await page.locator('.step.numbered').count() > 0, `turn ${turns}: the Genestealers' turn has cards`);
+      await tickOne(page, turns);
+      await reloadSame(page, `after Genestealer turn ${turns + 1}`);
+      reloads++;
+    }
+    const v = await view(page);
+    assert.ok(v.over, `the mission ends (after ${turns} turns)`);
+    assert.ok(burnt, 'the heavy flamer burnt a section');
+    const final = await page.locator('#final-text').innerText();
+    assert.match(final, /The game is over: .*Scores: /);
+    assert.equal(await page.evaluate(() => window.__servitor.typed), 0, 'no command was typed');
+    // The page's save replays in the CLI to the same end.
+    const dir = mkdtempSync(join(tmpdir(), 'servitor-hulk-whole-'));
+    const file = join(dir, 'hulk.json');
+    writeFileSync(file, await page.evaluate(() => window.__servitor.comp.save()));
+    const out = cli(['space-hulk-solo', '--resume', file], 'status\n');
+    assert.ok(out.includes(final.trim()), `the CLI ends the same way:\n${out}\n---\n${final}`);
+    console.log(`# Space Hulk by taps: ${turns + 1} Marine turns, ${reloads} reloads, burnt ${burnt}, in ${Date.now() - t0} ms`);
   } finally {
     await context.close();
   }

@@ -1209,13 +1209,18 @@ impl Companion {
         session
             .check_redo(&mut self.host)
             .map_err(|e| game_error_text(e, &self.host))?;
-        // The last turns' instructions, as `servitor play --resume` shows them.
+        Ok(self.resumed(session, game))
+    }
+
+    /// A session replayed from a save, now the one at the table: the answer to the resume
+    /// carries the last turns' instructions, as `servitor play --resume` shows them.
+    fn resumed(&mut self, session: Session, game: Game) -> Json {
         let shown = game.events.len().saturating_sub(30);
         let lines = table::lines(&player_log(&game.events)[shown..], &session.side, false);
         self.session = Some(session);
         self.game = Some(game);
         self.turn_from = None;
-        Ok(self.answer("resume", true, None, lines))
+        self.answer("resume", true, None, lines)
     }
 
     /// A campaign file, as `play --campaign` writes it: checked as the command line checks
@@ -1248,13 +1253,8 @@ impl Companion {
         let game = session
             .replay(&mut self.host)
             .map_err(|e| game_error_text(e, &self.host))?;
-        let shown = game.events.len().saturating_sub(30);
-        let lines = table::lines(&player_log(&game.events)[shown..], &session.side, false);
-        self.session = Some(session);
-        self.game = Some(game);
-        self.turn_from = None;
         self.campaign = Some(campaign);
-        Ok(self.answer("resume", true, None, lines))
+        Ok(self.resumed(session, game))
     }
 
     fn handle(&mut self, line: &str, answers: Vec<Option<u64>>, choices: Vec<u64>) -> Json {
