@@ -414,6 +414,7 @@ mod tests {
             facing: None,
             ap: None,
             watch: None,
+            models: Vec::new(),
         }
     }
 

@@ -91,6 +91,7 @@ impl Game {
             facing: None,
             ap: None,
             watch: None,
+            models: Vec::new(),
         })
     }
 
