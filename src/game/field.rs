@@ -168,12 +168,15 @@ impl Game {
         stop: f64,
         halts: &[(Point, f64)],
     ) -> Result<Towards, String> {
-        self.towards_from(self.point_of(i)?, target, max, stop, halts)
+        self.towards_from(self.point_of(i)?, target, target, max, stop, halts)
     }
 
     /// [`Game::towards_halting`] walked by one model of unit `i` (the one at offset `lead`
     /// from its point), the unit following in formation: the route is the unit's point's, the
-    /// lead's shifted back by its offset; `left` and the stops are the lead's.
+    /// lead's shifted back by its offset; `left` and the stops are the lead's. When that
+    /// shifted route would cross impassable terrain or leave the table, the unit's point walks
+    /// its own route instead, to the target and stops shifted back by the lead's offset (so
+    /// the stops still measure the lead).
     pub fn towards_lead(
         &self,
         i: usize,
@@ -185,22 +188,44 @@ impl Game {
     ) -> Result<Towards, String> {
         let at = self.point_of(i)?;
         if lead == Point::new(0.0, 0.0) {
-            return self.towards_from(at, target, max, stop, halts);
+            return self.towards_from(at, target, target, max, stop, halts);
         }
         let from = Point::new(at.x + lead.x, at.y + lead.y);
-        let mut t = self.towards_from(from, target, max, stop, halts)?;
+        let mut t = self.towards_from(from, target, target, max, stop, halts)?;
         t.route = t
             .route
             .iter()
             .map(|p| rounded(Point::new(p.x - lead.x, p.y - lead.y)))
             .collect();
         t.route[0] = at;
+        let field = self.battlefield()?;
+        let fits = t.route.iter().all(|&p| may_stand(field, p).is_ok())
+            && t.route.windows(2).all(|leg| field.clear(leg[0], leg[1]));
+        if fits {
+            return Ok(t);
+        }
+        let back = |p: Point| Point::new(p.x - lead.x, p.y - lead.y);
+        let halts: Vec<(Point, f64)> = halts.iter().map(|&(c, r)| (back(c), r)).collect();
+        // The point's own way to where the lead's target puts it, or, when that spot is no
+        // place to stand, to the target itself (the stops still measured by the lead).
+        let aim = if may_stand(field, back(target)).is_ok() {
+            back(target)
+        } else {
+            target
+        };
+        let t = self.towards_from(at, aim, back(target), max, stop, &halts)?;
+        if t.blocked && aim != target {
+            return self.towards_from(at, target, back(target), max, stop, &halts);
+        }
         Ok(t)
     }
 
+    /// The walk from `from` along the shortest way to `aim`, the stops measured to `target`
+    /// (usually `aim` itself).
     fn towards_from(
         &self,
         from: Point,
+        aim: Point,
         target: Point,
         max: f64,
         stop: f64,
@@ -218,7 +243,7 @@ impl Game {
                 halted: at_start,
             });
         }
-        let Some(route) = field.route(from, target) else {
+        let Some(route) = field.route(from, aim) else {
             return Ok(Towards {
                 route: vec![from],
                 left: from.distance(target),
