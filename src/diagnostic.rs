@@ -3,6 +3,14 @@
 //! Every layer collects `Diagnostic`s instead of stopping at the first problem; a
 //! [`Report`] holds all of them and renders them with miette, one block per diagnostic,
 //! each headed by `file:line:col`.
+//!
+//! A [`Diagnostic`] carries its span, message, label, help and notes (other spans). It is
+//! drawn from an `Excerpt`: only the lines it quotes, never a copy of the whole shared
+//! source; a long line is cut round the label, control characters are made visible, and
+//! columns count characters. At most `MAX_DIAGNOSTICS_PER_FILE` are drawn for a file, the
+//! rest counted; one quoting a `<bundled>/…` file says where such files come from
+//! ([`bundled_hint`]). `check --json` gives each as data ([`Diagnostic::to_json`]).
+//! [`did_you_mean`] proposes the nearest known name.
 
 use crate::escape;
 use crate::limits::MAX_DIAGNOSTICS_PER_FILE;

@@ -3,8 +3,9 @@
 //! A package's texts, labels, names and source lines are untrusted: `\x1b]0;…\x07` would set
 //! the window title, `\x1b[2J` clear the screen, a lone `\r` overwrite what was printed, and
 //! the bidirectional overrides reorder what the reader sees. Everything printed goes through
-//! [`visible`] (one piece of package text) or [`terminal`] (a whole output, keeping only the
-//! colour sequences servitor writes itself). JSON output is escaped by its encoder only
+//! [`visible`] (one piece of package text; [`one_line`] also keeps it on one line) or
+//! [`terminal`] (a whole output, keeping only the colour sequences servitor writes itself).
+//! JSON output is escaped by its encoder only
 //! ([`json`]): those characters become `\uXXXX` escapes, so it stays valid JSON that a parser
 //! reads back exactly and still shows nothing raw on a terminal.
 

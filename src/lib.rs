@@ -1,7 +1,8 @@
 //! servitor: a rules-DSL interpreter that runs the enemy in solo play of miniatures games.
 //!
-//! Start reading at [`package::load`], which turns a package folder into a [`Ruleset`];
-//! then [`tables`] (rolling and exact odds) and [`script`] (procedures in Rhai).
+//! Start reading at [`load`]: [`package::load`] turns a package folder into a [`Ruleset`],
+//! then every script is checked against the functions the engine gives it. Then [`tables`]
+//! (rolling and exact odds), [`script`] (procedures in Rhai) and [`game`] (whole games).
 //! The code map with the invariants is `src/README.md`.
 
 pub mod board;

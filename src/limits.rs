@@ -7,6 +7,8 @@
 //!
 //! The authors' reference (`docs/limits.md`, "Limits") has the same table in words; the
 //! two must agree (`tests/hostile.rs` checks that every constant here is named there).
+//! [`Spent`] is what one game's script runs have spent, together, against the `MAX_GAME_*`
+//! limits.
 
 // --- files -------------------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
-//! The `servitor` command line; the commands live in [`cli`].
+//! The `servitor` command line; the commands live in [`cli`]. The command runs on a thread with
+//! `script::STACK_BYTES` of stack, whatever `ulimit -s` says.
 
 mod cli;
 

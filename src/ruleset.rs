@@ -1,5 +1,9 @@
 //! The resolved model of a package and everything it extends: plain data, names resolved,
 //! every item with its span. Built by [`crate::package`]; read by every layer after it.
+//!
+//! It holds dice, tables, constants, pools and decks, schemas and records, procedures, the
+//! `game` and `campaign` items, and the compiled scripts ([`Script`]: plain data here, run by
+//! `script/`), with the sources they came from. It imports no layer above it.
 
 use crate::dice::Face;
 use crate::source::{SourceMap, Span};
@@ -368,6 +372,11 @@ pub struct GameDef {
     /// Game variables `status` shows the player, each with its label (`show VAR "label"`),
     /// in declaration order: only what the player may know at the table.
     pub shown: Vec<(String, String)>,
+    /// Game variables the web page draws on its board and lists, each with its label (`draw
+    /// VAR "label"`): the squares and board sections a variable names (a list's items, a
+    /// map's keys but those whose value is 0, false or empty). `show` variables are drawn
+    /// too; a `draw` one is not printed by `status`. Only what the player may know.
+    pub drawn: Vec<(String, String)>,
     /// The functions a scenario or a variant may call on their own (`entry FUNCTION "text"`),
     /// in declaration order: `servitor tables PKG --entry-points` lists them.
     pub entries: Vec<EntryDef>,
@@ -445,8 +454,6 @@ pub struct Ruleset {
 }
 
 impl Ruleset {
-    /// Whether `mission` is a data-only mission (a `mission` record that places no board) of
-    /// a package that has battlefields: a game plays it on the battlefield its setup chooses.
     /// The ids a game may be played on: the missions with a map, then, in a package with
     /// battlefields, the data-only mission records (played on the battlefield the setup
     /// chooses).
@@ -463,6 +470,8 @@ impl Ruleset {
         ids
     }
 
+    /// Whether `mission` is a data-only mission (a `mission` record that places no board) of
+    /// a package that has battlefields: a game plays it on the battlefield its setup chooses.
     pub fn battlefield_mission(&self, mission: &str) -> bool {
         !self.battlefields.is_empty()
             && self.missions.get(mission).is_none_or(|m| m.grid.is_empty())

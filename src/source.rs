@@ -1,5 +1,9 @@
 //! Source files and spans: every loaded byte keeps the file it came from, so any error —
 //! parse, check or a script failing mid-run — can point at file:line:col.
+//!
+//! [`SourceMap`] holds the files, [`FileId`] names one, a [`Span`] is a byte range in it;
+//! the map converts line and column to a byte offset and back. A Rhai position becomes a span
+//! in one place only, `script::span_at`, which calls this.
 
 use std::sync::Arc;
 

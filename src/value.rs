@@ -1,5 +1,7 @@
 //! Plain values shared by every layer (records, rows, constants, board fields, game state):
 //! kept apart from `ruleset` so that `board`, `tables` and `ruleset` only point down.
+//! [`words_of_json`] shows a kept value (JSON) in the words a script would write it in; the
+//! kernel and the script host both use it, which is why it lives here.
 
 use crate::dice::{DiceExpr, Roll};
 use indexmap::IndexMap;

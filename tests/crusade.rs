@@ -585,3 +585,47 @@ fn a_marine_off_the_board_is_refused_every_way_of_firing() {
         assert!(r.contains("is not on the board"), "{r}");
     }
 }
+
+/// Damage events an attack caused (a shot or a fight logs its points on the damage line).
+fn attack_wounds(json: &str) -> usize {
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "damage" && e["fields"].get("points").is_some())
+        .count()
+}
+
+/// Issue 39: shots and fights are the engine's verbs (`game.attack`, `game.melee`), and the
+/// hook a variant replaces between the roll and the comparison is still called: a variant
+/// whose `reroll_attack` turns every roll to 0 plays a game where no attack hurts anyone.
+#[test]
+fn a_variant_replacing_the_reroll_hook_changes_every_attack() {
+    let args = |package: &'static str| ["game", package, "--mission", "purge", "--seed", "10", "--json"];
+    let base = ok(&args("space-crusade-solo"));
+    let blank = ok(&args("tests/fixtures/blank-dice"));
+    assert!(attack_wounds(&base) > 0, "{base}");
+    assert_eq!(attack_wounds(&blank), 0, "{blank}");
+    assert!(blank.contains(": 0 does not beat"), "{blank}");
+    assert!(blank.contains(" (0) fights "), "{blank}");
+}
+
+/// Issue 39: the attack verbs refuse a rule they cannot read, naming the key, before any die.
+#[test]
+fn the_attack_verbs_name_a_rule_they_cannot_read() {
+    let (_, err, code) = servitor(
+        &[
+            "game",
+            "tests/fixtures/bad-attack-rule",
+            "--mission",
+            "purge",
+            "--seed",
+            "1",
+        ],
+        "",
+    );
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains("melee: no rule `stats`; did you mean `stat`?"), "{err}");
+    assert!(err.contains("fight.rhai:3:10"), "{err}");
+}

@@ -654,6 +654,26 @@ fn exploding_dice_show_the_mass_past_their_depth() {
     ]));
 }
 
+/// Issue 40's tagged faces: a face a die declares with a number (`arrow(90)` on the scatter
+/// die) is a target as a player names it, the face's name alone is any of them, and one such
+/// die alone lists which face it shows (it had "no chart `arrow`" and "has no total").
+#[test]
+fn a_tagged_face_is_a_target_and_a_die_lists_its_faces() {
+    insta::assert_snapshot!(transcript(&[
+        "servitor odds solo-heresy --dice 'any arrow(90) in scatter'",
+        "servitor odds solo-heresy --dice 'count arrow(0) in 2 scatter'",
+        "servitor odds solo-heresy --dice 'any arrow in scatter'",
+        "servitor odds solo-heresy --dice scatter",
+        "servitor odds solo-heresy --dice scatter --json",
+        "servitor roll solo-heresy --dice scatter --seed 1 --times 3",
+        "servitor roll solo-heresy --dice 'any arrow(270) in scatter' --seed 1",
+        "servitor odds solo-heresy --dice 'any arrow(45) in scatter'",
+        "servitor odds solo-heresy --dice 'any hit(3) in scatter'",
+        "servitor odds solo-heresy --dice 'total arrow(90) in scatter'",
+        "servitor odds solo-heresy --dice '2 scatter'",
+    ]));
+}
+
 /// Bad rolls are refused with file:line:col (in a package) or the text and what to write (on
 /// the command line), never a wrong answer.
 #[test]

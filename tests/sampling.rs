@@ -107,6 +107,8 @@ fn rolls_read_die_by_die_agree_with_exact_odds() {
         ),
         ("space-hulk", "count 3+ in 10d6 then 4+ then fail 3+ unless 6"),
         ("space-hulk", "count 4+ in 6d6 reroll 1 then 5+ unless 6 then fail 4+"),
+        ("solo-heresy", "count arrow(90) in 3 scatter"),
+        ("solo-heresy", "any arrow(270) in scatter then any hit in 2 scatter"),
     ];
     for (package, text) in cases {
         let ruleset = common::load(&format!("rulesets/{package}"));
@@ -280,5 +282,40 @@ fn rolls_of_one_field_together_agree_with_their_joint_odds() {
         })
         .sum();
     let limit = critical((joint.len() - 1) as f64);
+    assert!(chi < limit, "chi-square {chi:.2} over {limit:.2}");
+}
+
+/// Issue 40's tagged faces: the scatter die rolled 20 000 times shows each face as often as
+/// its listed odds say (`odds --dice scatter`: hit 1/3, each arrow 1/6), chi-square at
+/// p = 0.001.
+#[test]
+fn a_die_shows_each_face_as_its_odds_say() {
+    const N: usize = 20_000;
+    let ruleset = common::load("rulesets/solo-heresy");
+    let Ok(servitor::dice::Roll::Read(servitor::dice::Reading::Total(expr))) = ruleset.parse_roll("scatter") else {
+        panic!("the scatter die reads as dice");
+    };
+    let faces = expr.faces_shown().expect("one die lists its faces");
+    assert_eq!(faces.len(), 5, "hit and four arrows");
+    let mut rng = Rng::seeded(20261129);
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for _ in 0..N {
+        let rolled = expr.roll(&mut rng);
+        let face = rolled.dice[0].face.clone().expect("a named face");
+        *seen.entry(face).or_default() += 1;
+    }
+    let listed: Vec<String> = faces.iter().map(|(f, _)| f.to_string()).collect();
+    for face in seen.keys() {
+        assert!(listed.contains(face), "rolled {face}, which the odds do not list");
+    }
+    let chi: f64 = faces
+        .iter()
+        .map(|(f, p)| {
+            let e = servitor::dice::to_f64(p) * N as f64;
+            let o = seen.get(&f.to_string()).copied().unwrap_or(0) as f64;
+            (o - e).powi(2) / e
+        })
+        .sum();
+    let limit = critical((faces.len() - 1) as f64);
     assert!(chi < limit, "chi-square {chi:.2} over {limit:.2}");
 }

@@ -389,6 +389,7 @@ function drawBoard() {
   // The piece that had the keyboard's focus keeps it over the redraw.
   const focused = document.activeElement && svg.contains(document.activeElement) ? document.activeElement.dataset.piece : null;
   svg.innerHTML = '';
+  svg.setAttribute('aria-label', 'The board');
   const left = 24, top = 18;
   const W = b.width * CELL, H = b.height * CELL;
   svg.setAttribute('viewBox', `${-left} ${-top} ${W + left + 4} ${H + top + 4}`);
@@ -397,37 +398,41 @@ function drawBoard() {
   if (svg.classList.contains('big')) svg.style.width = `${(W + left + 4) * 1.4}px`;
   else svg.style.width = '';
   const solid = new Set(b.solid);
+  // The ground — squares, coordinates, marks, walls and doors, what the game shows on it — is
+  // drawn for the eye and the finger only: hidden from screen readers, which get the board's
+  // summary (#board-summary) and reach each piece by Tab instead of 557 squares one by one.
+  const ground = el('g', { class: 'ground', 'aria-hidden': 'true' }, svg);
   for (let x = 0; x < b.width; x++) {
-    el('text', { x: x * CELL + CELL / 2, y: -6, 'text-anchor': 'middle', class: 'coord' }, svg).textContent = x + 1;
+    el('text', { x: x * CELL + CELL / 2, y: -6, 'text-anchor': 'middle', class: 'coord' }, ground).textContent = x + 1;
   }
   for (let y = 0; y < b.height; y++) {
-    el('text', { x: -5, y: y * CELL + CELL / 2 + 4, 'text-anchor': 'end', class: 'coord' }, svg).textContent = y + 1;
+    el('text', { x: -5, y: y * CELL + CELL / 2 + 4, 'text-anchor': 'end', class: 'coord' }, ground).textContent = y + 1;
   }
   const picked = new Set(words.filter((w) => /^\d+,\d+$/.test(w)));
   for (let y = 0; y < b.height; y++) {
     for (let x = 0; x < b.width; x++) {
       const name = `${x + 1},${y + 1}`;
-      const r = el('rect', { x: x * CELL, y: y * CELL, width: CELL, height: CELL }, svg);
+      const r = el('rect', { x: x * CELL, y: y * CELL, width: CELL, height: CELL }, ground);
       if (solid.has(name)) { r.setAttribute('class', 'solid'); continue; }
       r.setAttribute('class', picked.has(name) ? 'floor sq picked' : 'floor sq');
       r.dataset.sq = name;
-      const t = el('title', {}, r);
-      t.textContent = name;
     }
   }
+  drawVariables(ground);
   for (const m of b.marks) {
     const p = sq(m.at);
-    const t = el('text', { x: p.x * CELL + CELL / 2, y: p.y * CELL + CELL / 2 + 4, 'text-anchor': 'middle', class: 'mark' }, svg);
+    const t = el('text', { x: p.x * CELL + CELL / 2, y: p.y * CELL + CELL / 2 + 4, 'text-anchor': 'middle', class: 'mark' }, ground);
     t.textContent = m.letter;
-    el('title', {}, t).textContent = m.mark;
   }
   for (const [x, y, dir, kind] of b.edges) {
     const [x1, y1, x2, y2] = dir === 'h'
       ? [x * CELL, y * CELL, (x + 1) * CELL, y * CELL]
       : [x * CELL, y * CELL, x * CELL, (y + 1) * CELL];
-    el('line', { x1, y1, x2, y2, class: kind }, svg);
+    el('line', { x1, y1, x2, y2, class: kind }, ground);
   }
+  drawCounts(ground);
   const mine = view.side;
+  const said = [];
   for (const p of view.pieces) {
     if (p.status !== 'board' || !p.at) continue;
     const at = sq(p.at);
@@ -454,6 +459,7 @@ function drawBoard() {
     if (p.watch) { summary.push(`on ${p.watch}`); g.dataset.watch = p.watch; }
     if (jammed) { summary.push('gun jammed'); g.dataset.jammed = '1'; }
     el('title', {}, g).textContent = summary.join(' · ');
+    said.push(summary.join(', '));
     // Reachable by keyboard (Tab, then Enter or Space), named for screen readers.
     g.setAttribute('tabindex', '0');
     g.setAttribute('role', 'button');
@@ -478,6 +484,76 @@ function drawBoard() {
     if (jammed) badge(x0 + 7, y0 + span - 7, 'J', 'jam');
     if (focused === p.id) g.focus();
   }
+  describeBoard(`${b.width} by ${b.height} squares`, said, b.marks.map((m) => [m.mark, m.at]));
+}
+
+// The game variables the package lets the player see (`show`/`draw`: the engine's view gives
+// their places, never anything else of the game's variables): an area a variable names is
+// hatched (Space Hulk's burning sections), a count on a square drawn as a number on it (the
+// blips lurking at an entry area). The legend under the board says what each is.
+function drawVariables(layer) {
+  const vars = view.variables || [];
+  const defs = el('defs', {}, layer);
+  vars.forEach((v, i) => {
+    const pat = el('pattern', { id: `hatch-${i}`, width: 8, height: 8, patternUnits: 'userSpaceOnUse', patternTransform: `rotate(${45 + 90 * (i % 2)})` }, defs);
+    el('line', { x1: 0, y1: 0, x2: 0, y2: 8, class: `hatch hatch-${i % 3}` }, pat);
+    for (const place of v.places) {
+      if (typeof place.value === 'number') continue;
+      for (const s of place.squares) {
+        const p = sq(s);
+        el('rect', { x: p.x * CELL, y: p.y * CELL, width: CELL, height: CELL, fill: `url(#hatch-${i})`, class: 'var-area', 'data-var': v.name, 'data-place': place.name }, layer);
+      }
+    }
+  });
+}
+
+function drawCounts(layer) {
+  for (const v of view.variables || []) {
+    for (const place of v.places) {
+      if (typeof place.value !== 'number') continue;
+      const p = sq(place.squares[0]);
+      const x = p.x * CELL + CELL - 9, y = p.y * CELL + 9;
+      const g = el('g', { class: 'var-count', 'data-var': v.name, 'data-place': place.name }, layer);
+      el('rect', { x: x - 8, y: y - 8, width: 16, height: 16, rx: 4 }, g);
+      el('text', { x, y: y + 4, 'text-anchor': 'middle' }, g).textContent = String(place.value);
+    }
+  }
+}
+
+/// What a variable the game shows says, in words: `blips lurking: 2 at 3,4`.
+function variableText(v) {
+  const places = v.places.map((p) => (typeof p.value === 'number' ? `${p.value} at ${p.name}` : p.name));
+  const value = typeof v.value === 'string' || typeof v.value === 'number' ? String(v.value) : (places.length ? places.join(', ') : 'none');
+  return `${v.label}: ${value}`;
+}
+
+// The legend under the board (what the game shows on it), and the board's summary for screen
+// readers: its size, every piece as the page draws it, the marked squares, the legend.
+function describeBoard(size, pieces, marks) {
+  const legend = $('board-legend');
+  legend.innerHTML = '';
+  const lines = [];
+  (view.variables || []).forEach((v, i) => {
+    const li = document.createElement('li');
+    li.dataset.var = v.name;
+    const key = document.createElement('span');
+    key.className = v.places.some((p) => typeof p.value === 'number') ? 'key count' : `key hatch-${i % 3}`;
+    key.setAttribute('aria-hidden', 'true');
+    li.append(key, variableText(v));
+    legend.append(li);
+    lines.push(variableText(v));
+  });
+  legend.hidden = !legend.children.length;
+  const byMark = {};
+  for (const [m, at] of marks) (byMark[m] = byMark[m] || []).push(at);
+  const marked = Object.entries(byMark).map(([m, at]) => `${m} on ${at.join(' ')}`);
+  $('board-summary').textContent = [
+    `The board, ${size}.`,
+    pieces.length ? `Pieces: ${pieces.join('; ')}.` : 'No piece on it.',
+    marked.length ? `Marked squares: ${marked.join('; ')}.` : '',
+    ...lines.map((l) => `${l}.`),
+    'Tab reaches each piece; type a square in the command line.',
+  ].filter(Boolean).join(' ');
 }
 
 // A battlefield in inches (Solo Heresy's kind): drawn to scale, INCH pixels to the inch, with
@@ -536,6 +612,7 @@ function drawField() {
     el('path', { class: 'picked-point', d: `M${x * INCH - 6} ${y * INCH - 6} L${x * INCH + 6} ${y * INCH + 6} M${x * INCH - 6} ${y * INCH + 6} L${x * INCH + 6} ${y * INCH - 6}` }, svg);
   }
   const mine = view.side;
+  const said = [];
   for (const p of view.pieces) {
     if (p.status !== 'board' || !p.point) continue;
     const [x, y] = p.point;
@@ -558,7 +635,9 @@ function drawField() {
       faces = ` · facing ${Math.round(deg)}°`;
     }
     el('title', {}, g).textContent = `${p.id} (${p.kind}) at ${x}, ${y}${p.life !== undefined ? ` · life ${p.life}` : ''}${faces}`;
+    said.push(`${p.id} (${p.kind}) at ${x}, ${y}`);
   }
+  describeBoard(`${b.width} by ${b.height} inches`, said, []);
 }
 
 /// The way a unit on the battlefield faces, in degrees (0 up the table, 90 to the right):

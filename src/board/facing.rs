@@ -1,5 +1,12 @@
 //! Facing: pieces that point one way and pay per action (step forward, sideways, back, turn),
 //! and the cheapest way for such a piece to reach a square. Costs are data from the package.
+//!
+//! The plan found is the cheapest to any square and facing the goal accepts, through the
+//! squares the caller lets it pass: fewest points, then fewest diagonals, then fewest turns; a
+//! turn is made on the spot or as part of a step. [`cheapest_plan_guided`] settles the states
+//! nearest the goal first, by a distance field that never overestimates (A*). Each search
+//! keeps one packed back-pointer word per state, and `step_moves` works out once per search
+//! the cheapest way to end each step in each facing, so settling a state only adds numbers.
 
 use super::{DIRECTIONS, Grid, Square};
 use std::cmp::Reverse;

@@ -1,5 +1,12 @@
 //! Open battlefields measured in inches: points, polygons (zones, impassable terrain), scatter
 //! that must stay on the table and off impassable ground, and the shortest route round terrain.
+//!
+//! A route goes round impassable terrain and the zones a battlefield `avoid`s, by Dijkstra
+//! over the visibility graph of their corners. [`Battlefield::sight`] counts the lines to a
+//! base that terrain (but the pieces listed `see-through`) and the zones the battlefield
+//! `hides` leave clear, and says what hid the rest. For a piece that faces a way, [`Point::bearing_to`] (degrees clockwise from up
+//! the table) and [`Point::footprint_side`] (which side of a rectangular footprint a point is
+//! in, the arcs drawn through its corners); what a side means is the package's.
 
 use crate::source::Span;
 use serde::{Deserialize, Serialize};

@@ -1,5 +1,8 @@
 //! Line of sight: a straight line from square centre to square centre, walked exactly with
 //! integer arithmetic. The rule, including lines through corners, is in docs/boards.md.
+//! Pieces with footprints see from any of their squares. A game declares what diagonal
+//! neighbours and closed doors do ([`LosRule`]). [`clear`] answers yes or no; [`line_of_sight`]
+//! also keeps the path and where it stopped, for drawing.
 
 use super::{Edge, Grid, Square};
 use serde::Serialize;

@@ -1,6 +1,10 @@
 //! Square grids: board sections drawn in ASCII, missions that put sections together, and the
 //! questions the automated enemy asks of them — line of sight ([`los`]), distances and moves
 //! ([`moves`]), and area effects ([`area`]). Knows no game: marks are names a package gives.
+//!
+//! A [`Grid`] is solid squares, marks, and edges that carry walls and doors; a mission's grid
+//! is its board sections joined by `place`. Facing pieces ([`facing`]) and open battlefields
+//! in inches ([`field`]) live here too; [`render`] draws a grid.
 
 pub mod area;
 pub mod facing;

@@ -1,5 +1,13 @@
 //! Distances and moves: breadth-first distance fields over the step rule, and "move up to N
 //! squares towards / away from the nearest X" with ties broken by the seeded RNG.
+//!
+//! There is one breadth-first walk, `spread`: a loop over the grid's step bits with an
+//! `admit` test by which a caller may refuse a step. Distance fields pass none; a game's
+//! pieces pass `View::may_step`. A [`Reach`] is that walk from one square with the way back
+//! ([`Reach::walk`]), and [`Reach::choose`] is the one choice of where a move ends: best
+//! score, then fewest steps, then a die among the equal squares in reading order ([`Ties`],
+//! also behind the decision verbs' best reachable square). [`Mover`] moves towards or away on
+//! a bare map; `View::plan` does it in a game. Footprints and regions are here too.
 
 use super::{DIRECTIONS, Grid, Square};
 use crate::dice::Rng;

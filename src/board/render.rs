@@ -1,5 +1,7 @@
 //! Pictures of a grid: box-drawing text for the terminal and SVG for files. Overlays (pieces,
-//! a line of sight) are drawn on top.
+//! a line of sight) are drawn on top. Both carry column and row numbers from 1 on their edges.
+//! A line of sight that is stopped shows ✗ where it stops, over any label; in SVG the line is
+//! green as far as it gets and red after.
 
 use super::{Edge, Grid, Square};
 use std::collections::BTreeMap;

@@ -11,7 +11,20 @@
 //!
 //! A [`Campaign`] is also the campaign file `play --campaign FILE` keeps: versioned JSON,
 //! with the mission at the table as a play session (`game::session`), read back through
-//! [`Campaign::read`], which refuses anything servitor did not write in this format.
+//! [`Campaign::read`], which refuses anything servitor did not write in this format
+//! ([`CAMPAIGN_FORMAT`], versioned).
+//!
+//! - [`Campaign::check`] refuses a file that no longer fits the package (its missions, its
+//!   side, the mission at the table); [`Campaign::check_played`] re-derives what the file
+//!   says was decided: seeds from the campaign's seed, results a game can end with, and the
+//!   options, notes, state and end the package's hooks give when run again over the results
+//!   from the empty state.
+//! - [`Campaign::prepare`] runs `before` (its options over the player's),
+//!   [`Campaign::finish`] runs `after` on a game's summary (and `end` after the last),
+//!   [`Campaign::play_out`] plays the rest headless with a `Host`, and
+//!   [`Campaign::session`] is the mission at the table, for `play --campaign` and the page.
+//! - Hooks run through `script::call_function` (a procedure's sandbox, any JSON arguments).
+//!   This module uses `game`, `script` and `sim::game_seed`, and nothing of the front ends.
 
 use crate::game::Host;
 use crate::game::host::{GameError, Setup, Summary};

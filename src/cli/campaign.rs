@@ -2,7 +2,8 @@
 //! campaigns headless and reports each mission's results by its place in the campaign and how
 //! the campaigns ended; `game PACKAGE --campaign [ID]` plays one and prints what happened.
 //! (`play --campaign FILE`, at the table, is in `play.rs`.) The driver is
-//! `servitor::campaign`.
+//! `servitor::campaign`. Campaigns run on threads by index and are reported in order, so
+//! `--jobs` changes nothing.
 
 use indexmap::IndexMap;
 use serde::Serialize;

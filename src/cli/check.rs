@@ -1,4 +1,5 @@
 //! `servitor check <package> [--json]`: load and check; print every diagnostic, or a summary.
+//! With `--json` every diagnostic is data (`Diagnostic::to_json`).
 
 use clap::Args;
 use servitor::{LoadError, Ruleset};

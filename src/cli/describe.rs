@@ -1,6 +1,6 @@
 //! `servitor tables <package> <item>`: one item of a package in full — a table's rows, a
 //! record's fields, a procedure's args — with every `text`, `label` and `source` the package
-//! wrote, and where it was written.
+//! wrote, and where it was written (and where a variant's `override` changed it).
 
 use serde_json::json;
 use servitor::Ruleset;

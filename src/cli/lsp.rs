@@ -12,6 +12,8 @@
 //!
 //! One package at a time is whatever package holds the file asked about (the folder with a
 //! `package.rules` above it). Requests run one after another; a load takes milliseconds.
+//! The protocol is written by hand (no LSP dependency); `tests/lsp.rs` drives it over the wire
+//! as an editor would.
 
 use serde_json::{Value as Json, json};
 use servitor::Ruleset;

@@ -1,4 +1,16 @@
 //! Command-line parsing (clap) and dispatch. One file per command; `render` draws results.
+//!
+//! The binary's own dependencies (clap, clap_complete, rustyline, indicatif, ctrlc) sit behind
+//! the default `cli` feature, so the library builds without them, as `web/engine` does. A
+//! command fails with a [`Failure`]: `Usage` (exit 2: the command line asks for something
+//! wrong) or `Failed` (exit 1). `completions` prints a shell's completion script.
+//!
+//! All output goes through four doors: JSON through [`emit_json`] (the encoder's escapes
+//! only); other stdout through [`emit`] (a closed pipe ends quietly; every control character
+//! made visible, colour sequences too) or, for the board maps servitor paints,
+//! [`emit_painted`] (their colours reach a colour terminal); stderr through [`eprint_safe`],
+//! whose only colour sequences are miette's (package text in a diagnostic is made visible
+//! before it is rendered).
 
 mod campaign;
 mod check;

@@ -1,7 +1,9 @@
 //! `servitor odds <package> <what>`: exact odds of a table, a constant that holds dice or a
 //! roll, a record's dice and rolls (what a weapon's dice mean: `kill any 6 in dice`), or dice
 //! given with `--dice` (a dice expression, or dice read die by die); `--vs` puts another
-//! package beside it.
+//! package beside it. A table's odds may be of `--times N` rolls (listed) or of each
+//! result's total over them (`--sum`). `hover` and `hover_dice` give the same text to the
+//! language server's hover.
 
 use super::AvailabilityArgs;
 use clap::Args;
@@ -322,9 +324,11 @@ pub(super) fn find_subject<'r>(
 }
 
 fn dice_subject<'r>(name: String, expr: DiceExpr) -> Result<Subject<'r>, String> {
-    if let Some(die) = expr.symbolic_faces() {
+    if let Some(die) = expr.symbolic_faces()
+        && expr.faces_shown().is_none()
+    {
         return Err(format!(
-            "error: `{expr}` has no total: die `{die}` has faces without a number\n"
+            "error: `{expr}` has no total: die `{die}` has faces without a number\n  help: one such die alone lists its faces (`{die}`); several are read by a face: `count <face> in {expr}`, `any <face> in {expr}`\n"
         ));
     }
     Ok(Subject::Dice { name, expr })
@@ -451,6 +455,38 @@ fn record_dice<'r>(ruleset: &'r Ruleset, what: &str) -> Result<Subject<'r>, Stri
 
 fn compute(ruleset: &Ruleset, subject: &Subject, args: &OddsArgs) -> Result<Computed, super::Failure> {
     match subject {
+        // One die with faces that carry no number: which face it shows, each with its chance.
+        Subject::Dice { name, expr } if expr.symbolic_faces().is_some() => {
+            dice_only(args)?;
+            let faces = expr.faces_shown().unwrap_or_default();
+            let title = if name.is_empty() {
+                format!("die {expr}")
+            } else {
+                name.clone()
+            };
+            let lines = if name.is_empty() {
+                Vec::new()
+            } else {
+                vec![format!("die {expr}")]
+            };
+            Ok(Computed {
+                title,
+                lines,
+                sections: vec![Section {
+                    heading: None,
+                    tails: BTreeMap::new(),
+                    rows: faces
+                        .into_iter()
+                        .map(|(face, p)| Row {
+                            label: face.to_string(),
+                            value: None,
+                            p,
+                        })
+                        .collect(),
+                }],
+                json: None,
+            })
+        }
         Subject::Dice { name, expr } => {
             dice_only(args)?;
             // Costed before the work, like every distribution the loader checks.

@@ -3,6 +3,12 @@
 //! numbered, with reasons and sources. Every accepted command is saved at once (write, sync,
 //! rename), `undo`/`redo` replay the command list, and `--resume` goes on from a save.
 //! Commands come from the terminal (history, tab completion) or from a pipe, one per line.
+//!
+//! The command itself runs through `game::session::play_line`, the same for every front end;
+//! what has been shown is `screen.rs`'s. `reload` loads the package again the way it was found
+//! and replays the session on it (`Session::replay_again`), keeping the old game when the
+//! replay differs. `play --campaign FILE` plays the mission at the table as a session inside
+//! the campaign file, with `next` between missions.
 
 use super::screen::{Pace, Screen};
 use clap::{Args, ValueEnum};

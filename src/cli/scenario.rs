@@ -17,6 +17,11 @@
 //!   // set: name=value                  (a game option, as `--set` gives it; repeatable)
 //!   // answers: 2                       (the player's answers to `game.ask`, positions from 1)
 //! and defines `fn scenario(game) { … }`, which places the pieces with the game API.
+//!
+//! `--explain` lists every random draw of the run (kind, stream, choices, value), ready to
+//! paste into a `// dice:` line. `--watch` plays the scenario again each time it or a file of
+//! its package changes, by polling times and lengths every 300 ms (no watcher dependency):
+//! the files the load read, and everything under each manifest's folder.
 
 use clap::Args;
 use servitor::dice::rng::{Drawn, Queue};

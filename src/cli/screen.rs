@@ -3,6 +3,11 @@
 //! logs it (`Game::tee`) — so that a die or a question asked in the middle of the enemy's turn
 //! comes right after the events before it, never before them. With `--pace activation` the
 //! turn is shown one enemy activation at a time, the player pressing Enter between them.
+//!
+//! The player's view is a `PlayerLog` kept up event by event; with `--json` what is shown
+//! mid-command is a `"partial"` answer that the command's own answer repeats. Activations are
+//! `game::table::activations`; the pause comes when the table has something to do, before
+//! the next piece's first die ([`Screen::before_die`], told whose die by `DieAsk::piece`).
 
 use servitor::game::event::{Event, PlayerLog};
 use servitor::game::{Game, table};

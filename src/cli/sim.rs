@@ -1,5 +1,7 @@
 //! `servitor sim <package> --mission M --games N --seed S [--jobs J] [--json]`: many headless
 //! games in parallel; outcome rates with 95 % intervals, means, casualties, failed games.
+//! `--vs`/`--vs-set` is the variant lab (`lab.rs`), `--svg` a chart (`plot.rs`), `--profile`
+//! script time by function (`script::profile`), `--campaign` whole campaigns (`campaign.rs`).
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};

@@ -1,5 +1,6 @@
 //! `servitor tables <package> [item]`: everything a package declares, by kind; or one item
-//! in full (`describe`).
+//! in full (`describe`). `--entry-points` lists each game's set-up, its phases and the entry
+//! points it declares (`entry` lines: the functions a scenario or a variant may call).
 
 use clap::Args;
 use servitor::Ruleset;

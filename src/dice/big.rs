@@ -1,8 +1,8 @@
 //! Whole numbers too big for a machine word, handled at the cost of their size: polynomials
 //! multiplied as one big number each (Kronecker substitution: a coefficient a slot of bits, so
-//! the work is one multiplication of big integers, not one per pair of coefficients), and
-//! counts over a denominator made of small primes reduced to fractions without a gcd of the
-//! big numbers (each small prime divided out in turn).
+//! the work is one multiplication of big integers, not one per pair of coefficients) and
+//! raised to a power by squaring, and counts over a denominator made of small primes reduced
+//! to fractions without a gcd of the big numbers (each small prime divided out in turn).
 //!
 //! Every function here has a cost in 64-bit word operations, made before any work, that the
 //! odds' estimates (`exact.rs`) add up.

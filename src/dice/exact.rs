@@ -8,11 +8,17 @@
 //!   of each kind show that face (order statistics);
 //! - re-rolling one die, the highest or the lowest, and a forced re-roll: every multiset of
 //!   faces the pool can show, each with its multinomial weight;
-//! - chains: one binomial when every stage reads each die on its own, else stage by stage.
+//! - chains: one binomial when every stage reads each die on its own, else stage by stage;
+//! - one roll against another (`vs`): the margins of the two as one product;
+//! - several yes-or-no readings of the same roll together ([`joint_flags`]): every multiset
+//!   of faces read once.
 //!
 //! Everything is counted in whole numbers over one denominator (u128 while it fits, then big
 //! integers) and reduced to fractions once, at the end. Each computation has a cost estimate
 //! (`odds_cost`), made before any of it, that callers check against `MAX_DICE_WORK`.
+//!
+//! The unit tests enumerate every way the rolling code (`read.rs`) can go on small pools and
+//! compare the counts with these.
 
 use super::big::{Smooth, fraction};
 use super::read::*;

@@ -1,5 +1,13 @@
 //! Dice: expressions (`2d6+4`, `d66`, `2 red + 1 white`), dice defined by their faces,
 //! rolling through the seeded [`Rng`], and exact distributions as fractions.
+//!
+//! A [`DiceExpr`] is numbered dice, `d3` (a d6 halved), `d66` (tens and units), dice by
+//! faces, and modifiers. Its [`Distribution`] is exact (`BigRational`): the dice are
+//! convolved as whole counts over one denominator, over the totals they can really reach.
+//! `odds_cost` says the work before any is done; the loader checks it against `limits.rs`.
+//! Dice read die by die are [`read`] (rolled) and [`exact`] (their odds); [`rng`] is the one
+//! source of randomness. `faces_shown` lists which face one die with named faces shows, each
+//! with its chance (`odds --dice scatter`).
 
 mod big;
 pub mod exact;
@@ -318,6 +326,29 @@ impl DiceExpr {
             } if faces.iter().any(|f| f.value.is_none()) => Some(id.as_str()),
             _ => None,
         })
+    }
+
+    /// One die alone (no modifier): each face it can show, as a player names it (`hit`,
+    /// `arrow(90)`, `3`), with its chance — equal faces once, their chances added, in the
+    /// die's order. `None` for anything but a single die.
+    pub fn faces_shown(&self) -> Option<Vec<(Shown, BigRational)>> {
+        let [(false, Part::Dice { count: 1, kind })] = self.parts.as_slice() else {
+            return None;
+        };
+        let faces = kind.shown_faces();
+        let all = faces.len() as i64;
+        let mut out: Vec<(Shown, i64)> = Vec::new();
+        for f in faces {
+            match out.iter_mut().find(|(g, _)| *g == f) {
+                Some((_, n)) => *n += 1,
+                None => out.push((f, 1)),
+            }
+        }
+        Some(
+            out.into_iter()
+                .map(|(f, n)| (f, BigRational::new(BigInt::from(n), BigInt::from(all))))
+                .collect(),
+        )
     }
 
     pub fn roll(&self, rng: &mut Rng) -> DiceRoll {

@@ -5,13 +5,17 @@
 //! odds are computed in [`exact`](super::exact); both follow the rules written on each type
 //! below (which die a re-roll takes, when a forced re-roll happens, what a tie does), so a roll
 //! and its odds agree by construction.
+//!
+//! [`roll_declared`] reads a record's rolls from one roll of each of its dice fields, so the
+//! readings of one field see the same dice.
 
 use super::{DiceExpr, DiceRoll, DieKind, Part, Rng, RolledDie, Shown};
 use serde::Serialize;
 use std::fmt;
 
-/// Which faces count: `5+`, `6`, `1..2`, a face's name (`skull`), or none at all (a chart's
-/// `none`); `fail` turns it round (`fail 3+`: the dice that do not reach 3).
+/// Which faces count: `5+`, `6`, `1..2`, a face's name (`skull`), a tagged face (`arrow(90)`),
+/// or none at all (a chart's `none`); `fail` turns it round (`fail 3+`: the dice that do not
+/// reach 3).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
     pub test: Test,
@@ -24,8 +28,10 @@ pub enum Test {
     AtLeast(i64),
     /// `6` (both ends equal) or `1..2`.
     Between(i64, i64),
-    /// `skull`: the face has this name.
+    /// `skull`: the face has this name (with any number: `arrow` is every `arrow(n)`).
     Named(String),
+    /// `arrow(90)`: the face has this name and carries this number (a tagged face).
+    Tagged(String, i64),
     /// No face (`none`, e.g. a chart's "cannot wound").
     Never,
 }
@@ -36,6 +42,7 @@ impl Target {
             Test::AtLeast(n) => face.value.is_some_and(|v| v >= *n),
             Test::Between(lo, hi) => face.value.is_some_and(|v| *lo <= v && v <= *hi),
             Test::Named(name) => face.name.as_deref() == Some(name.as_str()),
+            Test::Tagged(name, n) => face.name.as_deref() == Some(name.as_str()) && face.value == Some(*n),
             Test::Never => false,
         };
         meets != self.fail
@@ -52,6 +59,7 @@ impl fmt::Display for Target {
             Test::Between(lo, hi) if lo == hi => write!(f, "{lo}"),
             Test::Between(lo, hi) => write!(f, "{lo}..{hi}"),
             Test::Named(name) => f.write_str(name),
+            Test::Tagged(name, n) => write!(f, "{name}({n})"),
             Test::Never => f.write_str("none"),
         }
     }
@@ -139,6 +147,13 @@ impl Pool {
             rank[kind] = place;
         }
         rank
+    }
+
+    /// Whether a die of the pool has a face by this name (`hit`, `arrow` of `arrow(90)`).
+    pub fn has_face_named(&self, name: &str) -> bool {
+        self.dice
+            .iter()
+            .any(|(_, k)| k.shown_faces().iter().any(|f| f.name.as_deref() == Some(name)))
     }
 
     /// A die kind whose faces include one without a number, if any.

@@ -1,6 +1,20 @@
 //! The one source of randomness: ChaCha8 (rand_chacha 0.3, stream pinned by its own
 //! reproducibility promise) seeded from a u64, with our own integer sampling and shuffle so
 //! that no change in `rand`'s algorithms can change a game. Same seed → same game.
+//!
+//! Every random choice comes through here: a die ([`Rng::die_asking`]), a choice among equals
+//! or a script's `random`/`pick` ([`Rng::pick`], [`Rng::choose`], by [`Kind`]), a shuffle or a
+//! deck's draw ([`Rng::shuffle_as`], [`Rng::settle_named`]). Each draws from the stream first
+//! and only then takes a value given from outside ([`Forced`]): a scenario's dice in order or
+//! named by kind and stream, the player's physical dice, a replay's saved faces. So a given
+//! value moves the stream exactly as the draw it replaces, and nothing given means the plain
+//! stream. A die asked of a player says what it is for ([`DieAsk`]: the roll's expression
+//! and the die's place in it, the table, the stream's purpose, whose roll); `Forced` also
+//! carries the answers to a game's questions ([`ChoiceAsk`], `game.ask`): a replay's first,
+//! then the player's (`choose`), kept for the save. At the table ([`Forced::asks_picks`]) a
+//! choice among equals is a die asked like the others; shuffles are never asked. With
+//! `explain` on, every draw of two or more choices is kept as a [`Drawn`]
+//! (`scenario --explain`).
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};

@@ -3,6 +3,21 @@
 //! stats record gives them (`ap-forward`, `ap-turn`, … — docs/games.md "Action points,
 //! facing and watches"); [`crate::board::facing`] finds the cheapest plan. Scripts reach these
 //! through `api/actions.rs`.
+//!
+//! - Points are handed out from the stats field the game item names; the `ap-…` fields of
+//!   each stats record are read once a game ([`StatCosts`]). They are spent from the piece,
+//!   then from its side's `reserve` pool; a spend it cannot pay is refused with what it costs
+//!   and what is left.
+//! - A priced plan ([`Game::priced_plan`]) is the cheapest by those fields, guided by the
+//!   shared distance field to the goal and cut to what the points pay. Under
+//!   `door-opener front` a step through a closed door is a step forward
+//!   (`facing::Guide::front_doors`), and [`Game::priced_step`] opens the door first, as an
+//!   action of its own the watches answer ([`PricedStep::Opened`]).
+//!   [`Game::plan_facing_shunning`] goes round the squares a mover shuns unless every way
+//!   crosses one.
+//! - Watches are kept and stopped here; whether one fires is tested natively after each step,
+//!   turn and spend (`Game` in `mod.rs`), so only a valid target costs a script call.
+//! - [`Game::squares_at`] gives ambush squares: so many steps away, unseen by a side.
 
 use super::Game;
 use super::state::{Action, footprint};

@@ -8,6 +8,13 @@
 //!   know — no face-down piece's identity, no secret pool's contents, no deck's order, no field
 //!   a script marked `secret`.
 //!
+//! An [`Event`] has its turn, side, phase, kind, text, table and result, source and action,
+//! and the structured fields of `LOG_VERSION` 1: from, to and path, at, revealed, dice,
+//! attacker, weapon, target, armour and damage, purpose (what a roll decides), rerolled (a
+//! table's earlier rolls), candidates, refused, and a script's own fields. The referee's view
+//! serves `game --json` and `scenario --json` alike (a move's from, to and facing, where a
+//! door was opened from); the player's puts `?` for every secret.
+//!
 //! The schema is versioned ([`LOG_VERSION`]) and documented in docs/event-log.md ("The event
 //! log").
 

@@ -4,6 +4,22 @@
 //! round impassable terrain ends. The questions behind `game.by_range`, `game.nearest_unit`,
 //! `game.towards` and the other battlefield calls of the game API (docs/games.md,
 //! "Pieces on a battlefield"); the actions that change a point are in `api/field.rs`.
+//!
+//! A piece's point is its centre, rounded to 0.01"; distances run base edge to base edge,
+//! from the stats record's `base`; ties for nearest go to the dice. A move may stop short of
+//! a target or of whatever it meets first on the way ([`Game::towards_halting`]);
+//! [`Game::route_gap`] is how far that route is to base contact; [`Game::free_spot`] is the
+//! nearest free spot round a point (ties by the dice). [`Game::battlefield`] is the
+//! package's battlefield, or, once zones were added during play (`zones.rs`), it with them,
+//! built once into the state's `field_cache` (never saved).
+//!
+//! A unit is its models ([`Piece::models`], offsets from the point, so a move keeps the
+//! formation): laid out in formation the first time a unit whose stats give `models` and
+//! `model-base` stands (`formation`, the action `Models`); distances run closest model to
+//! closest model (`closest_models`, which `gap` and the moves towards a piece use: the
+//! closest model walks, `towards_lead`); casualties come off closest first
+//! (`remove_models`); a blast hits the models under it (`models_under`); `coherent` checks
+//! coherency and `set_models` takes a player's models by points.
 
 use super::pieces::NewFields;
 use super::state::{Action, ON_BOARD};

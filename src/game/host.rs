@@ -1,5 +1,20 @@
 //! The turn runner: one sandboxed engine per host (a host plays many games, one after the
-//! other), setup, turns of phases, the end of the game, and save / load.
+//! other; `sim` keeps a host per thread), setup, turns of phases, the end of the game, and
+//! save / load.
+//!
+//! - Each mission's grid under the game's doorway rule, and its open board (`OpenBoard`, with
+//!   its distance fields), are built once per host and shared by its games.
+//! - The turn loop skips a `first-turn` phase after turn 1, without logging it or counting it
+//!   as a phase.
+//! - [`Host::status_lines`] runs the package's `status` function on a copy of the game: what
+//!   the player's `status` adds.
+//! - [`Host::scenario`] plays a scenario: from an empty board, or (`from_setup`) after the
+//!   game's own set-up.
+//! - A save is untrusted. [`Host::load`] checks its options as `--set`'s are checked, replays
+//!   its log to its state, and plays the game again from its mission, seed and options for
+//!   as many phases as its log began: the save must be that game — log, state, next phase and
+//!   streams — or it is refused. [`encode`] writes a save as compact JSON within
+//!   `MAX_SAVE_BYTES` that reads back, or refuses before anything is written.
 
 use super::api::{self, GameRef, SharedGame};
 use super::state::{Action, GameState, Outcome};

@@ -4,9 +4,24 @@
 //!
 //! Start at [`host::Host`] (the turn loop and save/load), then [`Game`] (actions, validated
 //! and logged), [`api`] (what scripts may ask and do) and [`view`] (board questions).
+//!
+//! [`Game`] validates and logs actions ([`Game::act`]), draws dice from streams by purpose,
+//! and queues triggers: every `on` of the event, in declaration order, each through its
+//! `beside` and `while` filters (`triggers_for`). A trigger is queued as a typed event
+//! ([`Pending`] with [`TriggerArgs`]: texts, points, routes), made into a script's map only
+//! when a script runs. A script run's steps come into the log through [`Game::absorb`];
+//! `tee` copies each event as it is logged (for `play`'s screen); [`Game::ask`] puts a
+//! question to the player (a replay's answer first, then the player's, else the script's
+//! default). `piece_view` keeps the view of a piece a script was given until an action or a
+//! step changes that piece.
+//!
+//! Every file here but `host.rs` is the kernel: plain Rust methods on `Game` with typed
+//! arguments, no Rhai and nothing of `script/` (a run's dice come in as the `Rng` they are);
+//! `api/` is the binding.
 
 pub mod actions;
 pub mod api;
+pub mod combat;
 pub mod corrections;
 pub mod event;
 pub mod field;

@@ -1,8 +1,10 @@
 //! Pieces coming, going and changing: added, placed (face up or down), revealed, entering
-//! and leaving the board, damaged, given fields; doors opened and shut by a rule; one step
-//! of a walk and the way back from a blocked one. Kernel methods on [`Game`]: typed
-//! arguments, validated before anything changes, logged and applied through [`Game::act`].
-//! No Rhai: the binding (`api/pieces.rs`, `api/moves.rs`) converts and charges.
+//! and leaving the board, damaged, given fields; doors opened and shut by a rule; a planned
+//! move ([`Game::plan_move`]), a path checked whole ([`Game::check_path`]), one step of a
+//! walk ([`Game::walk_step`]) and the way back from a blocked one ([`Game::step_back`]); a
+//! set-up's or a scenario's placing of a piece on a square ([`Game::set_on`]). Kernel methods on [`Game`]:
+//! typed arguments, validated before anything changes, logged and applied through
+//! [`Game::act`]. No Rhai: the binding (`api/pieces.rs`, `api/moves.rs`) converts and charges.
 
 use super::Game;
 use super::state::{Action, OFF_BOARD, ON_BOARD, Piece, REMOVED, footprint};

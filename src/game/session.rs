@@ -2,6 +2,19 @@
 //! each with the dice it used. The game is whatever replaying them gives, so a save is small,
 //! `undo` is "replay one fewer", `redo` puts the same command (and dice) back, and both work
 //! the same after a resume. Replays are cheap: a whole game plays in about a millisecond.
+//!
+//! A [`Session`] (format `servitor-play`, version 2) keeps the setup and the typed commands
+//! with their dice and the player's answers to `game.ask`. [`play_line`] runs one command the
+//! same way for every front end: `dice manual|auto` switches who rolls from the next command
+//! on, `fix` is a correction (`corrections.rs`), anything else is the game's.
+//! [`Session::manual_now`] says who rolls now, [`Session::check_redo`] what `redo` would put
+//! back, [`took_back`] what `undo` says (the moves to set back, last first, in the player's
+//! view). A replay checks the side, each command's length and every saved die against the
+//! die it is given to and the number rolled. [`Session::replay_again`] (for `play`'s
+//! `reload`) replays the session on a package loaded again beside the game played, step by
+//! step, and gives the new game only when every step's events and state are the same; else a
+//! [`Parting`]: the first step that differs (0: the set-up) and what differs, in the player's
+//! view.
 
 use super::host::{GameError, Host, Setup};
 use super::{Event, Game};
@@ -198,11 +211,6 @@ impl Session {
         Ok(())
     }
 
-    /// The game as the session's commands leave it. Everything the save says is checked by
-    /// the replay: the game, mission, seed and options as a new game checks them, the side
-    /// against the game's sides, and every saved die against the die the replay rolls with
-    /// it (a face it has, and as many dice as it rolls: with manual dice each command keeps
-    /// its own, with automatic dice the seed gives them and none are saved).
     /// Whether the player rolls the dice of the next command: the start's way, switched by
     /// each `dice` entry.
     pub fn manual_now(&self) -> bool {
@@ -211,6 +219,11 @@ impl Session {
             .fold(self.manual_dice, |manual, e| dice_switch(&e.line).unwrap_or(manual))
     }
 
+    /// The game as the session's commands leave it. Everything the save says is checked by
+    /// the replay: the game, mission, seed and options as a new game checks them, the side
+    /// against the game's sides, and every saved die against the die the replay rolls with
+    /// it (a face it has, and as many dice as it rolls: with manual dice each command keeps
+    /// its own, with automatic dice the seed gives them and none are saved).
     pub fn replay(&self, host: &mut Host) -> Result<Game, GameError> {
         self.replay_steps(host, false).map(|(game, _)| game).map_err(|(_, e)| e)
     }

@@ -1,6 +1,11 @@
 //! The state of one game as plain data, and the closed set of [`Action`]s that change it.
 //! [`apply`] is the only function that mutates a [`GameState`]: replaying a log's actions on
 //! the starting state rebuilds the state exactly.
+//!
+//! A [`Piece`] stands on a square (`at`) or at a point in inches (`point`), never both; its
+//! facing, action points and watch are serde-defaulted, so older saves read. The state also
+//! keeps the zones added during play (`added_zones`) and, never saved, the battlefield built
+//! with them (`field_cache`).
 
 use crate::board::Square;
 use crate::board::field::Point;

@@ -3,6 +3,14 @@
 //! turns numbered, one number per thing to do on the table — and the answers to `status`,
 //! `why`, `help`, and the final line. Plain text, or (for instructions) [`Line`]s a front end
 //! lays out its own way; both come from the one walk in [`lines`].
+//!
+//! The engine's steps are numbered; bookkeeping events are kept in the log but shown only
+//! when verbose. [`status`] gives turn, scores, pieces, pools and decks (secret ones only
+//! counted), each side's face-up pieces still to enter and the variables the game item
+//! declares with `show`; [`status_at_the_table`] adds the package's own `status` lines.
+//! [`why`] reads the player's view of the log. [`activations`] cuts a command's events into
+//! one activation per piece (`Aliases::actor` says whose an event is: a piece's decisions
+//! and rolls its own, a kill or a turn the activation's in progress), for `--pace activation`.
 
 use super::{Event, Game};
 

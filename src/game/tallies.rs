@@ -1,7 +1,8 @@
-//! What a game counts besides its pieces: variables, scores, collected tokens, pools, decks,
-//! sections entered, and the end. Kernel methods on [`Game`]: typed arguments, validated
-//! before anything changes, logged and applied through [`Game::act`]. No Rhai: the binding
-//! (`api/tallies.rs`) converts a script's values and maps the errors.
+//! What a game counts besides its pieces: variables, scores, collected tokens, pools (a
+//! secret one's entries never named in the log), decks (each shuffled and drawn on a stream
+//! of its own), sections entered, and the end. Kernel methods on [`Game`]: typed arguments,
+//! validated before anything changes, logged and applied through [`Game::act`]. No Rhai: the
+//! binding (`api/tallies.rs`) converts a script's values and maps the errors.
 
 use super::Game;
 use super::state::Action;

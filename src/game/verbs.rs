@@ -2,9 +2,20 @@
 //! and in what order, whom a piece picks as its target, where it advances or falls back to.
 //! Each is one call from a script instead of a loop of board questions, and each has its
 //! fallbacks written down here and in the authors' reference (docs/verbs.md, "Decision
-//! verbs"). No Rhai here: the binding (`api.rs`) converts and charges; moves are walked by
-//! the same `walk` as every other move, so the log, triggers, saves and undo see no
+//! verbs"). No Rhai here: the binding (`api/verbs.rs`) converts and charges; moves are walked
+//! by the same `walk` as every other move, so the log, triggers, saves and undo see no
 //! difference.
+//!
+//! The verbs: `units`, `target`, `plan_advance` (its `Engage` way opens a shut door to fight
+//! across it: `Plan.door`), `plan_withdraw`, `plan_aim` (its `Blast` way scores a square by
+//! what its best blast would catch, [`Game::blast_hits_from`]), `plan_cover` (a walk to a
+//! chosen square, ending with the piece's top-left square on it: `view::Goal::Onto`), and
+//! `rank`/`rank_all`: a priority list as data, `Rung`s of `Criterion`s, taken first rung only
+//! or narrowed rung by rung ([`RankMode`]). Every tie among pieces is settled by a die of as
+//! many sides as are tied (`tie_die`), which the binding logs as a roll before the choice or
+//! move it settles (`TargetChoice::die`, `Plan::die`; a planned move names its target,
+//! `Plan::toward`). `shuffle_ties` puts the equal ones of a ranked list in dice order, for
+//! `units` and the battlefield's `by_range`.
 
 use super::Game;
 use super::state::{Piece, footprint};

@@ -1,6 +1,18 @@
 //! The board during a game: the mission grid with its doors as they are now, who stands
 //! where, and the questions behaviours ask of it (distances, sight, adjacency, lines, blasts,
 //! where a piece may move). All in Rust: a script makes one call per question.
+//!
+//! Every sight question (to shoot, to reveal) goes through [`View::line`], the one test under
+//! the game's declared `SightRule`: arc, diagonals, doors, which models and tokens block. A
+//! move is `board::moves::Reach` walked over [`View::step_grid`] with `may_step` as its step
+//! test (`may_pass` alone for one square) and ended by `Reach::choose` with `may_end`, the
+//! footprint's nearest square as its score: no search of its own. `step_grid` and `may_pass`
+//! are also the passable test of the priced plans in `actions.rs`.
+//!
+//! [`OpenBoard`] is the grid with every door open and the distance fields asked of it. They
+//! depend only on their sources and how a piece steps, so one mission's fields serve every
+//! game a host plays; they are kept in two generations of at most 4 MB each, a field found in
+//! the old one moving to the new, so a long `sim`'s memory stays flat.
 
 use super::state::{Piece, footprint};
 use crate::board::moves::{self, Steps, UNREACHABLE};

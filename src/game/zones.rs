@@ -1,11 +1,13 @@
 //! Points and zones of an open battlefield asked about in bulk: the gap from a piece's base to
-//! a point, which side alone has pieces near a point, the numbered markers of a kind, the marker a
-//! piece holds, and the
-//! first zone of a kind a route crosses; and the one change of a battlefield a game may make,
-//! a zone added during play (`game.add_zone`: a wreck left where a vehicle died). Each answers in one call what a script would
-//! otherwise loop over pieces, markers or sample points for (`game.gap_to_point`,
-//! `game.holder_at`, `game.marker_held`, `game.numbered_markers`, `game.zone_crossed`; docs/games.md, "Pieces
-//! on a battlefield"); the binding is `api/zones.rs`.
+//! a point, which side alone has pieces near a point, the numbered markers of a kind, the
+//! marker a piece holds, and the first zone of a kind a route crosses (sampled along it); and
+//! the one change of a battlefield a game may make, a zone added during play
+//! ([`Game::add_zone`], the action `AddZone`: a wreck left where a vehicle died). Each
+//! answers in one call what a script would otherwise loop over pieces, markers or sample
+//! points for (`game.gap_to_point`, `game.holder_at`, `game.marker_held`,
+//! `game.numbered_markers`, `game.zone_crossed`; docs/games.md, "Pieces on a battlefield");
+//! the binding is `api/zones.rs`. The state keeps the zones added (`added_zones`), and
+//! `Game::battlefield` (`field.rs`) answers with the package's battlefield plus them.
 
 use super::Game;
 use crate::board::field::Point;

@@ -1,6 +1,9 @@
 //! The rulesets bundled into the binary by `build.rs`: every file of the source checkout's
 //! `rulesets/`, so that an installed `servitor` needs no checkout. Read only through
-//! [`super::locate::Place`], whose reads go through the same limits as files on disk.
+//! [`super::locate::Place`], whose reads go through the same limits as files on disk
+//! (`read_limited`, `read_inside`). [`files`] gives one package's files for
+//! `packages --export`; a diagnostic quoting a `<bundled>/…` file says where it comes from
+//! (`diagnostic::bundled_hint`). A unit test checks the bundle equals `rulesets/`.
 
 include!(concat!(env!("OUT_DIR"), "/bundled.rs"));
 

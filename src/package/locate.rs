@@ -1,8 +1,14 @@
 //! Where packages live. A path is a path. A bare name given on the command line is looked up
 //! in the current folder (`./NAME`), then in each folder of `$SERVITOR_RULESETS`, then in
-//! `./rulesets` (a source checkout), then among the rulesets bundled into servitor; a bare name in `extends` beside the package that names
-//! it, then in the same roots but the current folder (a package means the same wherever the
-//! user stands).
+//! `./rulesets` (a source checkout), then among the rulesets bundled into servitor; a bare
+//! name in `extends` beside the package that names it, then in the same roots but the current
+//! folder (a package means the same wherever the user stands).
+//!
+//! A [`Place`] is a file on disk, in the bundle, or among files given as texts
+//! ([`Place::Given`]: the files a browser's user picked, which `package::load_given` loads as
+//! it would the same folder on disk, `extends` looked up in the roots). [`available`] lists
+//! the packages root by root; [`shown_path`] is the one way a file's path is shown: as it
+//! opens from the current folder.
 
 use super::bundled;
 use std::path::{Component, Path, PathBuf};

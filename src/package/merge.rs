@@ -1,5 +1,10 @@
 //! Layering: each package's items are applied over the merged items of its bases.
 //! `override` replaces entries by name and paints rows over rows; `remove` deletes.
+//! Variants merge here, at the syntax level, and are resolved once after, so an `override`
+//! row is checked exactly as a base row and an error points at whichever file wrote it. A
+//! table keeps the rolls each `remove` took out, so a gap one leaves is reported at that
+//! `remove`; every override is kept (`Ruleset::overrides`) for `check`'s warnings on what
+//! changes nothing.
 
 use crate::diagnostic::{Diagnostic, Report, did_you_mean};
 use crate::source::Span;

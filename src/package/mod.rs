@@ -1,6 +1,15 @@
 //! Loading packages: read a folder and the packages it `extends`, merge each layer's
 //! items over its base (`override` / `remove`), then resolve and check the result into a
 //! [`Ruleset`]. Every problem found on the way is collected into one [`Report`].
+//!
+//! Here the manifest, its includes and scripts, and the `extends` chain are read:
+//! `read_inside` keeps includes and scripts to regular files inside the package's folder, and
+//! `read_limited` bounds each file and the whole load. [`load`] reads a folder, a bare name or
+//! a single `.rules` file (its own manifest); [`load_with`] lays an editor's unsaved texts
+//! over the files (an [`Overlay`], for `servitor lsp`); [`load_given`] loads files given as
+//! texts (the web page's picked variant). Then `merge` layers the items and `lower`
+//! resolves them. A package chain's scripts are merged into one program: a later package's
+//! function replaces a base's of the same name.
 
 mod bundled;
 mod locate;

@@ -1,5 +1,11 @@
 //! The functions scripts may call: dice, tables, package data, the seeded RNG and the log.
 //! Each is a thin wrapper over the engine layers; each roll is logged as a step.
+//!
+//! `read_roll` and `read_record` read dice die by die through `dice::read`, as `odds` and
+//! `roll` do, and log a `Step::Read` (a roll with every die and the readings in words).
+//! `record_field(kind, id, field)` is one field of a record or `()`, read from the record's
+//! shared view without a handle made for the script (what `if f in r { r[f] } else { () }`
+//! would do).
 
 use super::handles::RecordView;
 use super::run::Step;
@@ -584,7 +590,7 @@ fn roll_table(
     Ok(rolls)
 }
 
-fn dice_map(roll: &DiceRoll) -> Map {
+pub fn dice_map(roll: &DiceRoll) -> Map {
     let mut map = Map::new();
     map.insert("total".into(), Dynamic::from_int(roll.total));
     let dice: Array = roll

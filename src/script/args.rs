@@ -4,7 +4,8 @@
 //!
 //! Lists are accepted in the form servitor prints them (`[0, 2]`, `[purple, black]`, `[]`) and
 //! as bare comma-separated items (`0,2`). An item is a whole number, a name (`scout-3`) or a
-//! quoted text (`"two words"`).
+//! quoted text (`"two words"`). A game's `--set` options are declared and read the same way;
+//! a name is checked against the arg's `of …` choices.
 
 use crate::diagnostic::did_you_mean;
 use crate::ruleset::{ProcArg, Procedure, Ruleset, Value};

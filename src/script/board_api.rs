@@ -1,5 +1,8 @@
 //! Board questions for scripts (read-only): line of sight, distances, moves, areas and marks
 //! on a mission's grid. Squares are `"x,y"` texts counted from 1, as on the command line.
+//! Each question is charged to the run's `Budget` by the squares and corners it works
+//! through. Also the battlefield's geometry a script may need: `scatter`, `bearing` and
+//! `footprint_side` (`board::field`).
 
 use super::api::RunState;
 use super::run::Step;

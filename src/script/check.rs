@@ -6,6 +6,16 @@
 //! What cannot be known before running is not judged: a name held in a variable, a property
 //! of a map, a method of a value whose type is only known at run time (any method name the
 //! engine knows passes).
+//!
+//! The names checked against are every function an engine is given: `servitor::load` adds
+//! the game API's (`game::api::function_names`) to the procedures'. Literal ids are checked
+//! in calls and in the fields read from records of a kind the script names.
+//!
+//! [`unused`] warns of what a variant writes that changes nothing: a `fn` that replaces no
+//! base function and that nothing calls, an `override` of a constant or record field that no
+//! script reads (`Ruleset::overrides`, kept by `package/merge.rs`; `Script::package` says
+//! whose script it is). Fields the engine itself reads (`ruleset::ENGINE_STATS_FIELDS`)
+//! count as read.
 
 use super::{Script, span_at};
 use crate::Ruleset;

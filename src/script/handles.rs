@@ -6,7 +6,8 @@
 //! `r.get("x")`, `==`, printing; a field the map does not hold is the same error it was.
 //! Writing to one is a script error at its line that changes nothing; `to_map()` gives a
 //! script its own mutable copy. A handle kept in the game (`game.set`, a procedure's result)
-//! is kept as the map it reads as ([`plain`]).
+//! is kept as the map it reads as ([`plain`]). The mission's view is kept by
+//! [`MissionViews`], a piece's by the game (`Game::piece_view`) until that piece changes.
 
 use crate::ruleset::Ruleset;
 use rhai::{Array, Dynamic, Engine, EvalAltResult, INT, ImmutableString, Map, NativeCallContext, Position};

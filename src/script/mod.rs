@@ -1,5 +1,8 @@
 //! The Rhai host: compiles a package's scripts once at load (syntax errors become
 //! diagnostics with file:line:col) and runs procedures against the engine API in [`api`].
+//!
+//! [`span_at`] is the one place a Rhai position becomes a [`Span`]. [`STACK_BYTES`] is the
+//! stack every thread that runs scripts gets (the command's, a sim's pool).
 
 mod api;
 pub mod args;
@@ -12,7 +15,7 @@ mod sandbox;
 
 pub use crate::limits::Spent;
 pub use crate::value::words_of_json;
-pub use api::{RunState, to_dynamic};
+pub use api::{RunState, dice_map, to_dynamic};
 pub use run::{Failure, RunError, RunOutput, Step, call_function, run_procedure, script_failure};
 pub use sandbox::Budget;
 pub(crate) use sandbox::Instant;

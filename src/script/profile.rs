@@ -15,6 +15,8 @@
 //! engine's functions a script calls are counted, and timed, as functions of their own. The
 //! count misses a call made twice from one place with no statement of the caller between
 //! (`while f() {}`), which no bundled script does.
+//!
+//! The only other use of the debugger is `run.rs`'s replay of a run cut short by a limit.
 
 use super::sandbox::Instant;
 use std::collections::HashMap;

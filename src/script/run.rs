@@ -1,5 +1,12 @@
 //! Running a procedure: typed args in, a log of steps and a result out. Every roll goes
-//! through the run's one seeded RNG; a script error becomes a diagnostic at its line.
+//! through the run's one seeded RNG; a script error becomes a diagnostic at its line, in the
+//! file of the innermost script function it happened in (a base package's function called
+//! from a variant's reports the base's file).
+//!
+//! A failed run still returns its steps ([`Failure`]). A run cut short by a limit is run again
+//! under Rhai's debugger, on a thread of its own, for at most a quarter of a run's time, to
+//! say which loop or statement it was in. [`call_function`] calls one script function with
+//! any JSON arguments in a procedure's sandbox (campaign hooks).
 
 use super::api::{self, RunState};
 use super::{sandbox, span_at};

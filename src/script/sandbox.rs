@@ -2,6 +2,17 @@
 //! clock. Scripts are untrusted: a runaway script becomes a diagnostic, never a hang or a
 //! crash, and the same seed gives the same run (Rhai is built with `no_time`, so
 //! `timestamp()` and `elapsed` do not exist).
+//!
+//! Only [`engine`] (and [`engine_with_budget`]) makes engines: limits on operations, call
+//! depth, expression depth, strings, arrays and maps. A run's [`Budget`] adds what Rhai does
+//! not count: time, cut at `MAX_SCRIPT_MILLIS` through `on_progress` and charged on
+//! `charged_now` (the thread's CPU time where the system keeps one, so a niced sim on a busy
+//! machine fails no game; elsewhere the wall clock less the time a person took), the work of
+//! engine questions, and every logged step against `MAX_LOG_BYTES`. While a game is played
+//! ([`Budget::begin_game`]) its runs also add up against the `MAX_GAME_*` limits. Deadlines
+//! read [`Instant`], the one clock seam: std's natively, `web-time`'s in a browser (where
+//! std's panics). `parse_int` and `parse_float` refuse text they cannot read with a refusal
+//! in words that a player's command shows on one line.
 
 use crate::limits::Spent;
 use rhai::module_resolvers::DummyModuleResolver;

@@ -15,6 +15,10 @@
 //! look where the deciding metric's interval excludes 0 or is narrow enough. Looking several
 //! times would make "excludes 0" come up by chance more often than 5 %, so with K looks every
 //! interval of the report is at the level 1 − 0.05/K (Bonferroni), and the report says so.
+//!
+//! Pairs are played a chunk at a time. Failed games are kept as `sim` keeps them — at most
+//! `MAX_SIM_ERRORS`, by side and message, each once with the pairs that share it — and the
+//! rest counted.
 
 use super::stats::{self, Interval, Paired};
 use super::{Rate, SimExample, Timing, game_seed, wilson};

@@ -5,6 +5,12 @@
 //! order, so the report is the same for any number of threads (only `timing` differs). Games
 //! are played a chunk at a time and each chunk added up before the next: what a sim holds
 //! does not grow with its games.
+//!
+//! The games run on a rayon pool whose threads have `script::STACK_BYTES` of stack (fewer
+//! threads when the system cannot start them all), one `Host` per thread. Failed games are
+//! kept by error: at most `MAX_SIM_ERRORS` errors, each with its count and
+//! `MAX_SIM_ERROR_EXAMPLES` games. Rates carry Wilson intervals ([`wilson`]). The variant lab
+//! is [`lab`], its statistics [`stats`].
 
 pub mod lab;
 pub mod stats;

@@ -15,7 +15,7 @@
 //!
 //! Every per-game value is a whole number and the sums are kept as integers, so an identical
 //! variant gives a difference of exactly 0, and the result does not depend on the order the
-//! games were added (so not on threads either).
+//! games were added (so not on threads either). [`normal_quantile`] gives z for a level.
 
 use serde::Serialize;
 

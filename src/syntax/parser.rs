@@ -1,5 +1,7 @@
 //! Reads rules text with the pest grammar in `grammar/servitor.pest` and builds the
 //! [`ast`](super::ast). The only place pest types exist: they never leave this file.
+//! After an error, parsing resumes at the next line that starts an item, so one run reports
+//! every broken item.
 
 use super::ast::*;
 use crate::diagnostic::Diagnostic;

@@ -1,6 +1,8 @@
 //! Rolled tables: rows keyed by roll ranges, results with amounts and follow-up rolls, and the
 //! policies for unavailable and duplicate results. [`roll`] rolls them through the seeded RNG;
-//! [`odds`] computes the exact distribution of outcomes.
+//! [`odds`] computes the exact distribution of outcomes. Both settle a row through the one
+//! `Table::resolve` (the unavailable and duplicate policies), so a roll and its odds agree by
+//! construction.
 
 pub mod odds;
 pub mod roll;

@@ -1,6 +1,10 @@
 //! Exact outcome distributions of tables, as reduced fractions. Follows amounts and
 //! follow-up rolls, applies the unavailable / duplicate policies for a given availability,
-//! and groups repeated rolls into multisets.
+//! and groups repeated rolls into multisets: independent rolls by the multinomial, dependent
+//! ones (a result taken is gone) roll by roll; and each result's totals over a series.
+//! A series is costed from one roll's odds before any of it is computed ([`series_cost`],
+//! [`totals_cost`]) and charged again as it goes; past `MAX_ODDS_OUTCOMES` or
+//! `MAX_ODDS_WORK` it is refused with a message saying why.
 
 use super::{Availability, Policy, Resolution, Table};
 use crate::diagnostic::thousands;

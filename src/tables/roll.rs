@@ -1,4 +1,6 @@
-//! Rolling a table through the seeded RNG: dice, row, policies, amount and follow-ups.
+//! Rolling a table through the seeded RNG: dice, row, policies, amount and follow-ups; and
+//! series of rolls. A reroll that finds no usable result in `MAX_REROLLS_SHOWN` rolls stops
+//! showing rolls and draws the total from the exact odds of the totals that give one.
 
 use super::{Availability, Resolution, Table};
 use crate::diagnostic::thousands;

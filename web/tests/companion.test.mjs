@@ -720,6 +720,176 @@ test('commands built by taps alone: the chips offer only the words each command 
   }
 });
 
+test('Space Crusade: the plasma gun fired towards a square by taps only; enter offers only Marines still off the board', async () => {
+  const { context, page } = await browser(PHONE);
+  try {
+    await page.goto(base);
+    await ready(page);
+    await newGame(page, { seed: 1 });
+    await page.waitForSelector('#play:not([hidden])');
+    const counter = { n: 0 };
+    const chips = () => page.locator('#suggest button').allTextContents();
+    const chip = (w) => page.locator('#suggest button', { hasText: new RegExp(`^${w}$`) });
+    const v = await view(page);
+    const gunner = v.pieces.find((p) => p.fields && (p.fields.weapons || []).includes('plasma-gun')).id;
+    await tapCommand(page, 'event', ['quiet'], counter);
+    await tapCommand(page, 'enter', [gunner, CLAW[0]], counter);
+    // He is aboard: `enter` no longer offers him.
+    await press(page.locator('#command-words button[data-word="enter"]'));
+    const enter = await chips();
+    assert.ok(!enter.includes(gunner) && enter.length > 0, `enter offers ${enter}`);
+    await press(page.locator('#clear'));
+    // Turns go by until an alien is in his sight: its square is the one to fire towards.
+    let target = null;
+    for (let i = 0; i < 8 && !target; i++) {
+      await tapCommand(page, 'end', [], counter);
+      const refusal = JSON.parse(await page.evaluate((g) => window.__servitor.comp.words(`fire ${g} plasma-gun`), gunner)).refusal || '';
+      const m = refusal.match(/in sight: \[([a-z0-9-]+)/);
+      if (m) target = m[1];
+    }
+    assert.ok(target, 'an alien in sight within eight turns');
+    await press(page.locator('#command-words button[data-word="fire"]'));
+    await press(page.locator(`#board [data-piece="${gunner}"]`));
+    await press(chip('plasma-gun'));
+    assert.ok((await chips()).includes('towards'), `after the plasma gun: ${await chips()}`);
+    await press(chip('towards'));
+    assert.match(await page.locator('#hint').innerText(), /tap a square on the board/);
+    assert.equal(await page.locator('#send.ready').count(), 0, 'not whole before the square');
+    // A tap on the alien: the line runs towards its square.
+    await press(page.locator(`#board [data-piece="${target}"]`));
+    assert.equal(await page.locator('#line').inputValue(), `fire ${gunner} plasma-gun towards ${target}`);
+    assert.equal(await page.locator('#send.ready').count(), 1, 'whole with the square');
+    await press(page.locator('#send'));
+    await settle(page, counter);
+    assert.doesNotMatch(await page.locator('#answer-note').innerText(), /refused/);
+    const s = await save(page);
+    assert.equal(s.entries[s.entries.length - 1].line, `fire ${gunner} plasma-gun towards ${target}`);
+    assert.equal(await page.evaluate(() => window.__servitor.typed), 0, 'no command was typed');
+  } finally {
+    await context.close();
+  }
+});
+
+/// The contrast ratio (WCAG 2) of two CSS colours as the browser computes them.
+const CONTRAST = `(a, b) => {
+  const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = (c) => {
+    const [r, g, b] = rgb(c).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+  return (x + 0.05) / (y + 0.05);
+}`;
+
+/// The board's contrasts in the theme shown: each piece's label on its disc (text, 4.5:1),
+/// walls, doors and open doors on the floor and a count on its badge (map features, 3:1).
+async function boardContrast(page) {
+  return page.evaluate((src) => {
+    const ratio = eval(src);
+    const css = (sel, prop) => { const e = document.querySelector(sel); return e && getComputedStyle(e)[prop]; };
+    const floor = css('#board .floor', 'fill');
+    const out = [];
+    for (const g of document.querySelectorAll('#board .piece')) {
+      const disc = getComputedStyle(g.querySelector('circle')).fill;
+      const label = getComputedStyle(g.querySelector('text')).fill;
+      out.push({ what: `label of ${g.dataset.piece}`, ratio: ratio(label, disc), need: 4.5 });
+    }
+    // Walls and doors as the theme draws them, whether or not this board has one open yet.
+    const probe = document.createElementNS('http://www.w3.org/2000/svg', 'line');
+    document.getElementById('board').append(probe);
+    for (const kind of ['wall', 'door', 'open-door']) {
+      probe.setAttribute('class', kind);
+      out.push({ what: `${kind} on the floor`, ratio: ratio(getComputedStyle(probe).stroke, floor), need: 3 });
+    }
+    probe.remove();
+    const badge = document.querySelector('#board .var-count');
+    if (badge) {
+      out.push({ what: 'a count on its badge', ratio: ratio(getComputedStyle(badge.querySelector('text')).fill, getComputedStyle(badge.querySelector('rect')).fill), need: 4.5 });
+      out.push({ what: 'a count badge on the floor', ratio: ratio(getComputedStyle(badge.querySelector('rect')).fill, floor), need: 3 });
+    }
+    return out;
+  }, CONTRAST);
+}
+
+test('what the table shows besides pieces: blips lurking drawn on their entry squares with a legend; the board one labelled group for screen readers; contrast in both themes', async () => {
+  const { context, page } = await browser(PHONE);
+  try {
+    await page.goto(base);
+    await ready(page);
+    await newGame(page, { pkg: ['space-hulk-solo', 'hulk'], mission: 'breach-run', seed: 3 });
+    await page.waitForSelector('#play:not([hidden])');
+    const counter = { n: 0 };
+    let lurking = null;
+    for (let i = 0; i < 10 && !lurking; i++) {
+      await tapCommand(page, 'end', [], counter);
+      const v = await view(page);
+      lurking = (v.variables || []).find((x) => x.name === 'lurking' && x.places.length);
+    }
+    assert.ok(lurking, 'a blip lurks within ten turns');
+    // Each entry area with blips lurking: its count on its square, and the legend says it as
+    // status does.
+    for (const place of lurking.places) {
+      const badge = page.locator(`#board .var-count[data-var="lurking"][data-place="${place.name}"]`);
+      assert.equal(await badge.locator('text').textContent(), String(place.value));
+    }
+    assert.equal(await page.locator('#board .var-count').count(), lurking.places.length);
+    const legend = await page.locator('#board-legend').innerText();
+    const said = lurking.places.map((p) => `${p.value} at ${p.name}`).join(', ');
+    assert.equal(legend.trim(), `blips lurking: ${said}`);
+    const status = JSON.parse(await page.evaluate(() => window.__servitor.comp.send('status', '[]', '[]'))).text;
+    assert.ok(status.includes(`lurking blips: ${said}`), status);
+    await page.evaluate(() => {
+      window.scrollTo(0, 0);
+      document.querySelector('#board .var-count').scrollIntoView({ block: 'center', inline: 'center' });
+      window.scrollTo(0, 0);
+    });
+    await shot(page, 'phone-hulk-lurking');
+    // Screen readers: one board, named and described (its pieces, marked squares, legend); no
+    // square read out one by one; each piece a named button Tab reaches.
+    const a11y = await page.evaluate(() => {
+      const svg = document.getElementById('board');
+      const exposed = [...svg.querySelectorAll('[data-sq]')].filter((e) => !e.closest('[aria-hidden="true"]'));
+      const titled = [...svg.querySelectorAll('[data-sq] title, .ground title')];
+      const summary = document.getElementById(svg.getAttribute('aria-describedby')).textContent;
+      const pieces = [...svg.querySelectorAll('[data-piece]')];
+      return {
+        role: svg.getAttribute('role'), label: svg.getAttribute('aria-label'), summary,
+        exposed: exposed.length, titled: titled.length, squares: svg.querySelectorAll('[data-sq]').length,
+        pieces: pieces.map((p) => [p.dataset.piece, p.getAttribute('role'), p.getAttribute('tabindex'), p.getAttribute('aria-label')]),
+      };
+    });
+    assert.equal(a11y.role, 'group');
+    assert.equal(a11y.label, 'The board');
+    assert.ok(a11y.squares > 20, `${a11y.squares} squares drawn`);
+    assert.equal(a11y.exposed, 0, 'no square exposed to screen readers');
+    assert.equal(a11y.titled, 0, 'no square titled');
+    assert.ok(a11y.pieces.length > 0);
+    for (const [id, role, tab, label] of a11y.pieces) {
+      assert.equal(role, 'button', id);
+      assert.equal(tab, '0', id);
+      assert.ok(label.startsWith(id), `${id}: ${label}`);
+      assert.ok(a11y.summary.includes(label), `the summary names ${id}`);
+    }
+    assert.match(a11y.summary, /Marked squares: entry on /);
+    assert.ok(a11y.summary.includes(`blips lurking: ${said}`), a11y.summary);
+    // Tab from the board's scroller reaches the first piece.
+    await page.locator('#board-scroll').focus();
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.dataset.piece), a11y.pieces[0][0]);
+    await axeClean(page, 'Space Hulk with blips lurking');
+    // Contrast, computed from the page as drawn: light, then dark.
+    for (const theme of ['light', 'dark']) {
+      await page.evaluate((t) => { document.documentElement.dataset.theme = t; }, theme);
+      const found = await boardContrast(page);
+      assert.ok(found.some((c) => c.what.startsWith('label of')) && found.some((c) => c.what === 'a count on its badge'), JSON.stringify(found));
+      const poor = found.filter((c) => c.ratio < c.need).map((c) => `${c.what}: ${c.ratio.toFixed(2)} < ${c.need}`);
+      assert.deepEqual(poor, [], `contrast in the ${theme} theme`);
+    }
+  } finally {
+    await context.close();
+  }
+});
+
 /// A tap on the battlefield at a point in inches (the page draws it to scale): the board
 /// scrolled to bring the point up, as a player would, then tapped there.
 async function tapField(page, x, y) {

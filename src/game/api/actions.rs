@@ -1,6 +1,7 @@
 //! The binding of action points, facings and watches ([`crate::game::actions`]): arguments
 //! checked, work charged, priced moves walked step by step with the watches' reactions
-//! between steps. docs/games.md, "Action points, facing and watches", is the reference.
+//! between steps (`move_priced`, whose walk pays per action through `Game::priced_step`).
+//! docs/games.md, "Action points, facing and watches", is the reference.
 
 use super::moves::{AfterStep, after_step};
 use super::{Api, GameRef, Res, area, piece_count, side_len, square, squares};

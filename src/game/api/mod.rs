@@ -5,7 +5,21 @@
 //! an action queued; what a call decides, asks or changes is a kernel method on [`Game`]
 //! (`game/*.rs`, no Rhai). One file per family of calls, each with one `register`:
 //! `reads.rs`, `board.rs`, `pieces.rs`, `moves.rs`, `tallies.rs`, `verbs.rs`, `actions.rs`,
-//! `field.rs`, `zones.rs`. The reference is docs/games.md, "Games".
+//! `field.rs`, `zones.rs`, `combat.rs`. The reference is docs/games.md, "Games".
+//!
+//! Here: `Api::with`, through which every call reaches the game (the run's rolls moved into
+//! the log first, so the log keeps the order things happened in; each line the call logs
+//! charged to the run's `Budget`); `Api::cost`, a board question's work charged before it is
+//! done; the conversions (squares from `"x,y"`, values to and from JSON, pieces to
+//! `PieceView`s); [`function_names`], every name registered, for the load-time script check;
+//! and [`register`], which also sets `RunState::show` so a die the player may be asked for
+//! comes after the run's rolls and notes so far reach the log.
+//!
+//! Game calls take the `game` handle by value (it holds nothing: the state is in the host),
+//! so a closure may use `game` too. One rule remains for authors: do not chain a call on
+//! `game` into a method whose closure uses `game` (`game.pieces(s).filter(|id|
+//! game.piece(id)…)`): the script engine locks `game` for the chain and reports a data race.
+//! Assign the list first.
 
 use super::pieces::NewFields;
 use super::state::Piece;
@@ -19,6 +33,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 mod actions;
 mod board;
+mod combat;
 mod field;
 mod moves;
 mod pieces;
@@ -359,4 +374,5 @@ pub fn register(engine: &mut Engine, game: &SharedGame, run: &Arc<Mutex<RunState
     field::register(engine, &api);
     actions::register(engine, &api);
     zones::register(engine, &api);
+    combat::register(engine, &api);
 }

@@ -1,6 +1,7 @@
 //! Binds what a script reads of the game: turn, side, phase, mission, options, pieces and
 //! their fields, variables, scores, tokens; and the log lines it writes (`say`), its
-//! questions to the player (`ask`), its streams.
+//! questions to the player (`ask`), its streams. `game.is_set(id, field)` is a piece's flag
+//! test in one call (absent, `()` and `false` are not set), with no value made for the script.
 
 use super::{Api, GameRef, from_json, ids, json_fields, piece_map};
 use rhai::{Array, Dynamic, Engine, INT, Map};

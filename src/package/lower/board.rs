@@ -1,5 +1,9 @@
 //! Lowering grid maps: `board` items (ASCII edge grids) and `mission` items that assemble
-//! boards into one grid and place pieces.
+//! boards into one grid and place pieces. Every mission is checked for the marks a game
+//! `needs-marks`. In a package with `schema mission`, a mission is also a record, so it may
+//! carry typed data and need not place a board (a data-only mission; in a package with
+//! battlefields it is played on the battlefield its game's setup chooses:
+//! `Ruleset::playable_missions`).
 
 use super::Lower;
 use crate::board::map::{self, MapText};

@@ -1,5 +1,6 @@
 //! Lowering a `campaign` item: a game's missions in order, and the script functions run
-//! between them (see `crate::campaign`).
+//! between them (see `crate::campaign`), each bound by its arity. Lowered after every game,
+//! whose missions it names.
 
 use super::Lower;
 use crate::diagnostic::{Diagnostic, did_you_mean};

@@ -1,9 +1,11 @@
-//! Lowering dice: `die` items (faces, tags) and dice expressions built from their syntax.
+//! Lowering dice: `die` items (faces, tags) and dice expressions built from their syntax; and
+//! rolls read die by die: pools, targets, charts read from constants, and a record's own dice
+//! fields.
 
 use super::Lower;
 use crate::diagnostic::{Diagnostic, did_you_mean, thousands};
 use crate::dice::read::{Force, Stage, Ties};
-use crate::dice::{DiceExpr, DieKind, Face, Part, Pool, PoolRead, Read, Reading, Reroll, Roll, Target, Test};
+use crate::dice::{DiceExpr, DieKind, Face, Part, Pool, PoolRead, Read, Reading, Reroll, Roll, Shown, Target, Test};
 use crate::limits::*;
 use crate::package::merge::MergedItem;
 use crate::ruleset::*;
@@ -732,6 +734,41 @@ impl RollLower<'_> {
                 }
                 Test::Named(name.clone())
             }
+            // A face these dice carry by that name reads before a chart: `arrow(90)` on a
+            // scatter die is its tagged face, whatever constants the package has.
+            ast::TestExpr::Chart { chart, keys } if pool.has_face_named(&chart.text) => {
+                let tagged: Vec<Shown> = pool
+                    .dice
+                    .iter()
+                    .flat_map(|(_, k)| k.shown_faces())
+                    .filter(|f| f.name.as_deref() == Some(chart.text.as_str()) && f.value.is_some())
+                    .collect();
+                match keys.as_slice() {
+                    [n] if tagged.iter().any(|f| f.value == Some(*n)) => Test::Tagged(chart.text.clone(), *n),
+                    _ => {
+                        let mut shown: Vec<String> = tagged.iter().map(Shown::to_string).collect();
+                        shown.dedup();
+                        let help = if shown.is_empty() {
+                            format!("the face `{}` carries no number: write it alone", chart.text)
+                        } else {
+                            format!("its faces: {}; `{}` alone is any of them", shown.join(", "), chart.text)
+                        };
+                        self.err(
+                            Diagnostic::error(
+                                t.span,
+                                format!(
+                                    "no face of these dice is `{}({})`",
+                                    chart.text,
+                                    keys.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+                                ),
+                                "no such face",
+                            )
+                            .with_help(help),
+                        );
+                        return None;
+                    }
+                }
+            }
             ast::TestExpr::Chart { chart, keys } => match self.names.chart {
                 Some(look) => match look(chart, keys, t.span) {
                     Ok(test) => test,
@@ -814,11 +851,11 @@ impl RollLower<'_> {
             }
             ast::How::Total(t) => {
                 let target = self.target(t, pool.as_ref()?)?;
-                if let Test::Named(name) = &target.test {
+                if let Test::Named(_) | Test::Tagged(..) = &target.test {
                     self.err(
                         Diagnostic::error(
                             t.span,
-                            format!("a total is a number, not the face `{name}`"),
+                            format!("a total is a number, not the face `{target}`"),
                             "not a number",
                         )
                         .with_help("a total meets a number: `total 10+ in 2d6`, `total 7 in 2d6`, `total 2..4 in 2d6`"),

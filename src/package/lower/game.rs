@@ -1,5 +1,7 @@
-//! Lowering a `game` item: sides, the phases of a turn, triggers and options, each bound to a
-//! script function of the right arity.
+//! Lowering a `game` item: sides, the phases of a turn, triggers, options and commands, each
+//! bound to a script function of the right arity; and the game's declared rules (doors,
+//! sight, action points, watches), its `show` variables and its `entry` points. A phase may
+//! be `first-turn` (a set-up step of turn 1 only, skipped after it).
 
 use super::{Lower, Props};
 use crate::diagnostic::{Diagnostic, did_you_mean};
@@ -45,12 +47,15 @@ impl Lower<'_> {
             "friends",
             "needs-marks",
             "show",
+            "draw",
             "entry",
             "source",
             "text",
             "label",
         ];
-        let repeatable = ["phase", "on", "option", "command", "reserve", "watch", "show", "entry"];
+        let repeatable = [
+            "phase", "on", "option", "command", "reserve", "watch", "show", "draw", "entry",
+        ];
         let props = self.props(&item.entries, "a game", &known, &repeatable, false);
         let label = self.label(item, &props);
         let source = self.text(props.get("source"));
@@ -160,6 +165,23 @@ impl Lower<'_> {
                     Diagnostic::error(p.span, "`show` takes a game variable and its label", "not understood")
                         .with_help(
                             "write `show hand \"Cards in your hand\"`: `status` shows the variable with that label",
+                        ),
+                ),
+            }
+        }
+        // `draw VAR "label"`: a variable the page draws on its board (the squares and board
+        // sections it names) and `status` leaves to the package's own `status` function.
+        let mut drawn = Vec::new();
+        for p in props.all("draw") {
+            match (
+                p.values.first().and_then(ast::Value::as_name),
+                p.values.get(1).and_then(ast::Value::as_text),
+            ) {
+                (Some(var), Some(label)) if p.values.len() == 2 => drawn.push((var.to_string(), label.to_string())),
+                _ => self.err(
+                    Diagnostic::error(p.span, "`draw` takes a game variable and its label", "not understood")
+                        .with_help(
+                            "write `draw lurking \"Blips lurking\"`: the page draws the squares and sections the variable names",
                         ),
                 ),
             }
@@ -351,6 +373,7 @@ impl Lower<'_> {
             friends_block,
             needs_marks,
             shown,
+            drawn,
             entries,
             source,
             text,

@@ -1,6 +1,10 @@
 //! Resolving merged items into the [`Ruleset`] model, checking as it goes: known kinds and
 //! entries, value types, dice, table coverage (every roll lands in exactly one row),
 //! references between items, and procedures bound to script functions.
+//!
+//! This file is the entry point and holds the value readers every item kind shares; each kind
+//! has a file of its own. Campaigns are lowered last, once every game is, since they name
+//! games and missions.
 
 use super::entry_span;
 use super::merge::{Merged, MergedItem};

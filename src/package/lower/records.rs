@@ -1,5 +1,6 @@
 //! Lowering typed data: `schema`, the records of each schema, pools and decks; references
-//! between records checked once everything is lowered.
+//! between records checked once everything is lowered. A record's `roll` fields are lowered
+//! last, so they may read the record's own dice fields.
 
 use super::{Lower, Props, RECORD_META};
 use crate::diagnostic::{Diagnostic, Report, did_you_mean};

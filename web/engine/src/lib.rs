@@ -626,6 +626,22 @@ fn refusal_words(reason: &str, line: &str) -> Vec<String> {
     out
 }
 
+/// Whether a refusal's example puts a square right after `line` (`… towards 12,9`, `… at
+/// SQUARE`): a square may come next though the command's usage does not say so.
+fn refusal_wants_square(reason: &str, line: &str) -> bool {
+    line.split_whitespace().count() >= 2
+        && reason.match_indices(line).any(|(i, _)| {
+            let before = reason[..i].chars().next_back();
+            let after = &reason[i + line.len()..];
+            let next = after
+                .strip_prefix(' ')
+                .and_then(|a| a.split_whitespace().next())
+                .unwrap_or("");
+            let next = next.trim_end_matches([';', ',', '.', ')', '"', '`', '\'', ':']);
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '-') && (is_square(next) || next == "SQUARE")
+        })
+}
+
 /// The probes of one `words` call, by line.
 type Probes = std::collections::HashMap<String, Result<(), String>>;
 
@@ -782,7 +798,7 @@ impl Companion {
             }
             at = closure(&slots, next);
         }
-        let next: Vec<Slot> = at.iter().filter_map(|&p| slots.get(p).cloned()).collect();
+        let mut next: Vec<Slot> = at.iter().filter_map(|&p| slots.get(p).cloned()).collect();
         let mut offer: Vec<(String, &'static str)> = Vec::new();
         let add = |offer: &mut Vec<(String, &'static str)>, w: &str, kind: &'static str| {
             if !said.contains(&w) && !offer.iter().any(|(o, _)| o == w) {
@@ -828,7 +844,20 @@ impl Companion {
             // The session's own lists come first for a value (the cards in hand, the event
             // cards, a model's guns).
             let listed = refusal_words(&reason, &line);
-            if !listed.is_empty() && next.iter().any(|s| s.kind == "value") {
+            let bracketed = !refusal_words(&reason, "").is_empty();
+            // An example with a square after the line: a square may come next (`fire marine-1
+            // plasma-gun towards` → tap the square the line runs through).
+            if refusal_wants_square(&reason, &line) && !next.iter().any(|s| s.kind == "square") {
+                next.push(Slot {
+                    name: "SQUARE".into(),
+                    kind: "square",
+                    words: Vec::new(),
+                    optional: false,
+                    repeat: false,
+                });
+            }
+            // (A list in brackets; an example's word — `fire marine-2 bolter …` — is no list.)
+            if bracketed && next.iter().any(|s| s.kind == "value") {
                 offer.retain(|(_, k)| *k != "value");
             }
             let game = self.game.as_ref()?;
@@ -865,7 +894,10 @@ impl Companion {
         if depth == 0 {
             return Ok(());
         }
-        if next.iter().any(|s| s.kind == "square") || (offer.is_empty() && next.iter().any(|s| s.kind == "value")) {
+        if next.iter().any(|s| s.kind == "square") {
+            return self.square_leads_on(said, next.iter().all(|s| s.kind == "square"), probes);
+        }
+        if offer.is_empty() && next.iter().any(|s| s.kind == "value") {
             return Ok(());
         }
         let mut why = refusal;
@@ -878,6 +910,51 @@ impl Companion {
             }
         }
         Err(why)
+    }
+
+    /// A square comes next after `said`: the line is tried with a few stand-in squares — beside
+    /// the last piece named, and the board's first floor square. Taken on trust when one is
+    /// taken, or a refusal names its square (the square's fault: another may do), or the
+    /// square is not all that may come; a dead end when every refusal names the piece and no
+    /// square (`enter marine-1` with marine-1 already aboard: no square would do).
+    fn square_leads_on(&mut self, said: &[&str], only_squares: bool, probes: &mut Probes) -> Result<(), String> {
+        let Some(game) = &self.game else { return Ok(()) };
+        let Some(&last) = said.last() else { return Ok(()) };
+        let Some(piece) = game.state.pieces.iter().find(|p| p.id == last) else {
+            return Ok(());
+        };
+        if !only_squares || game.battlefield().is_ok() {
+            return Ok(());
+        }
+        let grid = &game.view.grid;
+        let floor = |s: servitor::board::Square| grid.contains(s) && !grid.is_solid(s);
+        let mut stand_ins: Vec<servitor::board::Square> = Vec::new();
+        if let Some(at) = piece.at {
+            stand_ins.extend(
+                [(1, 0), (0, 1), (-1, 0), (0, -1)]
+                    .iter()
+                    .map(|&(dx, dy)| at.offset(dx, dy))
+                    .filter(|&s| floor(s))
+                    .take(2),
+            );
+        }
+        stand_ins.extend((0..grid.len()).map(|i| grid.square(i)).find(|&s| floor(s)));
+        let mut why = None;
+        for sq in stand_ins {
+            let sq = sq.to_string();
+            let line = format!("{} {sq}", said.join(" "));
+            match self.probe_once(&line, probes) {
+                Ok(()) => return Ok(()),
+                Err(r) => {
+                    let about = r.replace(&line, "");
+                    if names_word(&about, &sq) || !names_word(&about, last) {
+                        return Ok(());
+                    }
+                    why = Some(r);
+                }
+            }
+        }
+        why.map_or(Ok(()), Err)
     }
 
     fn turn_from(&mut self) -> usize {
@@ -1467,6 +1544,7 @@ fn view(game: &Game, session: &Session) -> Json {
         "final": s.over.as_ref().map(|_| table::final_line(game)),
         "board": { "width": grid.width, "height": grid.height, "solid": solid, "marks": marks, "edges": edges },
         "battlefield": battlefield(game),
+        "variables": variables(game),
         "pieces": pieces,
         "pools": pools,
         "decks": decks,
@@ -1476,6 +1554,57 @@ fn view(game: &Game, session: &Session) -> Json {
         "can_undo": !session.entries.is_empty(),
         "can_redo": !session.redo.is_empty(),
     })
+}
+
+/// The game variables the package declares the player may know (`show VAR "label"`, printed
+/// by `status` too, and `draw VAR "label"`), once set: each with its label, its value and the
+/// places of the board it names — a square (`x,y`) or a board section, as a string, a list's
+/// item or a map's key (with the key's value, those at 0, false or empty left out: nothing
+/// there) — with their squares, for the page to draw (Space Hulk's burning sections, the blips
+/// lurking at an entry area). Nothing else of the game's variables reaches the page.
+fn variables(game: &Game) -> Vec<Json> {
+    let grid = &game.view.grid;
+    let places = |value: &Json| -> Vec<Json> {
+        let mut named: Vec<(&str, Json)> = Vec::new();
+        match value {
+            Json::String(t) => named.push((t, Json::Null)),
+            Json::Array(items) => named.extend(items.iter().filter_map(|i| i.as_str()).map(|t| (t, Json::Null))),
+            Json::Object(m) => named.extend(
+                m.iter()
+                    .filter(|(_, v)| !matches!(v, Json::Null | Json::Bool(false)) && v.as_f64() != Some(0.0))
+                    .filter(|(_, v)| !(v.as_str() == Some("") || v.as_array().is_some_and(Vec::is_empty)))
+                    .filter(|(_, v)| !v.as_object().is_some_and(serde_json::Map::is_empty))
+                    .map(|(k, v)| (k.as_str(), v.clone())),
+            ),
+            _ => {}
+        }
+        named
+            .into_iter()
+            .filter_map(|(name, value)| {
+                let squares: Vec<String> = match servitor::board::Square::parse(name) {
+                    Some(sq) if grid.contains(sq) && !grid.is_solid(sq) => vec![sq.to_string()],
+                    Some(_) => return None,
+                    None => game.section_squares(name).ok()?.iter().map(|s| s.to_string()).collect(),
+                };
+                (!squares.is_empty()).then(|| json!({ "name": name, "value": value, "squares": squares }))
+            })
+            .collect()
+    };
+    let shown = game.def.shown.iter().map(|v| (v, true));
+    let drawn = game.def.drawn.iter().map(|v| (v, false));
+    shown
+        .chain(drawn)
+        .filter_map(|((var, label), status)| {
+            let value = game.state.vars.get(var).filter(|v| !v.is_null())?;
+            Some(json!({
+                "name": var,
+                "label": label,
+                "value": value,
+                "status": status,
+                "places": places(value),
+            }))
+        })
+        .collect()
 }
 
 /// The battlefield in inches a game is played on, as the page draws it: its size, zones
@@ -1880,6 +2009,108 @@ mod tests {
         }
     }
 
+    /// The game variables a package declares the player may know (`show`, `draw`) are in the
+    /// view with the board places they name — Space Hulk's blips lurking at an entry area (a
+    /// count on its square, none for an area with none), its sections burning (every square
+    /// of the section) —; no other variable of the game is (`blips-left`, `lurk-new`).
+    #[test]
+    fn the_view_draws_the_variables_the_game_shows_and_no_other() {
+        let mut c = Companion::load("space-hulk-solo").unwrap();
+        let r = parse(&c.begin(&json!({ "mission": "breach-run", "seed": "3" }).to_string(), "[]", "[]"));
+        assert_eq!(r["ok"], json!(true), "{r}");
+        let lurking = |v: &Json| {
+            v["variables"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["name"] == "lurking")
+                .cloned()
+        };
+        let mut found = None;
+        for _ in 0..10 {
+            send(&mut c, "end");
+            let v = parse(&c.view());
+            if let Some(l) = lurking(&v).filter(|l| !l["places"].as_array().unwrap().is_empty()) {
+                found = Some((v, l));
+                break;
+            }
+        }
+        let (view, l) = found.expect("a blip lurks within ten turns");
+        assert_eq!(l["label"], json!("blips lurking"));
+        assert_eq!(l["status"], json!(false), "{l}");
+        let entries: Vec<&str> = view["board"]["marks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["mark"] == "entry")
+            .map(|m| m["at"].as_str().unwrap())
+            .collect();
+        let mut counted = 0;
+        for place in l["places"].as_array().unwrap() {
+            let at = place["name"].as_str().unwrap();
+            assert!(entries.contains(&at), "{at} is an entry square: {l}");
+            assert_eq!(place["squares"], json!([at]), "{place}");
+            let n = place["value"].as_i64().unwrap();
+            assert!(n > 0, "{place}");
+            counted += n;
+        }
+        // The same count as `status` says in words.
+        let status = parse(&c.send("status", "[]", "[]"));
+        let text = status["text"].as_str().unwrap().to_string();
+        let said: i64 = text
+            .lines()
+            .find(|l| l.starts_with("lurking blips: "))
+            .unwrap()
+            .trim_start_matches("lurking blips: ")
+            .split(", ")
+            .map(|p| p.split(' ').next().unwrap().parse::<i64>().unwrap())
+            .sum();
+        assert_eq!(said, counted, "{text}");
+        // A section burning: every square of it, and `status` says it (`show`).
+        let game = c.game.as_mut().unwrap();
+        let section = game.view.grid.sections[0].clone();
+        let squares = game.section_squares(&section).unwrap().len();
+        game.state.vars.insert("burning".into(), json!([section]));
+        let view = parse(&c.view());
+        let burning = view["variables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == "burning")
+            .unwrap();
+        assert_eq!(burning["status"], json!(true));
+        assert_eq!(burning["places"][0]["name"], json!(section));
+        assert_eq!(
+            burning["places"][0]["squares"].as_array().unwrap().len(),
+            squares,
+            "{burning}"
+        );
+        let status = parse(&c.send("status", "[]", "[]"));
+        assert!(
+            status["text"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("burning sections: {section}")),
+            "{status}"
+        );
+        // Nothing else of the game's variables.
+        let names: Vec<&str> = view["variables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["burning", "lurking"], "{view}");
+        let all = view.to_string();
+        for secret in ["blips-left", "lurk-new"] {
+            assert!(
+                c.game.as_ref().unwrap().state.vars.contains_key(secret),
+                "{secret} is a variable of the game"
+            );
+            assert!(!all.contains(secret), "{secret} in the view");
+        }
+    }
+
     /// The test game of `fixtures/asking`: a question in the setup, a die and two questions
     /// in its `call` command, a question in the other side's phase.
     fn asking() -> Companion {
@@ -2143,6 +2374,60 @@ mod words_tests {
         assert_eq!(w["complete"], json!(false), "{w}");
     }
 
+    /// A gun that fires along a line towards a square (Space Crusade's plasma gun): `towards`
+    /// is offered after it, then a square is asked for (a tap), and the line is whole.
+    #[test]
+    fn fire_towards_a_square_is_built_from_the_words_offered() {
+        let mut c = begin("space-crusade-solo", "reactor-strike", "1");
+        let view: Json = serde_json::from_str(&c.view()).unwrap();
+        let gunner = view["pieces"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| {
+                p["fields"]["weapons"]
+                    .as_array()
+                    .is_some_and(|w| w.contains(&json!("plasma-gun")))
+            })
+            .map(|p| p["id"].as_str().unwrap().to_string())
+            .expect("a Marine with a plasma gun");
+        for line in ["event quiet".to_string(), format!("enter {gunner} 7,1"), "end".into()] {
+            build(&mut c, &line);
+        }
+        // Turns go by until an alien is in his sight: the square it stands on is the one to
+        // fire towards.
+        let mut target = None;
+        for _ in 0..8 {
+            let refusal = c.probe(&format!("fire {gunner} plasma-gun")).unwrap_err();
+            if let Some((_, seen)) = refusal.split_once("in sight: [") {
+                target = Some(seen.split(' ').next().unwrap().to_string());
+                break;
+            }
+            build(&mut c, "end");
+        }
+        let target = target.expect("an alien in sight within eight turns");
+        let view: Json = serde_json::from_str(&c.view()).unwrap();
+        let at = view["pieces"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["id"] == json!(target))
+            .unwrap()["at"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let who = words_of(&offered(&mut c, "fire"));
+        assert!(who.contains(&gunner), "{who:?}");
+        let gun = words_of(&offered(&mut c, &format!("fire {gunner}")));
+        assert_eq!(gun, ["plasma-gun"], "his gun, not an example's");
+        let aim = offered(&mut c, &format!("fire {gunner} plasma-gun"));
+        assert!(words_of(&aim).contains(&"towards".to_string()), "{aim}");
+        let towards = offered(&mut c, &format!("fire {gunner} plasma-gun towards"));
+        assert_eq!(towards["square"], json!(true), "{towards}");
+        assert_eq!(towards["complete"], json!(false), "{towards}");
+        build(&mut c, &format!("fire {gunner} plasma-gun towards {at}"));
+    }
+
     fn words_of(w: &Json) -> Vec<String> {
         w["words"]
             .as_array()
@@ -2179,10 +2464,11 @@ mod words_tests {
         }
         assert!(who.is_empty(), "{fire}");
         assert!(fire["note"].as_str().unwrap().contains("nothing in sight"), "{fire}");
-        // `enter` still offers those off the board, `move` the Marine on it (a word before a
-        // square is taken on trust: `enter marine-1` is offered too, the square refused).
+        // `enter` offers only those still off the board (marine-1 is aboard: no square would
+        // do), `move` the Marine on it.
         let enter = words_of(&offered(&mut c, "enter"));
         assert!(enter.contains(&"marine-2".to_string()), "{enter:?}");
+        assert!(!enter.contains(&"marine-1".to_string()), "{enter:?}");
         let moving = words_of(&offered(&mut c, "move"));
         assert!(moving.contains(&"marine-1".to_string()), "{moving:?}");
     }
