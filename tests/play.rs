@@ -754,7 +754,7 @@ fn a_cooperative_competitive_game_of_two_players_at_the_table() {
         "(ana's unit): fire Overwatch",
         "Points per player: ana 0, ben 0",
         "Tactical Objective cards per player: ana: secure-4, secure-1, secure-2; ben:",
-        "among the players ben wins with the most Victory Points (ana 1, ben 2)",
+        "among the players ben wins with the most Victory Points (ana 1, ben 3)",
     ] {
         assert!(both.contains(line), "missing {line:?}: {both}");
     }
