@@ -114,6 +114,8 @@ pub const MAX_MAP_SIZE: usize = 10_000;
 
 /// Pieces one game may have, on the board or off (removed ones count too).
 pub const MAX_GAME_PIECES: usize = 1_000;
+/// Models of one unit on a battlefield (its stats' `models`, or the points a player gives).
+pub const MAX_UNIT_MODELS: usize = 100;
 /// Rhai operations of all the script runs of one game together.
 pub const MAX_GAME_OPERATIONS: u64 = 5_000_000;
 /// Work of the board questions of all the script runs of one game together (counted as

@@ -316,7 +316,7 @@ fn the_player_deploys_their_own_army_before_turn_1() {
     );
     assert!(
         enemy_turn(&auto)
-            .contains("rust-mob-1 moves 6.0\": (27.0, 19.0) → (27.8, 24.9) (Berserk: at warden-line-squad-2"),
+            .contains("rust-mob-1 moves 6.0\": (27.0, 19.0) → (28.0, 24.9) (Berserk: at warden-line-squad-2"),
         "{}",
         enemy_turn(&auto)
     );
@@ -472,11 +472,11 @@ fn every_die_at_the_table_says_what_it_is_for_after_the_roll_before_it() {
         assert!(head.contains(" for "), "a die that does not say what it is for: `{p}`");
     }
     for purpose in [
-        "d6 for rust-warboss-1: does it arrive (5+ stays in reserve) on table spawn-check",
-        "1 scatter for rust-warboss-1: where it comes on near spawn marker 2: the scatter die",
-        "2d6 for rust-warboss-1: where it comes on near spawn marker 2: inches along the arrow, die 1 of 2",
-        "d3 for rust-warboss-1: its Enemy Type (on the D6: 1-2 Erratic, 3-4 Tactical, 5-6 Berserk)",
-        "20d6 for rust-mob-1: 20 shot(s) of scrap-gun at warden-line-squad-2: 5+ hits, then 4+ wounds, then warden-line-squad-2 saves on 3+, die 1 of 20",
+        "d6 for rust-gunners-1: does it arrive (5+ stays in reserve) on table spawn-check",
+        "1 scatter for rust-gunners-1: where it comes on near spawn marker 2: the scatter die",
+        "2d6 for rust-gunners-1: where it comes on near spawn marker 2: inches along the arrow, die 1 of 2",
+        "d3 for rust-gunners-1: its Enemy Type (on the D6: 1-2 Erratic, 3-4 Tactical, 5-6 Berserk)",
+        "24d6 for rust-mob-1: 24 shot(s) of scrap-gun at warden-fire-team-1: 5+ hits, then 4+ wounds, then warden-fire-team-1 saves on 3+, die 1 of 24",
         "d6 for night fighting (4+: turn 1 is fought in the dark)",
         "2d6 for how many inches spawn marker 1 goes from objective 1, die 1 of 2",
     ] {
@@ -484,10 +484,10 @@ fn every_die_at_the_table_says_what_it_is_for_after_the_roll_before_it() {
     }
     // The spawn check's result is on the screen before the marker's die is asked.
     let check = stdout
-        .find("Does a reserve unit arrive? for rust-warboss-1: d6: 4 → spawns")
+        .find("Does a reserve unit arrive? for rust-gunners-1: d6: 4 → spawns")
         .unwrap();
     let marker = stdout
-        .find("d6 for rust-warboss-1: the numbered spawn marker it comes on at")
+        .find("d6 for rust-gunners-1: the numbered spawn marker it comes on at")
         .unwrap();
     assert!(check < marker, "{stdout}");
 }
@@ -501,9 +501,9 @@ fn sees_lists_the_units_in_sight_on_a_battlefield() {
     assert_eq!(code, 0, "{stderr}");
     for said in [
         "warden-line-squad-2 at 30.0,42.0 sees (nearest first, base to base; terrain in the way blocks sight):",
-        "  rust-rabble-1 (rust-rabble) at 23.0,23.0, 15.7\" away",
-        "  rust-gunners-1 (rust-gunners) at 31.0,8.0, 30.0\" away (partly hidden: 1 of 5 sight lines reach it)",
-        "  out of sight: rust-rabble-2 24.1\", rust-mob-3 30.1\"",
+        "  rust-rabble-1 (rust-rabble) at 23.0,23.0, 14.5\" away",
+        "  rust-gunners-1 (rust-gunners) at 31.0,14.0, 22.5\" away (partly hidden: 1 of 5 sight lines reach it)",
+        "  out of sight: rust-mob-3 22.3\", rust-rabble-2 26.9\"",
     ] {
         assert!(stdout.contains(said), "`{said}`:\n{stdout}");
     }

@@ -1533,6 +1533,7 @@ fn a_face_down_piece_ending_next_to_the_other_side_is_reported() {
         facing: None,
         ap: None,
         watch: None,
+        models: Vec::new(),
     };
     let act = |action: Action| Event {
         kind: "action".into(),
@@ -1602,6 +1603,7 @@ fn a_walk_charged_other_than_its_price_is_reported() {
         facing: Some(0),
         ap: None,
         watch: None,
+        models: Vec::new(),
     };
     let game = |turn_to: u8, step_to: &str, spent: i64| {
         let events = [
@@ -1676,6 +1678,7 @@ fn a_step_in_reach_of_a_watch_unanswered_is_reported() {
         facing,
         ap: None,
         watch: watch.map(Into::into),
+        models: Vec::new(),
     };
     let event = |piece: Option<&str>, text: &str, action: Option<Action>| Event {
         kind: if action.is_some() { "action" } else { "decision" }.into(),
@@ -1769,6 +1772,7 @@ fn a_walk_kept_out_of_sight_stepping_into_it_is_reported() {
         facing,
         ap: None,
         watch: None,
+        models: Vec::new(),
     };
     let add = |p: Piece| Event {
         kind: "action".into(),
@@ -1879,6 +1883,7 @@ fn a_blip_lost_while_an_entry_is_free_is_reported() {
         facing: None,
         ap: None,
         watch: None,
+        models: Vec::new(),
     };
     let begin = event(
         "",

@@ -421,6 +421,7 @@ mod tests {
             facing: None,
             ap: None,
             watch: None,
+            models: Vec::new(),
         }
     }
 

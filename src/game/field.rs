@@ -12,6 +12,14 @@
 //! nearest free spot round a point (ties by the dice). [`Game::battlefield`] is the
 //! package's battlefield, or, once zones were added during play (`zones.rs`), it with them,
 //! built once into the state's `field_cache` (never saved).
+//!
+//! A unit is its models ([`Piece::models`], offsets from the point, so a move keeps the
+//! formation): laid out in formation the first time a unit whose stats give `models` and
+//! `model-base` stands (`formation`, the action `Models`); distances run closest model to
+//! closest model (`closest_models`, which `gap` and the moves towards a piece use: the
+//! closest model walks, `towards_lead`); casualties come off closest first
+//! (`remove_models`); a blast hits the models under it (`models_under`); `coherent` checks
+//! coherency and `set_models` takes a player's models by points.
 
 use super::pieces::NewFields;
 use super::state::{Action, ON_BOARD};
@@ -116,10 +124,10 @@ impl Game {
         }
     }
 
-    /// Inches between two pieces, base edge to base edge (0 when the bases touch or overlap).
+    /// Inches between two pieces, base edge to base edge (0 when the bases touch or overlap):
+    /// closest model to closest model, for units of several.
     pub fn gap(&self, i: usize, j: usize) -> Result<f64, String> {
-        let (a, b) = (self.point_of(i)?, self.point_of(j)?);
-        Ok((a.distance(b) - self.base(i) / 2.0 - self.base(j) / 2.0).max(0.0))
+        Ok(self.closest_models(i, j)?.gap)
     }
 
     /// The pieces of `side` (every side but `i`'s for `""`) standing at points, nearest to
@@ -176,7 +184,69 @@ impl Game {
         stop: f64,
         halts: &[(Point, f64)],
     ) -> Result<Towards, String> {
-        let from = self.point_of(i)?;
+        self.towards_from(self.point_of(i)?, target, target, max, stop, halts)
+    }
+
+    /// [`Game::towards_halting`] walked by one model of unit `i` (the one at offset `lead`
+    /// from its point), the unit following in formation: the route is the unit's point's, the
+    /// lead's shifted back by its offset; `left` and the stops are the lead's. When that
+    /// shifted route would cross impassable terrain or leave the table, the unit's point walks
+    /// its own route instead, to the target and stops shifted back by the lead's offset (so
+    /// the stops still measure the lead).
+    pub fn towards_lead(
+        &self,
+        i: usize,
+        lead: Point,
+        target: Point,
+        max: f64,
+        stop: f64,
+        halts: &[(Point, f64)],
+    ) -> Result<Towards, String> {
+        let at = self.point_of(i)?;
+        if lead == Point::new(0.0, 0.0) {
+            return self.towards_from(at, target, target, max, stop, halts);
+        }
+        let from = Point::new(at.x + lead.x, at.y + lead.y);
+        let mut t = self.towards_from(from, target, target, max, stop, halts)?;
+        t.route = t
+            .route
+            .iter()
+            .map(|p| rounded(Point::new(p.x - lead.x, p.y - lead.y)))
+            .collect();
+        t.route[0] = at;
+        let field = self.battlefield()?;
+        let fits = t.route.iter().all(|&p| may_stand(field, p).is_ok())
+            && t.route.windows(2).all(|leg| field.clear(leg[0], leg[1]));
+        if fits {
+            return Ok(t);
+        }
+        let back = |p: Point| Point::new(p.x - lead.x, p.y - lead.y);
+        let halts: Vec<(Point, f64)> = halts.iter().map(|&(c, r)| (back(c), r)).collect();
+        // The point's own way to where the lead's target puts it, or, when that spot is no
+        // place to stand, to the target itself (the stops still measured by the lead).
+        let aim = if may_stand(field, back(target)).is_ok() {
+            back(target)
+        } else {
+            target
+        };
+        let t = self.towards_from(at, aim, back(target), max, stop, &halts)?;
+        if t.blocked && aim != target {
+            return self.towards_from(at, target, back(target), max, stop, &halts);
+        }
+        Ok(t)
+    }
+
+    /// The walk from `from` along the shortest way to `aim`, the stops measured to `target`
+    /// (usually `aim` itself).
+    fn towards_from(
+        &self,
+        from: Point,
+        aim: Point,
+        target: Point,
+        max: f64,
+        stop: f64,
+        halts: &[(Point, f64)],
+    ) -> Result<Towards, String> {
         let field = self.battlefield()?;
         let stops: Vec<(Point, f64)> = std::iter::once((target, stop)).chain(halts.iter().copied()).collect();
         let at_start = stops.iter().position(|&(c, r)| from.distance(c) <= r + TIE);
@@ -189,7 +259,7 @@ impl Game {
                 halted: at_start,
             });
         }
-        let Some(route) = field.route(from, target) else {
+        let Some(route) = field.route(from, aim) else {
             return Ok(Towards {
                 route: vec![from],
                 left: from.distance(target),
@@ -248,9 +318,10 @@ impl Game {
 
     /// How far piece `i` must move along the shortest route round impassable terrain for its
     /// base to touch `j`'s (a charge's distance), or `None` when no route leads there.
+    /// For units of several models, the closest model's way to the closest model of `j`.
     pub fn route_gap(&self, i: usize, j: usize) -> Result<Option<f64>, String> {
-        let at = self.point_of(j)?;
-        let t = self.towards(i, at, f64::INFINITY, self.base(i) / 2.0 + self.base(j) / 2.0)?;
+        let c = self.closest_models(i, j)?;
+        let t = self.towards_lead(i, c.lead, c.to, f64::INFINITY, c.reach, &[])?;
         Ok((!t.blocked).then(|| inches(&t.route)))
     }
 
@@ -269,14 +340,12 @@ impl Game {
         rng: &mut Rng,
     ) -> Result<Option<Point>, String> {
         let field = self.battlefield()?;
-        let others: Vec<(Point, f64)> = self
-            .state
-            .pieces
-            .iter()
-            .enumerate()
-            .filter(|&(j, p)| Some(j) != except && p.on_board() && p.point.is_some())
-            .map(|(j, p)| (p.point.expect("filtered"), self.base(j)))
-            .collect();
+        let mut others: Vec<(Point, f64)> = Vec::new();
+        for (j, p) in self.state.pieces.iter().enumerate() {
+            if Some(j) != except && p.on_board() && p.point.is_some() {
+                others.extend(self.models_at(j)?);
+            }
+        }
         let free = |p: Point| {
             let p = settle(field, p);
             may_stand(field, p).is_ok()
@@ -306,6 +375,276 @@ impl Game {
             }
         }
         Ok(None)
+    }
+}
+
+/// A unit's models are laid out this far apart, base edge to base edge: well inside 7th
+/// edition's 2" coherency.
+pub const FORMATION_GAP: f64 = 0.5;
+
+/// The closest pair of models of two units (`Game::closest_models`).
+#[derive(Debug, Clone, Copy)]
+pub struct Closest {
+    /// Base edge to base edge, 0 when they touch.
+    pub gap: f64,
+    /// The first unit's closest model, as an offset from its point.
+    pub lead: Point,
+    /// Where the second unit's closest model stands.
+    pub to: Point,
+    /// Centre to centre when their bases touch: the two radii.
+    pub reach: f64,
+}
+
+impl Game {
+    /// The base of each of piece `i`'s models: its stats record's `model-base` (inches) when it
+    /// is a unit of several models, else its `base`.
+    pub fn model_base(&self, i: usize) -> f64 {
+        if self.state.pieces[i].models.is_empty() {
+            return self.base(i);
+        }
+        match self.stat(i, "model-base") {
+            Some(crate::value::Value::Number(n)) => (*n).clamp(0, 240) as f64,
+            _ => 0.0,
+        }
+    }
+
+    /// How many models piece `i` is laid out as when it first stands on a battlefield: its
+    /// stats record's `models`, when the record gives its models a `model-base`; else one.
+    pub fn declared_models(&self, i: usize) -> usize {
+        let number = |f: &str| match self.stat(i, f) {
+            Some(crate::value::Value::Number(n)) => *n,
+            _ => 0,
+        };
+        if number("model-base") > 0 {
+            number("models").clamp(1, crate::limits::MAX_UNIT_MODELS as i64) as usize
+        } else {
+            1
+        }
+    }
+
+    /// Every model of piece `i`: where it stands and its base (one, at its point, with the
+    /// piece's `base`, for a piece of one model).
+    pub fn models_at(&self, i: usize) -> Result<Vec<(Point, f64)>, String> {
+        let at = self.point_of(i)?;
+        let p = &self.state.pieces[i];
+        if p.models.is_empty() {
+            return Ok(vec![(at, self.base(i))]);
+        }
+        let b = self.model_base(i);
+        Ok(p.models
+            .iter()
+            .map(|o| (Point::new(at.x + o.x, at.y + o.y), b))
+            .collect())
+    }
+
+    /// The closest models of two pieces, base edge to base edge (the first pair found of
+    /// equally close ones, in the order the models are kept).
+    pub fn closest_models(&self, i: usize, j: usize) -> Result<Closest, String> {
+        let (mine, theirs) = (self.models_at(i)?, self.models_at(j)?);
+        let at = self.point_of(i)?;
+        let mut best: Option<(f64, Closest)> = None;
+        for &(a, ra) in &mine {
+            for &(b, rb) in &theirs {
+                let centre = a.distance(b);
+                let edge = centre - ra / 2.0 - rb / 2.0;
+                if best.as_ref().is_none_or(|(e, _)| edge < *e - TIE) {
+                    let c = Closest {
+                        gap: edge.max(0.0),
+                        lead: Point::new(a.x - at.x, a.y - at.y),
+                        to: b,
+                        reach: ra / 2.0 + rb / 2.0,
+                    };
+                    best = Some((edge, c));
+                }
+            }
+        }
+        Ok(best.expect("a piece at a point has a model").1)
+    }
+
+    /// Where the `n` models of a unit whose models have bases `base` inches across stand round
+    /// `at`, as offsets from it: on a square lattice `base` + [`FORMATION_GAP`] apart, nearest
+    /// the centre first (then clockwise from up the table), on the table and outside
+    /// impassable terrain where the lattice has room.
+    pub fn formation(&self, at: Point, n: usize, base: f64) -> Result<Vec<Point>, String> {
+        let field = self.battlefield()?;
+        let s = base + FORMATION_GAP;
+        let k = ((n as f64).sqrt().ceil() as i64) * 2 + 2;
+        let mut slots: Vec<(f64, f64, Point)> = Vec::new();
+        for a in -k..=k {
+            for b in -k..=k {
+                let o = Point::new(a as f64 * s, b as f64 * s);
+                let d = (o.x * o.x + o.y * o.y).sqrt();
+                let bearing = Point::new(0.0, 0.0).bearing_to(o);
+                slots.push((d, if d == 0.0 { 0.0 } else { bearing }, rounded(o)));
+            }
+        }
+        slots.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.total_cmp(&y.1)));
+        let free = |o: &Point| may_stand(field, Point::new(at.x + o.x, at.y + o.y)).is_ok();
+        let mut chosen: Vec<Point> = slots.iter().map(|t| t.2).filter(free).take(n).collect();
+        // No room for them all: the rest where the lattice goes on, as a player would squeeze in.
+        for t in &slots {
+            if chosen.len() >= n {
+                break;
+            }
+            if !chosen.contains(&t.2) {
+                chosen.push(t.2);
+            }
+        }
+        Ok(chosen)
+    }
+
+    /// Lays out piece `i`'s models in formation round its point when it is a unit of several
+    /// models standing at a point with none laid out yet (the first time it stands).
+    fn lay_out(&mut self, i: usize) -> Result<(), String> {
+        let n = self.declared_models(i);
+        if n < 2 || !self.state.pieces[i].models.is_empty() {
+            return Ok(());
+        }
+        let at = self.point_of(i)?;
+        let base = match self.stat(i, "model-base") {
+            Some(crate::value::Value::Number(b)) => (*b).clamp(0, 240) as f64,
+            _ => 0.0,
+        };
+        let offsets = self.formation(at, n, base)?;
+        let id = self.state.pieces[i].id.clone();
+        self.act(
+            "models",
+            format!("{id}'s {n} models stand in formation round {}", show(at)),
+            Some(&id),
+            Action::Models {
+                id: id.clone(),
+                offsets,
+            },
+        );
+        Ok(())
+    }
+
+    /// Piece `i`'s models stand at `points` (a unit's models set where the table has them): its
+    /// point moves to the first of them, the others kept as offsets from it. Each must stand on
+    /// the table outside impassable terrain.
+    pub fn set_models(&mut self, i: usize, points: &[Point], why: &str) -> Result<(), String> {
+        self.point_of(i)?;
+        if points.is_empty() || points.len() > crate::limits::MAX_UNIT_MODELS {
+            return Err(format!(
+                "a unit has 1 to {} models (`MAX_UNIT_MODELS`)",
+                crate::limits::MAX_UNIT_MODELS
+            ));
+        }
+        let field = self.battlefield()?;
+        let points: Vec<Point> = points.iter().map(|&p| settle(field, p)).collect();
+        for &p in &points {
+            may_stand(field, p)?;
+        }
+        let id = self.state.pieces[i].id.clone();
+        let first = points[0];
+        let offsets: Vec<Point> = points
+            .iter()
+            .map(|p| rounded(Point::new(p.x - first.x, p.y - first.y)))
+            .collect();
+        let list = points.iter().map(|&p| show(p)).collect::<Vec<_>>().join(" ");
+        self.act(
+            "place",
+            format!("{id} is set down at {}{}", show(first), because(why)),
+            Some(&id),
+            Action::Stand {
+                id: id.clone(),
+                point: first,
+            },
+        );
+        self.act(
+            "models",
+            format!("{id}'s {} model(s) stand at {list}", points.len()),
+            Some(&id),
+            Action::Models {
+                id: id.clone(),
+                offsets,
+            },
+        );
+        Ok(())
+    }
+
+    /// Takes `n` of unit `i`'s models away as casualties, those closest to `from` first (base
+    /// edge to the nearest of `from`'s points; equally close ones in the order kept; with no
+    /// `from`, the last kept first); a unit keeps at least one model (its life removes it).
+    /// The models taken, where they stood.
+    pub fn remove_models(&mut self, i: usize, n: usize, from: &[Point], why: &str) -> Result<Vec<Point>, String> {
+        let models = self.models_at(i)?;
+        if models.len() < 2 || n == 0 {
+            return Ok(Vec::new());
+        }
+        let n = n.min(models.len() - 1);
+        let near = |p: Point, b: f64| {
+            from.iter()
+                .map(|&f| p.distance(f) - b / 2.0)
+                .fold(f64::INFINITY, f64::min)
+        };
+        let mut order: Vec<(usize, f64)> = models.iter().enumerate().map(|(k, &(p, b))| (k, near(p, b))).collect();
+        if from.is_empty() {
+            // Nothing to be closest to: the last kept first (a formation's outermost).
+            order.reverse();
+        } else {
+            order.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        }
+        let gone: Vec<usize> = order[..n].iter().map(|&(k, _)| k).collect();
+        let p = &self.state.pieces[i];
+        let offsets: Vec<Point> = p
+            .models
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| !gone.contains(k))
+            .map(|(_, o)| *o)
+            .collect();
+        let taken: Vec<Point> = gone.iter().map(|&k| models[k].0).collect();
+        let id = p.id.clone();
+        let list = taken.iter().map(|&q| show(q)).collect::<Vec<_>>().join(" ");
+        self.act(
+            "models",
+            format!(
+                "{id} loses {n} model(s), {}: {list}{}",
+                if from.is_empty() {
+                    "the outermost first"
+                } else {
+                    "the closest first"
+                },
+                because(why)
+            ),
+            Some(&id),
+            Action::Models {
+                id: id.clone(),
+                offsets,
+            },
+        );
+        Ok(taken)
+    }
+
+    /// How many of piece `i`'s models have a base touching the circle `diameter` inches across
+    /// round `at` (a blast or a template's footprint).
+    pub fn models_under(&self, i: usize, at: Point, diameter: f64) -> Result<usize, String> {
+        Ok(self
+            .models_at(i)?
+            .into_iter()
+            .filter(|&(p, b)| p.distance(at) - b / 2.0 <= diameter / 2.0 + TIE)
+            .count())
+    }
+
+    /// Whether piece `i`'s models are in coherency: each within `within` inches (base edge to
+    /// base edge) of another, in one group.
+    pub fn coherent(&self, i: usize, within: f64) -> Result<bool, String> {
+        let models = self.models_at(i)?;
+        let mut joined = vec![false; models.len()];
+        joined[0] = true;
+        let mut queue = vec![0];
+        while let Some(k) = queue.pop() {
+            for m in 0..models.len() {
+                let (a, ra) = models[k];
+                let (b, rb) = models[m];
+                if !joined[m] && a.distance(b) - ra / 2.0 - rb / 2.0 <= within + TIE {
+                    joined[m] = true;
+                    queue.push(m);
+                }
+            }
+        }
+        Ok(joined.iter().all(|&j| j))
     }
 }
 
@@ -477,6 +816,8 @@ impl Game {
             Some(&id),
             Action::Add { piece: Box::new(piece) },
         );
+        let i = self.index(&id)?;
+        self.lay_out(i)?;
         Ok(id)
     }
 
@@ -501,7 +842,7 @@ impl Game {
                 point: at,
             },
         );
-        Ok(())
+        self.lay_out(i)
     }
 
     /// The nearest piece of `side` to piece `i` that `rule` lets through (ties by `rng`).

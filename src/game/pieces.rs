@@ -93,6 +93,7 @@ impl Game {
             facing: None,
             ap: None,
             watch: None,
+            models: Vec::new(),
         })
     }
 

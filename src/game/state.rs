@@ -52,6 +52,11 @@ pub struct Piece {
     /// pieces that act where it can see them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watch: Option<String>,
+    /// A unit of several models on a battlefield: where each model stands, as an offset from
+    /// `point` (so a move of the point moves them all the same way: in formation). Empty: one
+    /// model at `point`, its base the stats record's `base` (`game::field`, "Units of models").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<Point>,
 }
 
 impl Piece {
@@ -340,6 +345,12 @@ pub enum Action {
         id: String,
         point: Point,
     },
+    /// A unit's models stand at these offsets from its point (laid out in formation, some
+    /// removed as casualties, or set where the table has them); empty: one model at its point.
+    Models {
+        id: String,
+        offsets: Vec<Point>,
+    },
     /// A piece's move in inches: the route walked, ending where it stops.
     Walk {
         id: String,
@@ -375,6 +386,7 @@ impl Action {
             | Action::Set { id, .. }
             | Action::Stand { id, .. }
             | Action::Walk { id, .. }
+            | Action::Models { id, .. }
             | Action::Face { id, .. }
             | Action::Watch { id, .. } => Some(id),
             _ => None,
@@ -577,6 +589,13 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
             }
             p.point = Some(*point);
             p.status = ON_BOARD.into();
+        }
+        Action::Models { id, offsets } => {
+            let Some(i) = piece(state, id) else { return false };
+            if state.pieces[i].point.is_none() || offsets.iter().any(|o| !o.x.is_finite() || !o.y.is_finite()) {
+                return false;
+            }
+            state.pieces[i].models.clone_from(offsets);
         }
         Action::Walk { id, route } => {
             let Some(i) = piece(state, id) else { return false };

@@ -139,11 +139,13 @@ pub fn activations<'e>(
         aliases.follow(e);
         let Some(actor) = aliases.actor(e, human) else {
             // What follows from the activation in progress (a model it kills, the score for
-            // it, a model turning) ends it, rather than opening the next.
+            // it, a model turning, the roll of a shot straight after its last step — a shot
+            // that missed has no step of its own) ends it, rather than opening the next.
             let follows = matches!(
                 e.action,
                 Some(super::state::Action::Remove { .. } | super::state::Action::Face { .. })
-            ) || e.kind == "score";
+            ) || e.kind == "score"
+                || (e.kind == "roll" && boundary == k);
             if follows && last.is_some() {
                 boundary = k + 1;
             }

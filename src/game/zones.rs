@@ -19,9 +19,14 @@ pub const MAX_SAMPLES_A_LEG: u64 = 200;
 pub const MAX_ADDED_ZONE_CORNERS: usize = 64;
 
 impl Game {
-    /// Inches from piece `i`'s base edge to a point (0 when the point is under the base).
+    /// Inches from piece `i`'s base edge to a point (0 when the point is under the base): of
+    /// its closest model, for a unit of several.
     pub fn gap_to_point(&self, i: usize, to: Point) -> Result<f64, String> {
-        let d = self.point_of(i)?.distance(to) - self.base(i) / 2.0;
+        let d = self
+            .models_at(i)?
+            .into_iter()
+            .map(|(at, base)| at.distance(to) - base / 2.0)
+            .fold(f64::INFINITY, f64::min);
         Ok(if d < 0.0 { 0.0 } else { d })
     }
 

@@ -242,9 +242,9 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
             a.with(|g, _| {
                 let (i, j) = (g.index(id)?, g.index(target)?);
                 a.cost(route_cost(g.field_corners()))?;
-                let at = g.point_of(j)?;
-                let stop = num(&stop, "stop")?.max(0.0) + g.base(i) / 2.0 + g.base(j) / 2.0;
-                let t = g.towards(i, at, num(&max, "max")?, stop)?;
+                let c = g.closest_models(i, j)?;
+                let stop = num(&stop, "stop")?.max(0.0) + c.reach;
+                let t = g.towards_lead(i, c.lead, c.to, num(&max, "max")?, stop, &[])?;
                 Ok(towards_map(&t))
             })
         },
@@ -288,26 +288,42 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
             let m = a.with(|g, _| {
                 let (i, j) = (g.on_board(id)?, g.on_board(target)?);
                 let stop = num(&stop, "stop")?.max(0.0);
+                let c = g.closest_models(i, j)?;
+                // Every model of the mover against every model of a unit it stops near, as
+                // circles round the lead model's way (the unit moves in formation): the move
+                // ends when any of its models comes that close to any of theirs.
+                let at = g.point_of(i)?;
+                let offsets: Vec<Point> = g
+                    .models_at(i)?
+                    .into_iter()
+                    .map(|(p, _)| Point::new(p.x - at.x, p.y - at.y))
+                    .collect();
+                let mine = g.model_base(i) / 2.0;
                 let mut near: Vec<(Point, f64)> = Vec::new();
                 let mut names: Vec<String> = Vec::new();
+                let mut stops_near = |k: usize, name: &str| -> Result<(), String> {
+                    for (m, b) in g.models_at(k)? {
+                        for o in &offsets {
+                            let centre = Point::new(m.x - o.x + c.lead.x, m.y - o.y + c.lead.y);
+                            near.push((centre, stop + mine + b / 2.0));
+                            names.push(name.to_string());
+                        }
+                    }
+                    Ok(())
+                };
+                if offsets.len() > 1 || g.state.pieces[j].models.len() > 1 {
+                    stops_near(j, target)?;
+                }
                 for h in &halts {
                     let name = h.to_string();
                     let k = g.on_board(&name)?;
                     if k == i || k == j {
                         continue;
                     }
-                    near.push((g.point_of(k)?, stop + g.base(i) / 2.0 + g.base(k) / 2.0));
-                    names.push(name);
+                    stops_near(k, &name)?;
                 }
                 a.cost(route_cost(g.field_corners()).saturating_add(near.len() as u64))?;
-                let at = g.point_of(j)?;
-                let t = g.towards_halting(
-                    i,
-                    at,
-                    num(&max, "max")?,
-                    stop + g.base(i) / 2.0 + g.base(j) / 2.0,
-                    &near,
-                )?;
+                let t = g.towards_lead(i, c.lead, c.to, num(&max, "max")?, stop + c.reach, &near)?;
                 g.walk_route(i, &t, why);
                 let mut m = towards_map(&t);
                 m.insert("gap".into(), Dynamic::from_float(g.gap(i, j)?));
@@ -349,6 +365,7 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
             );
         }
     }
+    register_models(engine, api);
     let a = api.clone();
     engine.register_fn("route_gap", move |_: GameRef, from: &str, to: &str| {
         a.with(|g, _| {
@@ -370,6 +387,104 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
                 a.cost(piece_count(g).saturating_mul(rings.saturating_mul(rings).saturating_mul(4).saturating_add(1)))?;
                 let spot = g.free_spot(at, g.base(i), num(&gap, "gap")?.max(0.0), reach, Some(i), &mut run.rng)?;
                 Ok(spot.map_or(Dynamic::UNIT, |p| Dynamic::from_map(point_map(p))))
+            })
+        },
+    );
+}
+
+/// Points from a script: a piece's models (its id), one point (`#{x, y}`), or a list of points.
+fn points_of(g: &crate::game::Game, from: &Dynamic) -> Result<Vec<Point>, String> {
+    if from.is_unit() {
+        return Ok(Vec::new());
+    }
+    if let Some(id) = from.read_lock::<rhai::ImmutableString>() {
+        let j = g.on_board(id.as_str())?;
+        return Ok(g.models_at(j)?.into_iter().map(|(p, _)| p).collect());
+    }
+    let one = |v: &Dynamic| -> Result<Point, String> {
+        let m = v
+            .read_lock::<Map>()
+            .ok_or_else(|| format!("expected a point #{{x, y}}, found {}", v.type_name()))?;
+        let get = |k: &str| {
+            m.get(k)
+                .ok_or_else(|| format!("a point needs `{k}`"))
+                .and_then(|d| num(d, k))
+        };
+        Ok(Point::new(get("x")?, get("y")?))
+    };
+    if let Some(list) = from.read_lock::<Array>() {
+        if list.len() > crate::limits::MAX_UNIT_MODELS {
+            return Err(format!("at most {} points", crate::limits::MAX_UNIT_MODELS));
+        }
+        return list.iter().map(one).collect();
+    }
+    Ok(vec![one(from)?])
+}
+
+/// Units of models: where they stand, which a blast covers, the casualties taken, coherency,
+/// and a unit's models set where the table has them.
+fn register_models(engine: &mut Engine, api: &Api) {
+    let a = api.clone();
+    engine.register_fn("models", move |_: GameRef, id: &str| {
+        a.with(|g, _| {
+            let i = g.index(id)?;
+            if !g.state.pieces[i].on_board() || g.state.pieces[i].point.is_none() {
+                return Ok(Array::new());
+            }
+            Ok(g.models_at(i)?
+                .into_iter()
+                .map(|(p, b)| {
+                    let mut m = point_map(p);
+                    m.insert("base".into(), Dynamic::from_float(b));
+                    Dynamic::from_map(m)
+                })
+                .collect::<Array>())
+        })
+    });
+    let a = api.clone();
+    engine.register_fn(
+        "models_under",
+        move |_: GameRef, id: &str, x: Dynamic, y: Dynamic, diameter: Dynamic| {
+            a.with(|g, _| {
+                let i = g.on_board(id)?;
+                let at = Point::new(num(&x, "x")?, num(&y, "y")?);
+                Ok(g.models_under(i, at, num(&diameter, "diameter")?.max(0.0))? as INT)
+            })
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "remove_models",
+        move |_: GameRef, id: &str, n: INT, from: Dynamic, why: &str| {
+            a.with(|g, _| {
+                let i = g.on_board(id)?;
+                let from = points_of(g, &from)?;
+                a.cost(from.len() as u64 * crate::limits::MAX_UNIT_MODELS as u64)?;
+                let taken = g.remove_models(i, n.max(0) as usize, &from, why)?;
+                Ok(taken
+                    .into_iter()
+                    .map(|p| Dynamic::from_map(point_map(p)))
+                    .collect::<Array>())
+            })
+        },
+    );
+    let a = api.clone();
+    engine.register_fn("coherent", move |_: GameRef, id: &str, within: Dynamic| {
+        a.with(|g, _| {
+            let i = g.on_board(id)?;
+            a.cost(crate::limits::MAX_UNIT_MODELS as u64)?;
+            g.coherent(i, num(&within, "within")?)
+        })
+    });
+    let a = api.clone();
+    engine.register_fn(
+        "set_models",
+        move |ctx: NativeCallContext, _: GameRef, id: &str, points: Array, why: &str| -> Res<()> {
+            a.activate(&ctx, id)?;
+            a.with(|g, _| {
+                let i = g.on_board(id)?;
+                let points = points_of(g, &Dynamic::from_array(points))?;
+                g.set_models(i, &points, why)
             })
         },
     );

@@ -151,12 +151,16 @@ fn register_pieces(engine: &mut Engine, api: &Api) {
     engine.register_fn(
         "remove",
         move |ctx: NativeCallContext, _: GameRef, id: &str, reason: &str| -> Res<()> {
-            a.with(|g, _| {
-                let i = g.on_board(id)?;
-                g.eliminate(i, reason, "");
-                Ok(())
-            })?;
-            a.triggers(&ctx)
+            remove(&a, &ctx, id, reason, "")
+        },
+    );
+    // With the piece credited for it (the `removed` trigger's `by`): a unit broken by
+    // another's attack and lost as a result.
+    let a = api.clone();
+    engine.register_fn(
+        "remove",
+        move |ctx: NativeCallContext, _: GameRef, id: &str, reason: &str, by: &str| -> Res<()> {
+            remove(&a, &ctx, id, reason, by)
         },
     );
     let a = api.clone();
@@ -222,4 +226,18 @@ fn register_doors(engine: &mut Engine, api: &Api) {
                 .collect::<Array>())
         })
     });
+}
+
+/// `game.remove`: the piece leaves the board, eliminated; `by` (a piece's id, or "") is
+/// credited in the `removed` trigger.
+fn remove(a: &Api, ctx: &NativeCallContext, id: &str, reason: &str, by: &str) -> Res<()> {
+    a.with(|g, _| {
+        let i = g.on_board(id)?;
+        if !by.is_empty() {
+            g.index(by)?;
+        }
+        g.eliminate(i, reason, by);
+        Ok(())
+    })?;
+    a.triggers(ctx)
 }
