@@ -139,13 +139,16 @@ pub fn activations<'e>(
         aliases.follow(e);
         let Some(actor) = aliases.actor(e, human) else {
             // What follows from the activation in progress (a model it kills, the score for
-            // it, a model turning, the roll of a shot straight after its last step — a shot
-            // that missed has no step of its own) ends it, rather than opening the next.
+            // it, a model turning; straight after its last step, the roll of a shot that
+            // missed, having no step of its own, or a line of no piece — the result of a
+            // morale check its shots caused, a phase announced) ends it, rather than opening
+            // the next.
             let follows = matches!(
                 e.action,
                 Some(super::state::Action::Remove { .. } | super::state::Action::Face { .. })
             ) || e.kind == "score"
-                || (e.kind == "roll" && boundary == k);
+                || (boundary == k
+                    && (e.kind == "roll" || (e.piece.is_none() && matches!(e.kind.as_str(), "note" | "decision"))));
             if follows && last.is_some() {
                 boundary = k + 1;
             }
