@@ -165,9 +165,10 @@ fn a_whole_game_at_the_table_from_a_pipe() {
         "{stdout}"
     );
     assert!(stdout.contains("refused: 100.0,20.0 is off the table"), "{stdout}");
-    // No move ends within 1" of an enemy unit outside a charge (7th edition).
+    // No move ends within 1" of an enemy unit outside a charge (7th edition), closest model
+    // to closest model.
     assert!(
-        stdout.contains("0.9\" from rust-mob-1: outside a charge a unit ends its move at least 1\" from enemy units"),
+        stdout.contains("puts warden-breachers-1 0.6\" from rust-mob-1 (closest models): outside a charge a unit ends its move at least 1\" from enemy units"),
         "{stdout}"
     );
     // The spawn markers thrown in setup are drawn, small letters after the units.

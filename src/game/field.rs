@@ -437,6 +437,23 @@ impl Game {
             .collect())
     }
 
+    /// The gap, base edge to base edge and closest model to closest model, between piece `j`
+    /// and piece `i` were its point at `to` (its models keeping their places round it): the
+    /// question a move asks before it is made ("would it end within 1" of that unit?").
+    pub fn gap_if_at(&self, i: usize, to: Point, j: usize) -> Result<f64, String> {
+        let at = self.point_of(i)?;
+        let (dx, dy) = (to.x - at.x, to.y - at.y);
+        let theirs = self.models_at(j)?;
+        let mut gap = f64::INFINITY;
+        for (a, ra) in self.models_at(i)? {
+            let moved = Point::new(a.x + dx, a.y + dy);
+            for &(b, rb) in &theirs {
+                gap = gap.min(moved.distance(b) - ra / 2.0 - rb / 2.0);
+            }
+        }
+        Ok(gap.max(0.0))
+    }
+
     /// The closest models of two pieces, base edge to base edge (the first pair found of
     /// equally close ones, in the order the models are kept).
     pub fn closest_models(&self, i: usize, j: usize) -> Result<Closest, String> {

@@ -443,6 +443,16 @@ fn register_models(engine: &mut Engine, api: &Api) {
     });
     let a = api.clone();
     engine.register_fn(
+        "gap_if_at",
+        move |_: GameRef, id: &str, x: Dynamic, y: Dynamic, other: &str| {
+            a.with(|g, _| {
+                let (i, j) = (g.on_board(id)?, g.on_board(other)?);
+                g.gap_if_at(i, Point::new(num(&x, "x")?, num(&y, "y")?), j)
+            })
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
         "models_under",
         move |_: GameRef, id: &str, x: Dynamic, y: Dynamic, diameter: Dynamic| {
             a.with(|g, _| {
