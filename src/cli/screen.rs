@@ -188,6 +188,11 @@ impl Screen {
     fn print_unshown(&self, s: &mut Shown, running: bool) {
         let events: Vec<Event> = s.log.seen[s.printed.min(s.log.seen.len())..].to_vec();
         s.printed = s.log.seen.len();
+        let events = if self.json {
+            events
+        } else {
+            table::without_empty_phases(events, self.verbose)
+        };
         if events.is_empty() {
             return;
         }

@@ -87,6 +87,32 @@ pub fn lines_numbered(events: &[Event], human: &str, verbose: bool, n: &mut usiz
     out
 }
 
+/// `events` without the phases in which nothing reached the table (a side's phase that only
+/// plays in other turns, an Alien phase with nothing to move): at the table such a heading
+/// would stand alone, straight before the next one. A phase that ends `events` is kept — what
+/// follows it comes with the next command. ([`lines`] keeps every heading: the web page's
+/// cards are built event by event.)
+pub fn without_empty_phases(events: Vec<Event>, verbose: bool) -> Vec<Event> {
+    let shown = |e: &Event| verbose || !e.is_bookkeeping();
+    let is_phase = |e: &Event| e.kind == "phase";
+    let mut keep = vec![true; events.len()];
+    let mut next_shown_is_phase = false;
+    for (k, e) in events.iter().enumerate().rev() {
+        if !shown(e) {
+            continue;
+        }
+        if is_phase(e) {
+            keep[k] = e.turn == 0 || !next_shown_is_phase;
+        }
+        next_shown_is_phase = is_phase(e);
+    }
+    events
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(e, k)| k.then_some(e))
+        .collect()
+}
+
 /// The events since the last command as instructions in plain text.
 pub fn instructions(events: &[Event], human: &str, verbose: bool) -> String {
     instructions_numbered(events, human, verbose, &mut 0)
