@@ -760,3 +760,53 @@ fn a_cooperative_competitive_game_of_two_players_at_the_table() {
     }
     insta::assert_snapshot!("whole-game-solo-heresy-cooperative-competitive", both);
 }
+
+/// `wound TARGET N` (wounds rolled by hand at the table) named no attacker, so in a
+/// Cooperative/Competitive game a unit killed that way scored for no player. Now the unit of
+/// the player's that made them is named, and must be there, where points are kept per player.
+#[test]
+fn wounds_rolled_at_the_table_score_for_the_player_whose_unit_made_them() {
+    let deploy = "deploy warden-captain-1 30,40\ndeploy warden-line-squad-1 40,40\ndeploy warden-line-squad-2 20,40\n\
+                  deploy warden-fire-team-1 50,42\ndeploy warden-breachers-1 34,38\ndeploy warden-bulwark-1 60,42\nend\nall\nauto\n";
+    let (stdout, stderr, code) = play(
+        &[
+            "solo-heresy",
+            "--mission",
+            "raid",
+            "--seed",
+            "5",
+            "--set",
+            "game-type=cooperative-competitive",
+            "--set",
+            "players=ana,ben",
+        ],
+        &format!(
+            "{deploy}wound rust-rabble-1 1\nwound rust-rabble-1 99 rust-mob-1\nwound rust-rabble-1 99 warden-fire-team-1\nstatus\nquit\n"
+        ),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let refusals: Vec<&str> = stdout.lines().filter(|l| l.starts_with("refused: ")).collect();
+    assert_eq!(refusals.len(), 2, "{stdout}");
+    assert!(
+        refusals[0].starts_with("refused: name the unit of yours that did it: wound rust-rabble-1 1 UNIT"),
+        "{stdout}"
+    );
+    assert!(
+        refusals[1].starts_with("refused: rust-mob-1 is not one of your units on the table"),
+        "{stdout}"
+    );
+    // warden-fire-team-1 is ben's: First Blood is his.
+    assert!(
+        stdout.contains("First Blood: rust-rabble-1 is the first unit destroyed (ben)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Points per player: ana 0, ben 1"), "{stdout}");
+    // In a Solo game the attacker may still go unnamed.
+    let (stdout, _, code) = play(
+        &["solo-heresy", "--mission", "raid", "--seed", "5"],
+        &format!("{deploy}wound rust-rabble-1 99\nquit\n"),
+    );
+    assert_eq!(code, 0);
+    assert!(!stdout.contains("refused: "), "{stdout}");
+    assert!(stdout.contains("rust-rabble-1 (rust-rabble) is eliminated"), "{stdout}");
+}
