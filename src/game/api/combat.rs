@@ -339,18 +339,13 @@ fn fire(a: &Api, ctx: &NativeCallContext, shooter: &str, weapon: &str, side: &st
                 Ok((needed, g.roll_for(&mut run.rng, &expr, shooter, &r.attack.why)))
             })?;
             let mut left = rerolled(ctx, r.reroll.as_deref(), shooter, &roll.1, roll.0)?;
-            a.with(|g, _| {
-                g.log_area_shot(
-                    format!("{shooter} fires the {}: {left} to share out", w.label),
-                    &cite("split"),
-                    vec![
-                        ("attacker", Json::from(shooter)),
-                        ("weapon", Json::from(w.id.as_str())),
-                        ("area", Json::from("split")),
-                        ("points", Json::from(left)),
-                    ],
-                )
-            })?;
+            log_shot(
+                a,
+                (shooter, &w, "split", left),
+                format!("{shooter} fires the {}: {left} to share out", w.label),
+                &cite("split"),
+                vec![],
+            )?;
             let mut struck: Vec<usize> = Vec::new();
             while left > 0 {
                 let pick = a.with(|g, _| {
@@ -385,21 +380,16 @@ fn fire(a: &Api, ctx: &NativeCallContext, shooter: &str, weapon: &str, side: &st
                     Ok(standing.map(|&t| (t, g.state.pieces[t].id.clone())))
                 })?;
                 match last {
-                    None => a.with(|g, _| {
-                        g.log_area_shot(
-                            format!(
-                                "{left} left over cannot beat the {} of anything in sight",
-                                r.attack.stat
-                            ),
-                            &cite("left-over"),
-                            vec![
-                                ("attacker", Json::from(shooter)),
-                                ("weapon", Json::from(w.id.as_str())),
-                                ("area", Json::from("split")),
-                                ("points", Json::from(left)),
-                            ],
-                        )
-                    })?,
+                    None => log_shot(
+                        a,
+                        (shooter, &w, "split", left),
+                        format!(
+                            "{left} left over cannot beat the {} of anything in sight",
+                            r.attack.stat
+                        ),
+                        &cite("left-over"),
+                        vec![],
+                    )?,
                     Some((t, id)) => {
                         let kept = a.with(|g, _| {
                             let mut fields = indexmap::IndexMap::new();
@@ -449,14 +439,34 @@ fn fire(a: &Api, ctx: &NativeCallContext, shooter: &str, weapon: &str, side: &st
                 }
                 (best.dx, best.dy, best.square.to_string())
             };
-            if line {
-                fire_line(a, ctx, r, shooter, &w, &dice_text, (dx, dy), &cite("line"))?;
+            let (landing, cited) = if line {
+                (Landing::Line(dx, dy), cite("line"))
             } else {
-                fire_blast(a, ctx, r, shooter, &w, &dice_text, &square, &cite("blast"))?;
-            }
+                (Landing::Blast(&square), cite("blast"))
+            };
+            fire_area(a, ctx, r, shooter, &w, &dice_text, &landing, &cited)?;
         }
     }
     Ok(true)
+}
+
+/// The line an area shot (or a split's left-over) opens with: `text`, cited `cite`, its
+/// fields the shooter, the weapon, the area and the points, with `more` besides.
+fn log_shot(
+    a: &Api,
+    (shooter, w, area, points): (&str, &crate::game::combat::Weapon, &str, i64),
+    text: String,
+    cite: &str,
+    more: Vec<(&'static str, Json)>,
+) -> Res<()> {
+    let mut fields = vec![
+        ("attacker", Json::from(shooter)),
+        ("weapon", Json::from(w.id.as_str())),
+        ("area", Json::from(area)),
+        ("points", Json::from(points)),
+    ];
+    fields.extend(more);
+    a.with(|g, _| g.log_area_shot(text, cite, fields))
 }
 
 /// Ids as a script's text prints a list of them (script/sandbox.rs): `[a, b]`, `none` when
@@ -473,132 +483,97 @@ fn listed(ids: &[String]) -> String {
     format!("[{}]", ids.join(sep))
 }
 
-/// A line shot along (dx, dy): every face-up piece on it, up to a wall or shut door, takes
-/// the whole total, friend or foe.
+/// Where an area shot lands: along (dx, dy) from the shooter, or a blast on a square.
+enum Landing<'s> {
+    Line(i32, i32),
+    Blast(&'s str),
+}
+
+/// An area shot. A line along (dx, dy): every face-up piece on it, up to a wall or shut
+/// door, takes the whole total, friend or foe. A blast on a square: the face-up piece there
+/// takes the total, each face-up piece around it (walls and shut doors shielding) the highest
+/// die. The opening line lists every piece caught, face-up or not.
 #[allow(clippy::too_many_arguments)]
-fn fire_line(
+fn fire_area(
     a: &Api,
     ctx: &NativeCallContext,
     r: &Rule,
     shooter: &str,
     w: &crate::game::combat::Weapon,
     dice_text: &str,
-    (dx, dy): (i32, i32),
+    landing: &Landing,
     cite: &str,
 ) -> Res<()> {
-    let (on_line, models, roll, needed) = a.with(|g, run| {
-        let i = g.on_grid(shooter)?;
-        a.cost(side_len(g).saturating_mul(8))?;
+    // The pieces caught (as logged), those the total strikes (face-up now), those the
+    // highest die strikes (around a blast, face-up when struck), and the roll's target.
+    let (caught, full, around, roll, needed) = a.with(|g, run| {
         let pieces = &g.state.pieces;
-        let on_line: Vec<usize> = g
-            .view
-            .lines(pieces, i)
-            .into_iter()
-            .rfind(|l| l.0 == dx && l.1 == dy)
-            .map(|l| l.2)
-            .unwrap_or_default();
-        let models: Vec<usize> = on_line
-            .iter()
-            .copied()
-            .filter(|&b| pieces[b].hidden.is_none())
-            .collect();
-        let needed = match models.first() {
+        let (caught, full, around) = match *landing {
+            Landing::Line(dx, dy) => {
+                let i = g.on_grid(shooter)?;
+                a.cost(side_len(g).saturating_mul(8))?;
+                let on_line: Vec<usize> = g
+                    .view
+                    .lines(pieces, i)
+                    .into_iter()
+                    .rfind(|l| l.0 == dx && l.1 == dy)
+                    .map(|l| l.2)
+                    .unwrap_or_default();
+                let full: Vec<usize> = on_line
+                    .iter()
+                    .copied()
+                    .filter(|&b| pieces[b].hidden.is_none())
+                    .collect();
+                (on_line, full, Vec::new())
+            }
+            Landing::Blast(square) => {
+                let at = super::square(g, &Dynamic::from(square.to_string()))?;
+                let (centre, around) = g.view.blast_at(at);
+                let caught = centre.iter().copied().chain(around.iter().copied()).collect();
+                let full = centre.filter(|&c| pieces[c].hidden.is_none()).into_iter().collect();
+                (caught, full, around)
+            }
+        };
+        let needed = match full.first() {
             Some(&b) => g.defence_of(b, &r.attack)? + 1,
             None => 0,
         };
-        let ids = |list: &[usize]| -> Vec<String> { list.iter().map(|&b| g.state.pieces[b].id.clone()).collect() };
-        let (on_line, models) = (ids(&on_line), ids(&models));
+        let ids = |list: &[usize]| -> Vec<String> { list.iter().map(|&b| pieces[b].id.clone()).collect() };
+        let (caught, full, around) = (ids(&caught), ids(&full), ids(&around));
         let expr = dice(g, run, dice_text)?;
         let roll = g.roll_for(&mut run.rng, &expr, shooter, &r.attack.why);
-        Ok((on_line, models, roll, needed))
+        Ok((caught, full, around, roll, needed))
     })?;
-    let total = rerolled(ctx, r.reroll.as_deref(), shooter, &roll, needed)?;
-    a.with(|g, _| {
-        g.log_area_shot(
+    let (total, values) = rerolled_dice(ctx, r.reroll.as_deref(), shooter, &roll, needed)?;
+    let high = values.into_iter().fold(0, i64::max);
+    let (area, text, mut more) = match *landing {
+        Landing::Line(dx, dy) => (
+            "line",
             format!(
                 "{shooter} fires the {} {}: {total} against {}",
                 w.label,
                 direction_words(dx, dy),
-                listed(&models)
+                listed(&full)
             ),
-            cite,
-            vec![
-                ("attacker", Json::from(shooter)),
-                ("weapon", Json::from(w.id.as_str())),
-                ("area", Json::from("line")),
-                ("dx", Json::from(dx)),
-                ("dy", Json::from(dy)),
-                ("points", Json::from(total)),
-                ("caught", Json::from(on_line.clone())),
-            ],
-        )
-    })?;
-    for id in &models {
-        strike(
-            a,
-            ctx,
-            r,
-            shooter,
-            &w.id,
-            id,
-            total,
-            &format!("{id} is in the line of fire"),
-        )?;
-    }
-    Ok(())
-}
-
-/// A blast on `square`: the face-up piece there takes the total, each face-up piece around
-/// it (walls and shut doors shielding) the highest die.
-#[allow(clippy::too_many_arguments)]
-fn fire_blast(
-    a: &Api,
-    ctx: &NativeCallContext,
-    r: &Rule,
-    shooter: &str,
-    w: &crate::game::combat::Weapon,
-    dice_text: &str,
-    square: &str,
-    cite: &str,
-) -> Res<()> {
-    let (centre, centre_hit, around, roll, needed) = a.with(|g, run| {
-        let at = super::square(g, &Dynamic::from(square.to_string()))?;
-        let (centre, around) = g.view.blast_at(at);
-        let pieces = &g.state.pieces;
-        let centre_hit = centre.is_some_and(|c| pieces[c].hidden.is_none());
-        let needed = match centre {
-            Some(c) if centre_hit => g.defence_of(c, &r.attack)? + 1,
-            _ => 0,
-        };
-        let centre = centre.map(|c| g.state.pieces[c].id.clone());
-        let around: Vec<String> = around.iter().map(|&b| g.state.pieces[b].id.clone()).collect();
-        let expr = dice(g, run, dice_text)?;
-        let roll = g.roll_for(&mut run.rng, &expr, shooter, &r.attack.why);
-        Ok((centre, centre_hit, around, roll, needed))
-    })?;
-    let (total, values) = rerolled_dice(ctx, r.reroll.as_deref(), shooter, &roll, needed)?;
-    let high = values.into_iter().fold(0, i64::max);
-    let caught: Vec<String> = centre.iter().cloned().chain(around.iter().cloned()).collect();
-    a.with(|g, _| {
-        g.log_area_shot(
+            vec![("dx", Json::from(dx)), ("dy", Json::from(dy))],
+        ),
+        Landing::Blast(square) => (
+            "blast",
             format!(
                 "{shooter} fires the {} at {square}: {total} there, {high} around",
                 w.label
             ),
-            cite,
-            vec![
-                ("attacker", Json::from(shooter)),
-                ("weapon", Json::from(w.id.as_str())),
-                ("area", Json::from("blast")),
-                ("square", Json::from(square)),
-                ("points", Json::from(total)),
-                ("around", Json::from(high)),
-                ("caught", Json::from(caught.clone())),
-            ],
-        )
-    })?;
-    if let (Some(c), true) = (&centre, centre_hit) {
-        strike(a, ctx, r, shooter, &w.id, c, total, &format!("{c} takes the blast"))?;
+            vec![("square", Json::from(square)), ("around", Json::from(high))],
+        ),
+    };
+    more.push(("caught", Json::from(caught)));
+    log_shot(a, (shooter, w, area, total), text, cite, more)?;
+    for id in &full {
+        let what = match landing {
+            Landing::Line(..) => format!("{id} is in the line of fire"),
+            Landing::Blast(_) => format!("{id} takes the blast"),
+        };
+        strike(a, ctx, r, shooter, &w.id, id, total, &what)?;
     }
     for id in &around {
         let face_up = a.with(|g, _| Ok(g.state.pieces[g.index(id)?].hidden.is_none()))?;
