@@ -2,15 +2,17 @@
 //! weapon, target, rule)` — one shot of a weapon record's dice at one target —,
 //! `game.melee(attacker, defender, rule)` — hand-to-hand, both rolling the dice their field
 //! names —, `game.fire(shooter, weapon, side, aim, rule)` — one weapon fired as its record's
-//! `area` says, its targets picked by the package's hooks — and `game.shoot(shooter, side,
+//! `area` says, its targets picked by the package's hooks —, `game.shoot(shooter, side,
 //! rule)` — every weapon a piece's fields list, the first that has a target (or all, for a
-//! piece with mounted weapons). The rule map says what the package's attack reads and cites;
-//! its `reroll` names the script function a variant may replace, called with `(game, who,
-//! roll, needed)` after each roll and before the comparison, its answer (a roll map, `total`
-//! read) used; `target`, `own_ok`, `spare_own` and `wounded` name the other hooks `fire`
-//! calls. `attack` and `melee` return what the wounded piece lost and survived with (a
-//! number; `#{ piece, lost }` or `()`), for a script that answers a wound; `fire` and
-//! `shoot` whether a shot was fired.
+//! piece with mounted weapons) — and `game.engage(id, side, rule)` — a piece's one attack:
+//! hand-to-hand with the `foe` hook's pick when a piece of `side` stands beside it, as the
+//! nested `melee` rule says, else `shoot`. The rule map says what the package's attack reads
+//! and cites; its `reroll` names the script function a variant may replace, called with
+//! `(game, who, roll, needed)` after each roll and before the comparison, its answer (a roll
+//! map, `total` read) used; `target`, `own_ok`, `spare_own` and `wounded` name the other hooks
+//! `fire` calls (`melee` calls `wounded` too). `attack` and `melee` return what the wounded
+//! piece lost and survived with (a number; `#{ piece, lost }` or `()`), for a script that
+//! answers a wound; `fire`, `shoot` and `engage` whether a shot was fired (or a fight fought).
 
 use super::{Api, GameRef, Res, area, piece_count, side_len};
 use crate::dice::{DiceExpr, DiceRoll};
@@ -44,12 +46,16 @@ struct Rule {
     /// The piece fields `shoot` reads: a list of weapon ids, and a map of mounted ones.
     weapons: Option<String>,
     mounts: Option<String>,
+    /// `engage`: hook `f(game, id, side)`, the piece beside it that `id` fights, or `()`
+    /// (asked only when a piece of `side` stands beside it), and the hand-to-hand rule.
+    foe: Option<String>,
+    melee: Option<Box<Rule>>,
     /// What an area shot's opening line cites, by area (`split`, `line`, `blast`) and
     /// `left-over` (a split's points nobody could take); else the weapon's own source.
     cite: HashMap<String, String>,
 }
 
-const KEYS: [&str; 15] = [
+const KEYS: [&str; 17] = [
     "stat",
     "bonus",
     "why",
@@ -64,6 +70,8 @@ const KEYS: [&str; 15] = [
     "weapons",
     "mounts",
     "cite",
+    "foe",
+    "melee",
     "",
 ];
 
@@ -81,6 +89,16 @@ fn rule(map: &Map, verb: &str) -> Result<Rule, String> {
             for (k, v) in cites.iter() {
                 r.cite.insert(k.to_string(), v.to_string());
             }
+            continue;
+        }
+        if key.as_str() == "melee" {
+            let melee = value.read_lock::<Map>().ok_or_else(|| {
+                format!(
+                    "{verb}: rule `melee` is a rule map (hand-to-hand), not a {}",
+                    value.type_name()
+                )
+            })?;
+            r.melee = Some(Box::new(rule(&melee, "melee")?));
             continue;
         }
         let text = value
@@ -102,6 +120,7 @@ fn rule(map: &Map, verb: &str) -> Result<Rule, String> {
             "records" => r.records = Some(text),
             "weapons" => r.weapons = Some(text),
             "mounts" => r.mounts = Some(text),
+            "foe" => r.foe = Some(text),
             other => {
                 let hint = crate::diagnostic::did_you_mean(other, keys.iter().copied())
                     .unwrap_or_else(|| format!("a rule has: {}", keys.join(", ")));
@@ -633,6 +652,66 @@ fn shoot(a: &Api, ctx: &NativeCallContext, shooter: &str, side: &str, r: &Rule) 
     Ok(fired)
 }
 
+/// Hand-to-hand: both roll the dice their field `r.dice` names, the re-roll hook sees each
+/// roll, the lower loses the difference (a draw costs nothing); the `wounded` hook answers a
+/// piece that survives a loss. Returns the piece that lost and survived (named as the caller
+/// named it) and what it lost.
+fn melee(a: &Api, ctx: &NativeCallContext, attacker: &str, defender: &str, r: &Rule) -> Res<Option<(String, i64)>> {
+    let Some(field) = r.dice.clone() else {
+        return Err("melee: the rule needs `dice` (the field naming each piece's dice)".into());
+    };
+    let (ai, di, ar, dr) = a.with(|g, run| {
+        let (ai, di) = (g.on_board(attacker)?, g.on_board(defender)?);
+        let text_of = |g: &Game, i: usize| -> Result<String, String> {
+            let p = &g.state.pieces[i];
+            match p.fields.get(&field) {
+                Some(serde_json::Value::String(s)) => Ok(s.clone()),
+                _ => Err(format!("melee: {} has no dice in its field `{field}`", p.id)),
+            }
+        };
+        let (at, dt) = (text_of(g, ai)?, text_of(g, di)?);
+        let ae = dice(g, run, &at)?;
+        let ar = g.roll_for(&mut run.rng, &ae, attacker, &r.attack.why);
+        let de = dice(g, run, &dt)?;
+        let dr = g.roll_for(&mut run.rng, &de, defender, &r.attack.why);
+        Ok((ai, di, ar, dr))
+    })?;
+    let at = rerolled(ctx, r.reroll.as_deref(), attacker, &ar, dr.total + 1)?;
+    let dt = match r.reroll.as_deref() {
+        None => dr.total,
+        Some(_) => rerolled(ctx, r.reroll.as_deref(), defender, &dr, at + 1)?,
+    };
+    let hurt = a.with(|g, _| g.fight_out((ai, attacker), (di, defender), at, dt, &r.attack))?;
+    a.triggers(ctx)?;
+    let Some((i, lost)) = hurt else { return Ok(None) };
+    let piece = if i == ai { attacker } else { defender };
+    wounded(ctx, r, piece, lost)?;
+    Ok(Some((piece.to_string(), lost)))
+}
+
+/// `game.engage`: a piece's one attack on pieces of `side` — hand-to-hand with the one the
+/// `foe` hook picks when a piece of `side` stands beside it (the hook asked only then), else
+/// [`shoot`]. Returns whether it attacked.
+fn engage(a: &Api, ctx: &NativeCallContext, id: &str, side: &str, r: &Rule) -> Res<bool> {
+    let (Some(foe), Some(melee_rule)) = (&r.foe, &r.melee) else {
+        return Err(
+            "engage: the rule needs `foe` (the hook picking whom to fight) and `melee` (the hand-to-hand rule)".into(),
+        );
+    };
+    let beside = a.with(|g, _| {
+        let i = g.on_grid(id)?;
+        Ok(!g.view.adjacent(&g.state.pieces, i, side).is_empty())
+    })?;
+    if beside {
+        let answer = hook(ctx, foe, (GameRef, id.to_string(), side.to_string()))?;
+        if !answer.is_unit() {
+            melee(a, ctx, id, &answer.to_string(), melee_rule)?;
+            return Ok(true);
+        }
+    }
+    shoot(a, ctx, id, side, r)
+}
+
 pub(super) fn register(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn(
@@ -654,38 +733,10 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
         "melee",
         move |ctx: NativeCallContext, _: GameRef, attacker: &str, defender: &str, rule_map: Map| -> Res<Dynamic> {
             let r = rule(&rule_map, "melee")?;
-            let Some(field) = r.dice.clone() else {
-                return Err("melee: the rule needs `dice` (the field naming each piece's dice)".into());
-            };
-            let (ai, di, ar, dr) = a.with(|g, run| {
-                let (ai, di) = (g.on_board(attacker)?, g.on_board(defender)?);
-                let text_of = |g: &Game, i: usize| -> Result<String, String> {
-                    let p = &g.state.pieces[i];
-                    match p.fields.get(&field) {
-                        Some(serde_json::Value::String(s)) => Ok(s.clone()),
-                        _ => Err(format!("melee: {} has no dice in its field `{field}`", p.id)),
-                    }
-                };
-                let (at, dt) = (text_of(g, ai)?, text_of(g, di)?);
-                let ae = dice(g, run, &at)?;
-                let ar = g.roll_for(&mut run.rng, &ae, attacker, &r.attack.why);
-                let de = dice(g, run, &dt)?;
-                let dr = g.roll_for(&mut run.rng, &de, defender, &r.attack.why);
-                Ok((ai, di, ar, dr))
-            })?;
-            let at = rerolled(&ctx, r.reroll.as_deref(), attacker, &ar, dr.total + 1)?;
-            let dt = match r.reroll.as_deref() {
-                None => dr.total,
-                Some(_) => rerolled(&ctx, r.reroll.as_deref(), defender, &dr, at + 1)?,
-            };
-            let hurt = a.with(|g, _| g.fight_out((ai, attacker), (di, defender), at, dt, &r.attack))?;
-            a.triggers(&ctx)?;
-            Ok(match hurt {
+            Ok(match melee(&a, &ctx, attacker, defender, &r)? {
                 None => Dynamic::UNIT,
-                Some((i, lost)) => {
+                Some((piece, lost)) => {
                     let mut m = Map::new();
-                    // Named as the caller named it.
-                    let piece = if i == ai { attacker } else { defender };
                     m.insert("piece".into(), piece.into());
                     m.insert("lost".into(), Dynamic::from_int(lost as INT));
                     Dynamic::from_map(m)
@@ -706,6 +757,14 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
               -> Res<bool> {
             let r = rule(&rule_map, "fire")?;
             fire(&a, &ctx, shooter, weapon, side, &aim_of(&aim)?, &r)
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "engage",
+        move |ctx: NativeCallContext, _: GameRef, id: &str, side: &str, rule_map: Map| -> Res<bool> {
+            let r = rule(&rule_map, "engage")?;
+            engage(&a, &ctx, id, side, &r)
         },
     );
     let a = api.clone();
