@@ -81,6 +81,21 @@ fn a_variant_replaces_one_alien_behaviour() {
     assert!(variant.contains("singles out the Commander"), "{variant}");
 }
 
+/// A variant package `name` in `dir` extending `base` with one script, `script`: its folder.
+fn variant(dir: &std::path::Path, name: &str, base: &str, script: &str) -> std::path::PathBuf {
+    let root = dir.join(name);
+    std::fs::create_dir_all(root.join("scripts")).unwrap();
+    std::fs::write(
+        root.join("package.rules"),
+        format!(
+            "package {name} \"A test variant\" {{\n  version \"0.1.0\"\n  extends {base}\n  source \"a test\"\n  script \"scripts/hooks.rhai\"\n}}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(root.join("scripts/hooks.rhai"), script).unwrap();
+    root
+}
+
 /// The engine's `game.fire` (issue 39) asks the hooks by the names its rule gives, so a
 /// variant replacing them still changes the game: here StarQuest's `choose_target` (a pick
 /// logged, then no target at all: no single-target shot is fired) and `spare_own` (asked
@@ -88,19 +103,13 @@ fn a_variant_replaces_one_alien_behaviour() {
 #[test]
 fn replaced_fire_hooks_still_change_the_game() {
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("no-aim");
-    std::fs::create_dir_all(root.join("scripts")).unwrap();
-    std::fs::write(
-        root.join("package.rules"),
-        "package no-aim \"Nobody picks a target\" {\n  version \"0.1.0\"\n  extends starquest-solitaire\n  source \"a test\"\n  script \"scripts/hooks.rhai\"\n}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("scripts/hooks.rhai"),
+    let root = variant(
+        dir.path(),
+        "no-aim",
+        "starquest-solitaire",
         "fn choose_target(game, shooter, side) {\n    game.say(`${shooter} picks nobody`, \"a test\");\n    ()\n}\n\
          fn spare_own(game, shooter) {\n    game.say(`${shooter} weighs an area shot`, \"a test\");\n    false\n}\n",
-    )
-    .unwrap();
+    );
     let args = |package: &str| -> Vec<String> {
         ["game", package, "--mission", "mission-1", "--seed", "14"]
             .map(String::from)
@@ -658,6 +667,29 @@ fn a_variant_replacing_the_reroll_hook_changes_every_attack() {
     assert!(blank.contains(" (0) fights "), "{blank}");
 }
 
+/// Issue 39: a piece's one attack is the engine's `game.engage` (fight one beside it, else
+/// fire), which asks `choose_foe` by the name its rule gives whenever an enemy stands beside
+/// the attacker: a variant whose `choose_foe` picks nobody plays a game with no hand-to-hand
+/// fight, each refusal logged, where the base game has fights.
+#[test]
+fn a_variant_replacing_the_foe_hook_changes_who_fights() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = variant(
+        dir.path(),
+        "no-fights",
+        "space-crusade-solo",
+        "fn choose_foe(game, id, side) {\n    game.say(`${id} fights nobody`, \"a test\");\n    ()\n}\n",
+    );
+    let base = ok(&["game", "space-crusade-solo", "--mission", "purge", "--seed", "10"]);
+    let variant = ok(&["game", root.to_str().unwrap(), "--mission", "purge", "--seed", "10"]);
+    // A fight reads "A (total) fights B (total)".
+    let fights = |log: &str| log.lines().filter(|l| l.contains(") fights ")).count();
+    assert!(fights(&base) > 0, "{base}");
+    assert!(!base.contains("fights nobody"), "{base}");
+    assert!(variant.contains("fights nobody"), "{variant}");
+    assert_eq!(fights(&variant), 0, "{variant}");
+}
+
 /// Issue 39: the attack verbs refuse a rule they cannot read, naming the key, before any die.
 #[test]
 fn the_attack_verbs_name_a_rule_they_cannot_read() {
@@ -674,5 +706,8 @@ fn the_attack_verbs_name_a_rule_they_cannot_read() {
     );
     assert_ne!(code, 0, "{err}");
     assert!(err.contains("melee: no rule `stats`; did you mean `stat`?"), "{err}");
-    assert!(err.contains("fight.rhai:3:10"), "{err}");
+    // The base's `attack_on` hands the variant's hand-to-hand rule to `game.engage`, which
+    // reads it before anything happens.
+    assert!(err.contains("combat.rhai:"), "{err}");
+    assert!(err.contains("game.engage(id, side, rule)"), "{err}");
 }

@@ -2,15 +2,17 @@
 //! weapon, target, rule)` — one shot of a weapon record's dice at one target —,
 //! `game.melee(attacker, defender, rule)` — hand-to-hand, both rolling the dice their field
 //! names —, `game.fire(shooter, weapon, side, aim, rule)` — one weapon fired as its record's
-//! `area` says, its targets picked by the package's hooks — and `game.shoot(shooter, side,
+//! `area` says, its targets picked by the package's hooks —, `game.shoot(shooter, side,
 //! rule)` — every weapon a piece's fields list, the first that has a target (or all, for a
-//! piece with mounted weapons). The rule map says what the package's attack reads and cites;
-//! its `reroll` names the script function a variant may replace, called with `(game, who,
-//! roll, needed)` after each roll and before the comparison, its answer (a roll map, `total`
-//! read) used; `target`, `own_ok`, `spare_own` and `wounded` name the other hooks `fire`
-//! calls. `attack` and `melee` return what the wounded piece lost and survived with (a
-//! number; `#{ piece, lost }` or `()`), for a script that answers a wound; `fire` and
-//! `shoot` whether a shot was fired.
+//! piece with mounted weapons) — and `game.engage(id, side, rule)` — a piece's one attack:
+//! hand-to-hand with the `foe` hook's pick when a piece of `side` stands beside it, as the
+//! nested `melee` rule says, else `shoot`. The rule map says what the package's attack reads
+//! and cites; its `reroll` names the script function a variant may replace, called with
+//! `(game, who, roll, needed)` after each roll and before the comparison, its answer (a roll
+//! map, `total` read) used; `target`, `own_ok`, `spare_own` and `wounded` name the other hooks
+//! `fire` calls (`melee` calls `wounded` too). `attack` and `melee` return what the wounded
+//! piece lost and survived with (a number; `#{ piece, lost }` or `()`), for a script that
+//! answers a wound; `fire`, `shoot` and `engage` whether a shot was fired (or a fight fought).
 
 use super::{Api, GameRef, Res, area, piece_count, side_len};
 use crate::dice::{DiceExpr, DiceRoll};
@@ -44,12 +46,16 @@ struct Rule {
     /// The piece fields `shoot` reads: a list of weapon ids, and a map of mounted ones.
     weapons: Option<String>,
     mounts: Option<String>,
+    /// `engage`: hook `f(game, id, side)`, the piece beside it that `id` fights, or `()`
+    /// (asked only when a piece of `side` stands beside it), and the hand-to-hand rule.
+    foe: Option<String>,
+    melee: Option<Box<Rule>>,
     /// What an area shot's opening line cites, by area (`split`, `line`, `blast`) and
     /// `left-over` (a split's points nobody could take); else the weapon's own source.
     cite: HashMap<String, String>,
 }
 
-const KEYS: [&str; 15] = [
+const KEYS: [&str; 17] = [
     "stat",
     "bonus",
     "why",
@@ -64,6 +70,8 @@ const KEYS: [&str; 15] = [
     "weapons",
     "mounts",
     "cite",
+    "foe",
+    "melee",
     "",
 ];
 
@@ -81,6 +89,16 @@ fn rule(map: &Map, verb: &str) -> Result<Rule, String> {
             for (k, v) in cites.iter() {
                 r.cite.insert(k.to_string(), v.to_string());
             }
+            continue;
+        }
+        if key.as_str() == "melee" {
+            let melee = value.read_lock::<Map>().ok_or_else(|| {
+                format!(
+                    "{verb}: rule `melee` is a rule map (hand-to-hand), not a {}",
+                    value.type_name()
+                )
+            })?;
+            r.melee = Some(Box::new(rule(&melee, "melee")?));
             continue;
         }
         let text = value
@@ -102,6 +120,7 @@ fn rule(map: &Map, verb: &str) -> Result<Rule, String> {
             "records" => r.records = Some(text),
             "weapons" => r.weapons = Some(text),
             "mounts" => r.mounts = Some(text),
+            "foe" => r.foe = Some(text),
             other => {
                 let hint = crate::diagnostic::did_you_mean(other, keys.iter().copied())
                     .unwrap_or_else(|| format!("a rule has: {}", keys.join(", ")));
@@ -339,18 +358,13 @@ fn fire(a: &Api, ctx: &NativeCallContext, shooter: &str, weapon: &str, side: &st
                 Ok((needed, g.roll_for(&mut run.rng, &expr, shooter, &r.attack.why)))
             })?;
             let mut left = rerolled(ctx, r.reroll.as_deref(), shooter, &roll.1, roll.0)?;
-            a.with(|g, _| {
-                g.log_area_shot(
-                    format!("{shooter} fires the {}: {left} to share out", w.label),
-                    &cite("split"),
-                    vec![
-                        ("attacker", Json::from(shooter)),
-                        ("weapon", Json::from(w.id.as_str())),
-                        ("area", Json::from("split")),
-                        ("points", Json::from(left)),
-                    ],
-                )
-            })?;
+            log_shot(
+                a,
+                (shooter, &w, "split", left),
+                format!("{shooter} fires the {}: {left} to share out", w.label),
+                &cite("split"),
+                vec![],
+            )?;
             let mut struck: Vec<usize> = Vec::new();
             while left > 0 {
                 let pick = a.with(|g, _| {
@@ -385,21 +399,16 @@ fn fire(a: &Api, ctx: &NativeCallContext, shooter: &str, weapon: &str, side: &st
                     Ok(standing.map(|&t| (t, g.state.pieces[t].id.clone())))
                 })?;
                 match last {
-                    None => a.with(|g, _| {
-                        g.log_area_shot(
-                            format!(
-                                "{left} left over cannot beat the {} of anything in sight",
-                                r.attack.stat
-                            ),
-                            &cite("left-over"),
-                            vec![
-                                ("attacker", Json::from(shooter)),
-                                ("weapon", Json::from(w.id.as_str())),
-                                ("area", Json::from("split")),
-                                ("points", Json::from(left)),
-                            ],
-                        )
-                    })?,
+                    None => log_shot(
+                        a,
+                        (shooter, &w, "split", left),
+                        format!(
+                            "{left} left over cannot beat the {} of anything in sight",
+                            r.attack.stat
+                        ),
+                        &cite("left-over"),
+                        vec![],
+                    )?,
                     Some((t, id)) => {
                         let kept = a.with(|g, _| {
                             let mut fields = indexmap::IndexMap::new();
@@ -449,14 +458,34 @@ fn fire(a: &Api, ctx: &NativeCallContext, shooter: &str, weapon: &str, side: &st
                 }
                 (best.dx, best.dy, best.square.to_string())
             };
-            if line {
-                fire_line(a, ctx, r, shooter, &w, &dice_text, (dx, dy), &cite("line"))?;
+            let (landing, cited) = if line {
+                (Landing::Line(dx, dy), cite("line"))
             } else {
-                fire_blast(a, ctx, r, shooter, &w, &dice_text, &square, &cite("blast"))?;
-            }
+                (Landing::Blast(&square), cite("blast"))
+            };
+            fire_area(a, ctx, r, shooter, &w, &dice_text, &landing, &cited)?;
         }
     }
     Ok(true)
+}
+
+/// The line an area shot (or a split's left-over) opens with: `text`, cited `cite`, its
+/// fields the shooter, the weapon, the area and the points, with `more` besides.
+fn log_shot(
+    a: &Api,
+    (shooter, w, area, points): (&str, &crate::game::combat::Weapon, &str, i64),
+    text: String,
+    cite: &str,
+    more: Vec<(&'static str, Json)>,
+) -> Res<()> {
+    let mut fields = vec![
+        ("attacker", Json::from(shooter)),
+        ("weapon", Json::from(w.id.as_str())),
+        ("area", Json::from(area)),
+        ("points", Json::from(points)),
+    ];
+    fields.extend(more);
+    a.with(|g, _| g.log_area_shot(text, cite, fields))
 }
 
 /// Ids as a script's text prints a list of them (script/sandbox.rs): `[a, b]`, `none` when
@@ -473,132 +502,97 @@ fn listed(ids: &[String]) -> String {
     format!("[{}]", ids.join(sep))
 }
 
-/// A line shot along (dx, dy): every face-up piece on it, up to a wall or shut door, takes
-/// the whole total, friend or foe.
+/// Where an area shot lands: along (dx, dy) from the shooter, or a blast on a square.
+enum Landing<'s> {
+    Line(i32, i32),
+    Blast(&'s str),
+}
+
+/// An area shot. A line along (dx, dy): every face-up piece on it, up to a wall or shut
+/// door, takes the whole total, friend or foe. A blast on a square: the face-up piece there
+/// takes the total, each face-up piece around it (walls and shut doors shielding) the highest
+/// die. The opening line lists every piece caught, face-up or not.
 #[allow(clippy::too_many_arguments)]
-fn fire_line(
+fn fire_area(
     a: &Api,
     ctx: &NativeCallContext,
     r: &Rule,
     shooter: &str,
     w: &crate::game::combat::Weapon,
     dice_text: &str,
-    (dx, dy): (i32, i32),
+    landing: &Landing,
     cite: &str,
 ) -> Res<()> {
-    let (on_line, models, roll, needed) = a.with(|g, run| {
-        let i = g.on_grid(shooter)?;
-        a.cost(side_len(g).saturating_mul(8))?;
+    // The pieces caught (as logged), those the total strikes (face-up now), those the
+    // highest die strikes (around a blast, face-up when struck), and the roll's target.
+    let (caught, full, around, roll, needed) = a.with(|g, run| {
         let pieces = &g.state.pieces;
-        let on_line: Vec<usize> = g
-            .view
-            .lines(pieces, i)
-            .into_iter()
-            .rfind(|l| l.0 == dx && l.1 == dy)
-            .map(|l| l.2)
-            .unwrap_or_default();
-        let models: Vec<usize> = on_line
-            .iter()
-            .copied()
-            .filter(|&b| pieces[b].hidden.is_none())
-            .collect();
-        let needed = match models.first() {
+        let (caught, full, around) = match *landing {
+            Landing::Line(dx, dy) => {
+                let i = g.on_grid(shooter)?;
+                a.cost(side_len(g).saturating_mul(8))?;
+                let on_line: Vec<usize> = g
+                    .view
+                    .lines(pieces, i)
+                    .into_iter()
+                    .rfind(|l| l.0 == dx && l.1 == dy)
+                    .map(|l| l.2)
+                    .unwrap_or_default();
+                let full: Vec<usize> = on_line
+                    .iter()
+                    .copied()
+                    .filter(|&b| pieces[b].hidden.is_none())
+                    .collect();
+                (on_line, full, Vec::new())
+            }
+            Landing::Blast(square) => {
+                let at = super::square(g, &Dynamic::from(square.to_string()))?;
+                let (centre, around) = g.view.blast_at(at);
+                let caught = centre.iter().copied().chain(around.iter().copied()).collect();
+                let full = centre.filter(|&c| pieces[c].hidden.is_none()).into_iter().collect();
+                (caught, full, around)
+            }
+        };
+        let needed = match full.first() {
             Some(&b) => g.defence_of(b, &r.attack)? + 1,
             None => 0,
         };
-        let ids = |list: &[usize]| -> Vec<String> { list.iter().map(|&b| g.state.pieces[b].id.clone()).collect() };
-        let (on_line, models) = (ids(&on_line), ids(&models));
+        let ids = |list: &[usize]| -> Vec<String> { list.iter().map(|&b| pieces[b].id.clone()).collect() };
+        let (caught, full, around) = (ids(&caught), ids(&full), ids(&around));
         let expr = dice(g, run, dice_text)?;
         let roll = g.roll_for(&mut run.rng, &expr, shooter, &r.attack.why);
-        Ok((on_line, models, roll, needed))
+        Ok((caught, full, around, roll, needed))
     })?;
-    let total = rerolled(ctx, r.reroll.as_deref(), shooter, &roll, needed)?;
-    a.with(|g, _| {
-        g.log_area_shot(
+    let (total, values) = rerolled_dice(ctx, r.reroll.as_deref(), shooter, &roll, needed)?;
+    let high = values.into_iter().fold(0, i64::max);
+    let (area, text, mut more) = match *landing {
+        Landing::Line(dx, dy) => (
+            "line",
             format!(
                 "{shooter} fires the {} {}: {total} against {}",
                 w.label,
                 direction_words(dx, dy),
-                listed(&models)
+                listed(&full)
             ),
-            cite,
-            vec![
-                ("attacker", Json::from(shooter)),
-                ("weapon", Json::from(w.id.as_str())),
-                ("area", Json::from("line")),
-                ("dx", Json::from(dx)),
-                ("dy", Json::from(dy)),
-                ("points", Json::from(total)),
-                ("caught", Json::from(on_line.clone())),
-            ],
-        )
-    })?;
-    for id in &models {
-        strike(
-            a,
-            ctx,
-            r,
-            shooter,
-            &w.id,
-            id,
-            total,
-            &format!("{id} is in the line of fire"),
-        )?;
-    }
-    Ok(())
-}
-
-/// A blast on `square`: the face-up piece there takes the total, each face-up piece around
-/// it (walls and shut doors shielding) the highest die.
-#[allow(clippy::too_many_arguments)]
-fn fire_blast(
-    a: &Api,
-    ctx: &NativeCallContext,
-    r: &Rule,
-    shooter: &str,
-    w: &crate::game::combat::Weapon,
-    dice_text: &str,
-    square: &str,
-    cite: &str,
-) -> Res<()> {
-    let (centre, centre_hit, around, roll, needed) = a.with(|g, run| {
-        let at = super::square(g, &Dynamic::from(square.to_string()))?;
-        let (centre, around) = g.view.blast_at(at);
-        let pieces = &g.state.pieces;
-        let centre_hit = centre.is_some_and(|c| pieces[c].hidden.is_none());
-        let needed = match centre {
-            Some(c) if centre_hit => g.defence_of(c, &r.attack)? + 1,
-            _ => 0,
-        };
-        let centre = centre.map(|c| g.state.pieces[c].id.clone());
-        let around: Vec<String> = around.iter().map(|&b| g.state.pieces[b].id.clone()).collect();
-        let expr = dice(g, run, dice_text)?;
-        let roll = g.roll_for(&mut run.rng, &expr, shooter, &r.attack.why);
-        Ok((centre, centre_hit, around, roll, needed))
-    })?;
-    let (total, values) = rerolled_dice(ctx, r.reroll.as_deref(), shooter, &roll, needed)?;
-    let high = values.into_iter().fold(0, i64::max);
-    let caught: Vec<String> = centre.iter().cloned().chain(around.iter().cloned()).collect();
-    a.with(|g, _| {
-        g.log_area_shot(
+            vec![("dx", Json::from(dx)), ("dy", Json::from(dy))],
+        ),
+        Landing::Blast(square) => (
+            "blast",
             format!(
                 "{shooter} fires the {} at {square}: {total} there, {high} around",
                 w.label
             ),
-            cite,
-            vec![
-                ("attacker", Json::from(shooter)),
-                ("weapon", Json::from(w.id.as_str())),
-                ("area", Json::from("blast")),
-                ("square", Json::from(square)),
-                ("points", Json::from(total)),
-                ("around", Json::from(high)),
-                ("caught", Json::from(caught.clone())),
-            ],
-        )
-    })?;
-    if let (Some(c), true) = (&centre, centre_hit) {
-        strike(a, ctx, r, shooter, &w.id, c, total, &format!("{c} takes the blast"))?;
+            vec![("square", Json::from(square)), ("around", Json::from(high))],
+        ),
+    };
+    more.push(("caught", Json::from(caught)));
+    log_shot(a, (shooter, w, area, total), text, cite, more)?;
+    for id in &full {
+        let what = match landing {
+            Landing::Line(..) => format!("{id} is in the line of fire"),
+            Landing::Blast(_) => format!("{id} takes the blast"),
+        };
+        strike(a, ctx, r, shooter, &w.id, id, total, &what)?;
     }
     for id in &around {
         let face_up = a.with(|g, _| Ok(g.state.pieces[g.index(id)?].hidden.is_none()))?;
@@ -658,6 +652,66 @@ fn shoot(a: &Api, ctx: &NativeCallContext, shooter: &str, side: &str, r: &Rule) 
     Ok(fired)
 }
 
+/// Hand-to-hand: both roll the dice their field `r.dice` names, the re-roll hook sees each
+/// roll, the lower loses the difference (a draw costs nothing); the `wounded` hook answers a
+/// piece that survives a loss. Returns the piece that lost and survived (named as the caller
+/// named it) and what it lost.
+fn melee(a: &Api, ctx: &NativeCallContext, attacker: &str, defender: &str, r: &Rule) -> Res<Option<(String, i64)>> {
+    let Some(field) = r.dice.clone() else {
+        return Err("melee: the rule needs `dice` (the field naming each piece's dice)".into());
+    };
+    let (ai, di, ar, dr) = a.with(|g, run| {
+        let (ai, di) = (g.on_board(attacker)?, g.on_board(defender)?);
+        let text_of = |g: &Game, i: usize| -> Result<String, String> {
+            let p = &g.state.pieces[i];
+            match p.fields.get(&field) {
+                Some(serde_json::Value::String(s)) => Ok(s.clone()),
+                _ => Err(format!("melee: {} has no dice in its field `{field}`", p.id)),
+            }
+        };
+        let (at, dt) = (text_of(g, ai)?, text_of(g, di)?);
+        let ae = dice(g, run, &at)?;
+        let ar = g.roll_for(&mut run.rng, &ae, attacker, &r.attack.why);
+        let de = dice(g, run, &dt)?;
+        let dr = g.roll_for(&mut run.rng, &de, defender, &r.attack.why);
+        Ok((ai, di, ar, dr))
+    })?;
+    let at = rerolled(ctx, r.reroll.as_deref(), attacker, &ar, dr.total + 1)?;
+    let dt = match r.reroll.as_deref() {
+        None => dr.total,
+        Some(_) => rerolled(ctx, r.reroll.as_deref(), defender, &dr, at + 1)?,
+    };
+    let hurt = a.with(|g, _| g.fight_out((ai, attacker), (di, defender), at, dt, &r.attack))?;
+    a.triggers(ctx)?;
+    let Some((i, lost)) = hurt else { return Ok(None) };
+    let piece = if i == ai { attacker } else { defender };
+    wounded(ctx, r, piece, lost)?;
+    Ok(Some((piece.to_string(), lost)))
+}
+
+/// `game.engage`: a piece's one attack on pieces of `side` — hand-to-hand with the one the
+/// `foe` hook picks when a piece of `side` stands beside it (the hook asked only then), else
+/// [`shoot`]. Returns whether it attacked.
+fn engage(a: &Api, ctx: &NativeCallContext, id: &str, side: &str, r: &Rule) -> Res<bool> {
+    let (Some(foe), Some(melee_rule)) = (&r.foe, &r.melee) else {
+        return Err(
+            "engage: the rule needs `foe` (the hook picking whom to fight) and `melee` (the hand-to-hand rule)".into(),
+        );
+    };
+    let beside = a.with(|g, _| {
+        let i = g.on_grid(id)?;
+        Ok(!g.view.adjacent(&g.state.pieces, i, side).is_empty())
+    })?;
+    if beside {
+        let answer = hook(ctx, foe, (GameRef, id.to_string(), side.to_string()))?;
+        if !answer.is_unit() {
+            melee(a, ctx, id, &answer.to_string(), melee_rule)?;
+            return Ok(true);
+        }
+    }
+    shoot(a, ctx, id, side, r)
+}
+
 pub(super) fn register(engine: &mut Engine, api: &Api) {
     let a = api.clone();
     engine.register_fn(
@@ -679,38 +733,10 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
         "melee",
         move |ctx: NativeCallContext, _: GameRef, attacker: &str, defender: &str, rule_map: Map| -> Res<Dynamic> {
             let r = rule(&rule_map, "melee")?;
-            let Some(field) = r.dice.clone() else {
-                return Err("melee: the rule needs `dice` (the field naming each piece's dice)".into());
-            };
-            let (ai, di, ar, dr) = a.with(|g, run| {
-                let (ai, di) = (g.on_board(attacker)?, g.on_board(defender)?);
-                let text_of = |g: &Game, i: usize| -> Result<String, String> {
-                    let p = &g.state.pieces[i];
-                    match p.fields.get(&field) {
-                        Some(serde_json::Value::String(s)) => Ok(s.clone()),
-                        _ => Err(format!("melee: {} has no dice in its field `{field}`", p.id)),
-                    }
-                };
-                let (at, dt) = (text_of(g, ai)?, text_of(g, di)?);
-                let ae = dice(g, run, &at)?;
-                let ar = g.roll_for(&mut run.rng, &ae, attacker, &r.attack.why);
-                let de = dice(g, run, &dt)?;
-                let dr = g.roll_for(&mut run.rng, &de, defender, &r.attack.why);
-                Ok((ai, di, ar, dr))
-            })?;
-            let at = rerolled(&ctx, r.reroll.as_deref(), attacker, &ar, dr.total + 1)?;
-            let dt = match r.reroll.as_deref() {
-                None => dr.total,
-                Some(_) => rerolled(&ctx, r.reroll.as_deref(), defender, &dr, at + 1)?,
-            };
-            let hurt = a.with(|g, _| g.fight_out((ai, attacker), (di, defender), at, dt, &r.attack))?;
-            a.triggers(&ctx)?;
-            Ok(match hurt {
+            Ok(match melee(&a, &ctx, attacker, defender, &r)? {
                 None => Dynamic::UNIT,
-                Some((i, lost)) => {
+                Some((piece, lost)) => {
                     let mut m = Map::new();
-                    // Named as the caller named it.
-                    let piece = if i == ai { attacker } else { defender };
                     m.insert("piece".into(), piece.into());
                     m.insert("lost".into(), Dynamic::from_int(lost as INT));
                     Dynamic::from_map(m)
@@ -731,6 +757,14 @@ pub(super) fn register(engine: &mut Engine, api: &Api) {
               -> Res<bool> {
             let r = rule(&rule_map, "fire")?;
             fire(&a, &ctx, shooter, weapon, side, &aim_of(&aim)?, &r)
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "engage",
+        move |ctx: NativeCallContext, _: GameRef, id: &str, side: &str, rule_map: Map| -> Res<bool> {
+            let r = rule(&rule_map, "engage")?;
+            engage(&a, &ctx, id, side, &r)
         },
     );
     let a = api.clone();
