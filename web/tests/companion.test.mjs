@@ -551,12 +551,60 @@ test('the card list is part of the saved session: reloads after every enemy turn
     await tapCommand(page, 'enter', ['marine-1', CLAW[0]], counter);
     await cardsSurviveReloads(page, 1, counter);
     const mid = await cardList(page);
+    const turn = (await view(page)).turn;
     await press(page.locator('#command-words button[data-word="end"]'));
-    await page.waitForSelector('#dice:not([hidden])');
-    await press(page.locator('#faces button').first());
+    const tapped = await tapDice(page, 2);
     await page.reload();
     await ready(page);
     assert.deepEqual(await cardList(page), mid, 'mid-dice: the list as before the command');
+    // The dice already entered survive the reload: the command goes on from the next die.
+    await diceGoOn(page, 'for `end` (die 3)', tapped, (s) => s.entries.filter((e) => e.line === 'end').pop().dice);
+    assert.equal((await view(page)).turn, turn + 1, 'the Alien turn was played once');
+  } finally {
+    await context.close();
+  }
+});
+
+/// Taps `n` dice of the sheet open (or about to open): the lowest face, then the highest, in
+/// turn; the faces tapped (positions from 1, as the save keeps them).
+async function tapDice(page, n) {
+  const tapped = [];
+  for (let i = 0; i < n; i++) {
+    await page.waitForSelector('#dice:not([hidden])');
+    const faces = page.locator('#faces button');
+    const b = faces.nth(i % 2 ? (await faces.count()) - 1 : 0);
+    tapped.push(Number(await b.getAttribute('data-face')));
+    await press(b);
+  }
+  await page.waitForSelector('#dice:not([hidden])');
+  return tapped;
+}
+
+/// After a reload mid-dice: the dice sheet asks the next die (`why` says which), the rest are
+/// left to servitor ("servitor rolls from now on"), and the dice tapped before the reload are
+/// the first the save keeps (`kept` picks them from the save).
+async function diceGoOn(page, why, tapped, kept) {
+  await page.waitForSelector('#dice:not([hidden])');
+  assert.equal(await page.locator('#dice-why').innerText(), why, 'the dice sheet asks the next die');
+  await press(page.locator('#dice-auto-all'));
+  await rollAndAnswer(page, () => -1);
+  await page.waitForSelector('#play:not([hidden])');
+  const s = await save(page);
+  assert.deepEqual(kept(s).slice(0, tapped.length), tapped, `the dice tapped before the reload are kept: ${JSON.stringify(kept(s))}`);
+}
+
+test('dice already entered for a new game\'s setup survive a reload: the setup goes on from the next die', async () => {
+  const { context, page } = await browser(PHONE);
+  try {
+    await page.goto(base);
+    await ready(page);
+    // Solo Heresy's set-up rolls many dice (the battlefield's events, the enemy's cards...).
+    await newGame(page, { pkg: ['solo-heresy', 'heresy'], mission: 'raid', seed: 3, manual: true });
+    const tapped = await tapDice(page, 2);
+    await page.reload();
+    await ready(page);
+    await diceGoOn(page, 'for the setup (die 3)', tapped, (s) => s.start_dice);
+    assert.deepEqual((await save(page)).entries.map((e) => e.line), ['dice auto'], 'the rest rolled by servitor, from then on');
   } finally {
     await context.close();
   }
@@ -1247,7 +1295,10 @@ test('a whole Space Hulk mission by taps with real dice: the heavy flamer burns 
         await page.waitForSelector('#play:not([hidden])');
         reloads++;
         assert.deepEqual(await cardList(page), before, `turn ${turns}: a reload mid-dice shows the cards as before the command`);
-        await press(page.locator('#command-words button[data-word="end"]'));
+        // The die given before the reload is kept: the command goes on from its second die
+        // (or its next question).
+        if (await page.locator('#dice:not([hidden])').count()) assert.match(await page.locator('#dice-why').innerText(), /^for `end` \(die 2\)$/);
+        else assert.equal(await page.locator('#question:not([hidden])').count(), 1, `turn ${turns}: the command goes on after the reload`);
       }
       await rollAndAnswer(page, (offered) => offered.indexOf('no'));
       if ((await view(page)).over) break;
