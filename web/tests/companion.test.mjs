@@ -236,15 +236,21 @@ test('load, start, three turns by taps, undo, reload and resume, offline, export
   assert.equal(v.commands_played, 11);
 });
 
+// The games on squares whose whole missions wholeMission plays: the package and game to pick
+// (none: the first offered), the mission, the seed for automatic and for manual dice, and the
+// package the CLI resumes the page's save with.
+const SPACE_CRUSADE = { pkg: null, mission: 'reactor-strike', seeds: [3, 7], cli: 'space-crusade-solo' };
+const STARQUEST = { pkg: ['starquest-solitaire', 'starquest'], mission: 'mission-1', seeds: [5, 5], cli: 'starquest-solitaire' };
+
 /// A whole mission, by taps: Marines board and walk in, and every turn ends until the game is
 /// over. With `reloads`: after every Alien turn a card ticked (no other changing) and a reload
 /// showing every card, number, tick and piece as before (a reload mid-dice: the card-list test
 /// and the whole Space Hulk mission).
-async function wholeMission(kind, manual, name, reloads = false) {
+async function wholeMission(kind, manual, name, reloads = false, game = SPACE_CRUSADE) {
   const { context, page } = await browser(kind);
   await page.goto(base);
   await ready(page);
-  await newGame(page, { mission: 'reactor-strike', seed: manual ? 7 : 3, manual });
+  await newGame(page, { pkg: game.pkg, mission: game.mission, seed: game.seeds[manual ? 1 : 0], manual });
   const counter = { n: 0, shot: manual ? `${name}-dice` : null };
   await settle(page, counter);
   await page.waitForSelector('#play:not([hidden])');
@@ -280,7 +286,7 @@ async function wholeMission(kind, manual, name, reloads = false) {
   const dir = mkdtempSync(join(tmpdir(), 'servitor-whole-'));
   const file = join(dir, 'whole.json');
   writeFileSync(file, await page.evaluate(() => window.__servitor.comp.save()));
-  const out = cli(['space-crusade-solo', '--resume', file], 'status\n');
+  const out = cli([game.cli, '--resume', file], 'status\n');
   assert.ok(out.includes(final.trim()), `the CLI ends the same way:\n${out}\n---\n${final}`);
   assert.equal(await page.evaluate(() => window.__servitor.typed), 0, 'no command was typed');
   await context.close();
@@ -291,6 +297,13 @@ test('a whole Space Crusade mission by taps with automatic dice, on a desktop: a
   const t = Date.now();
   const r = await wholeMission(DESKTOP, false, 'desktop-auto', true);
   console.log(`# auto dice: ${r.turns} turns, ${r.reloads} reloads, in ${Date.now() - t} ms`);
+});
+
+test('a whole StarQuest mission by taps with automatic dice, on a phone: a reload after every Alien turn keeps every card, number, tick and piece', async () => {
+  const t = Date.now();
+  const r = await wholeMission(PHONE, false, 'phone-starquest', true, STARQUEST);
+  assert.ok(r.reloads > 0, 'some Alien turns were reloaded');
+  console.log(`# StarQuest, auto dice: ${r.turns} turns, ${r.reloads} reloads, in ${Date.now() - t} ms`);
 });
 
 test('a whole mission to the final score with manual dice, on a phone', async () => {
