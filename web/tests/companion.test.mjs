@@ -995,7 +995,8 @@ async function tapField(page, x, y) {
   else await page.mouse.click(at.x, at.y);
 }
 
-test('Solo Heresy on the page: the battlefield to scale, units deployed and moved by taps on it, the enemy turn, a reload', async () => {
+test('a whole Solo Heresy mission on the page by taps: the battlefield to scale, units deployed and moved by taps on it, a reload after every enemy turn, to the game\'s end', async () => {
+  const t0 = Date.now();
   const { context, page } = await browser(PHONE);
   try {
     await page.goto(base);
@@ -1064,7 +1065,29 @@ test('Solo Heresy on the page: the battlefield to scale, units deployed and move
     await page.waitForSelector('#play:not([hidden])');
     assert.equal(JSON.stringify((await view(page)).pieces), before);
     assert.equal(await page.locator('#cards').innerText(), cards);
+    // On to the game's end by taps: each turn of the Legion ends (the squad holding its
+    // ground), and after every enemy turn a card ticked (no other changing) and a reload
+    // showing every card, number, tick and unit as before.
+    let turns = 1, reloads = 1;
+    for (; turns < 12 && !(await view(page)).over; turns++) {
+      await tickOne(page, turns);
+      await reloadSame(page, `after enemy turn ${turns}`);
+      reloads++;
+      await press(page.locator('#command-words button[data-word="end"]'));
+      await settle(page, counter);
+    }
+    v = await view(page);
+    assert.ok(v.over, `the game ends (after ${turns} enemy turns)`);
+    const final = await page.locator('#final-text').innerText();
+    assert.match(final, /The game is over: .*Scores: /);
     assert.equal(await page.evaluate(() => window.__servitor.typed), 0, 'no command was typed');
+    // The page's save replays in the CLI to the same end.
+    const dir = mkdtempSync(join(tmpdir(), 'servitor-heresy-whole-'));
+    const file = join(dir, 'heresy.json');
+    writeFileSync(file, await page.evaluate(() => window.__servitor.comp.save()));
+    const out = cli(['solo-heresy', '--resume', file], 'status\n');
+    assert.ok(out.includes(final.trim()), `the CLI ends the same way:\n${out}\n---\n${final}`);
+    console.log(`# Solo Heresy by taps: ${turns} enemy turns, ${reloads} reloads, in ${Date.now() - t0} ms`);
   } finally {
     await context.close();
   }
