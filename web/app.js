@@ -502,11 +502,10 @@ function drawBoard() {
     if (words.includes(p.id)) classes.push('picked');
     const g = el('g', { class: classes.join(' '), 'data-piece': p.id }, svg);
     el('circle', { cx, cy, r: (size * CELL) / 2 - 3 }, g);
-    const label = el('text', { x: cx, y: cy + 3.5, 'text-anchor': 'middle' }, g);
-    label.textContent = short(p.id);
-    // Space Hulk's state of a face-up piece, from the view: its facing (a wedge at the edge
-    // it faces), action points left (a number at its bottom right), watch (a ring and a letter
-    // at its top left: O for overwatch), a jammed gun (a J at its bottom left).
+    // Space Hulk's state of a face-up piece, from the view: its facing (a wedge on the rim it
+    // faces), action points left (a number in its bottom right corner), watch (a ring and a
+    // letter in its top left corner: O for overwatch), a jammed gun (a J in its bottom left
+    // corner). None of them covers the piece's label, drawn last in the middle.
     const facingName = p.facing || (p.fields && typeof p.fields.facing === 'string' ? p.fields.facing : null);
     const facing = facingName ? ARROW[facingName.toLowerCase()] : null;
     const jammed = !!(p.fields && p.fields.jammed === true);
@@ -524,23 +523,27 @@ function drawBoard() {
     g.setAttribute('role', 'button');
     g.setAttribute('aria-label', summary.join(', '));
     if (facing) {
+      // From the rim outwards: the label's letters stay clear of it.
       const [dx, dy] = facing;
-      const tip = [cx + dx * (CELL / 2 - 1), cy + dy * (CELL / 2 - 1)];
-      const side = [-dy * 6, dx * 6];
-      const base = [cx + dx * (CELL / 2 - 9), cy + dy * (CELL / 2 - 9)];
+      const tip = [cx + dx * (CELL / 2 - 0.5), cy + dy * (CELL / 2 - 0.5)];
+      const side = [-dy * 5.5, dx * 5.5];
+      const base = [cx + dx * (CELL / 2 - 6.5), cy + dy * (CELL / 2 - 6.5)];
       el('path', { class: 'facing', d: `M${tip[0]} ${tip[1]} L${base[0] + side[0]} ${base[1] + side[1]} L${base[0] - side[0]} ${base[1] - side[1]} Z` }, g);
     }
     const x0 = at.x * CELL, y0 = at.y * CELL, span = size * CELL;
+    // A badge in a corner of the square, clear of the label's line in the middle.
     const badge = (x, y, text, cls) => {
-      el('circle', { cx: x, cy: y, r: 6.5, class: `badge ${cls}` }, g);
+      el('circle', { cx: x, cy: y, r: 6, class: `badge ${cls}` }, g);
       el('text', { x, y: y + 3.2, 'text-anchor': 'middle', class: `badge-text ${cls}` }, g).textContent = text;
     };
-    if (p.ap !== undefined) badge(x0 + span - 7, y0 + span - 7, String(p.ap), 'ap');
+    if (p.ap !== undefined) badge(x0 + span - 6, y0 + span - 6, String(p.ap), 'ap');
     if (p.watch) {
       el('circle', { cx, cy, r: span / 2 - 1, class: `watch watch-${p.watch}` }, g);
-      badge(x0 + 7, y0 + 7, p.watch[0].toUpperCase(), 'watch-mark');
+      badge(x0 + 6, y0 + 6, p.watch[0].toUpperCase(), 'watch-mark');
     }
-    if (jammed) badge(x0 + 7, y0 + span - 7, 'J', 'jam');
+    if (jammed) badge(x0 + 6, y0 + span - 6, 'J', 'jam');
+    const label = el('text', { x: cx, y: cy + 3.5, 'text-anchor': 'middle', class: 'label' }, g);
+    label.textContent = short(p.id);
     if (focused === p.id) g.focus();
   }
   describeBoard(`${b.width} by ${b.height} squares`, said, b.marks.map((m) => [m.mark, m.at]));
@@ -684,7 +687,7 @@ function drawField() {
     if (words.includes(p.id)) classes.push('picked');
     const g = el('g', { class: classes.join(' '), 'data-piece': p.id }, svg);
     el('circle', { cx: x * INCH, cy: y * INCH, r }, g);
-    el('text', { x: x * INCH, y: y * INCH + 3.5, 'text-anchor': 'middle' }, g).textContent = short(p.id);
+    el('text', { x: x * INCH, y: y * INCH + 3.5, 'text-anchor': 'middle', class: 'label' }, g).textContent = short(p.id);
     const deg = fieldFacing(p);
     let faces = '';
     if (deg !== null) {

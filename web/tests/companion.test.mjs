@@ -864,7 +864,7 @@ async function boardContrast(page) {
     const out = [];
     for (const g of document.querySelectorAll('#board .piece')) {
       const disc = getComputedStyle(g.querySelector('circle')).fill;
-      const label = getComputedStyle(g.querySelector('text')).fill;
+      const label = getComputedStyle(g.querySelector('text.label')).fill;
       out.push({ what: `label of ${g.dataset.piece}`, ratio: ratio(label, disc), need: 4.5 });
     }
     // Walls and doors as the theme draws them, whether or not this board has one open yet.
