@@ -369,6 +369,7 @@ test('Space Hulk solo: the game asks, a button per choice, the answer kept in th
   assert.equal(await page.locator('#question').getAttribute('role'), 'dialog');
   assert.match(await page.locator('#question-auto').innerText(), /Let servitor choose/);
   await shot(page, 'phone-question');
+  await axeClean(page, 'a question of the game');
   // The legend's key says what is drawn: a count's key for the blips lurking even while none
   // lurk (never the hatching of a burning section).
   const keys = await page.evaluate(() => [...document.querySelectorAll('#board-legend li')].map((li) => `${li.dataset.var}: ${li.querySelector('.key').className}`));
@@ -616,6 +617,8 @@ test('dice already entered for a new game\'s setup survive a reload: the setup g
     const tapped = await tapDice(page, 2);
     await page.reload();
     await ready(page);
+    await page.waitForSelector('#dice:not([hidden])');
+    await axeClean(page, 'the dice sheet');
     await diceGoOn(page, 'for the setup (die 3)', tapped, (s) => s.start_dice);
     assert.deepEqual((await save(page)).entries.map((e) => e.line), ['dice auto'], 'the rest rolled by servitor, from then on');
   } finally {
@@ -1045,6 +1048,7 @@ test('a whole Solo Heresy mission on the page by taps: the battlefield to scale,
     assert.deepEqual(v.pieces.find((p) => p.id === mover.id).point, [mover.point[0], mover.point[1] - 5]);
     await page.locator('#board-scroll').evaluate((e) => { e.scrollLeft = 0; e.scrollTop = 0; e.scrollIntoView({ block: 'start' }); });
     await shot(page, 'phone-solo-heresy-battlefield');
+    await axeClean(page, 'the Solo Heresy battlefield');
     // The enemy's turn, then a reload: the same battlefield, the same cards.
     await press(page.locator('#command-words button[data-word="end"]'));
     await settle(page, counter);
@@ -1080,6 +1084,7 @@ test('a whole Solo Heresy mission on the page by taps: the battlefield to scale,
     assert.ok(v.over, `the game ends (after ${turns} enemy turns)`);
     const final = await page.locator('#final-text').innerText();
     assert.match(final, /The game is over: .*Scores: /);
+    await axeClean(page, 'the game over');
     assert.equal(await page.evaluate(() => window.__servitor.typed), 0, 'no command was typed');
     // The page's save replays in the CLI to the same end.
     const dir = mkdtempSync(join(tmpdir(), 'servitor-heresy-whole-'));
