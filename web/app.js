@@ -8,6 +8,9 @@ import init, { catalog, variant, Companion } from './pkg/servitor_web.js';
 const $ = (id) => document.getElementById(id);
 const SAVE = 'servitor.save';
 const TICKS = 'servitor.ticks';
+// A command (or a new game's setup) under way whose dice or answers are partly given: kept at
+// each die, so a reload goes on from the next die.
+const PENDING = 'servitor.pending';
 // web/build.sh writes the build's version here (and in sw.js): the engine's address carries it.
 const VERSION = 'dev';
 const THEME = 'servitor.theme';
@@ -97,8 +100,9 @@ function call(f) {
 }
 
 /// Sends a line; manual dice and the game's questions are asked one by one until the command
-/// has them all.
-async function send(line, { quiet = false } = {}) {
+/// has them all. `given`: the dice and answers already given to it (a command going on after a
+/// reload).
+async function send(line, { quiet = false, given = null } = {}) {
   line = line.trim();
   if (!line || !comp) return null;
   // For the browser tests: commands sent from words typed rather than tapped.
@@ -106,10 +110,45 @@ async function send(line, { quiet = false } = {}) {
   hooks.typing = false;
   hooks.busy = true;
   try {
-    return await sendNow(line, quiet);
+    return await sendNow(line, quiet, given);
   } finally {
     hooks.busy = false;
   }
+}
+
+/// A short fingerprint of a save's text (FNV-1a with its length): a pending command belongs to
+/// the save it was begun on, and to no other.
+function fingerprint(text) {
+  if (!text) return '';
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return `${text.length}:${h.toString(16)}`;
+}
+
+/// Keeps what a command under way has been given (after each die or answer), with the save it
+/// goes on from; dropped once the command is played or refused.
+function keepPending(p) {
+  localStorage.setItem(PENDING, JSON.stringify({ ...p, auto: autoRest, save: fingerprint(localStorage.getItem(SAVE)) }));
+}
+
+function dropPending() {
+  localStorage.removeItem(PENDING);
+}
+
+/// The command (or setup) a reload interrupted, if it was begun on the save kept now.
+function pendingNow() {
+  let p = null;
+  try {
+    p = JSON.parse(localStorage.getItem(PENDING) || 'null');
+  } catch (e) { p = null; }
+  if (!p || p.save !== fingerprint(localStorage.getItem(SAVE))) {
+    dropPending();
+    return null;
+  }
+  return p;
 }
 
 /// Who rolls from the next command on (`dice auto|manual`, kept in the save as at `servitor
@@ -120,12 +159,13 @@ async function switchDice(mode) {
   return r;
 }
 
-async function sendNow(line, quiet) {
-  const answers = [], choices = [];
+async function sendNow(line, quiet, given) {
+  const answers = given ? [...given.answers] : [], choices = given ? [...given.choices] : [];
   for (;;) {
     const r = call(() => comp.send(line, JSON.stringify(answers), JSON.stringify(choices)));
     if (r.need) {
       if (!(await answerNeed(r.need, line, answers, choices))) return null; // nothing changed
+      keepPending({ line, answers, choices });
       continue;
     }
     if (autoRest) {
@@ -140,6 +180,7 @@ async function sendNow(line, quiet) {
       shown = [];
     }
     if (r.ok && !INFO.has(first)) store(comp.save());
+    dropPending();
     if (!quiet) answered(line, r);
     return r;
   }
@@ -241,14 +282,27 @@ async function start() {
     manual_dice: document.querySelector('input[name=dice]:checked').value === 'manual',
   };
   if ($('campaign').checked) setup.campaign = '';
-  comp = companionFor(p.package);
-  const answers = [], choices = [];
+  hooks.busy = true;
+  try {
+    await begin(p.package, setup, null);
+  } finally {
+    hooks.busy = false;
+  }
+}
+
+/// A new game of `name` set up as `setup` says, its setup's dice asked as a command's;
+/// `given`: those already given (a setup going on after a reload).
+async function begin(name, setup, given) {
+  comp = companionFor(name);
+  const answers = given ? [...given.answers] : [], choices = given ? [...given.choices] : [];
   for (;;) {
     const r = call(() => comp.begin(JSON.stringify(setup), JSON.stringify(answers), JSON.stringify(choices)));
     if (r.need) {
       if (!(await answerNeed(r.need, 'setup', answers, choices))) return;
+      keepPending({ setup: { package: name, ...setup }, answers, choices });
       continue;
     }
+    dropPending();
     if (!r.ok) {
       $('start-error').textContent = r.note;
       return;
@@ -448,11 +502,10 @@ function drawBoard() {
     if (words.includes(p.id)) classes.push('picked');
     const g = el('g', { class: classes.join(' '), 'data-piece': p.id }, svg);
     el('circle', { cx, cy, r: (size * CELL) / 2 - 3 }, g);
-    const label = el('text', { x: cx, y: cy + 3.5, 'text-anchor': 'middle' }, g);
-    label.textContent = short(p.id);
-    // Space Hulk's state of a face-up piece, from the view: its facing (a wedge at the edge
-    // it faces), action points left (a number at its bottom right), watch (a ring and a letter
-    // at its top left: O for overwatch), a jammed gun (a J at its bottom left).
+    // Space Hulk's state of a face-up piece, from the view: its facing (a wedge on the rim it
+    // faces), action points left (a number in its bottom right corner), watch (a ring and a
+    // letter in its top left corner: O for overwatch), a jammed gun (a J in its bottom left
+    // corner). None of them covers the piece's label, drawn last in the middle.
     const facingName = p.facing || (p.fields && typeof p.fields.facing === 'string' ? p.fields.facing : null);
     const facing = facingName ? ARROW[facingName.toLowerCase()] : null;
     const jammed = !!(p.fields && p.fields.jammed === true);
@@ -470,23 +523,27 @@ function drawBoard() {
     g.setAttribute('role', 'button');
     g.setAttribute('aria-label', summary.join(', '));
     if (facing) {
+      // From the rim outwards: the label's letters stay clear of it.
       const [dx, dy] = facing;
-      const tip = [cx + dx * (CELL / 2 - 1), cy + dy * (CELL / 2 - 1)];
-      const side = [-dy * 6, dx * 6];
-      const base = [cx + dx * (CELL / 2 - 9), cy + dy * (CELL / 2 - 9)];
+      const tip = [cx + dx * (CELL / 2 - 0.5), cy + dy * (CELL / 2 - 0.5)];
+      const side = [-dy * 5.5, dx * 5.5];
+      const base = [cx + dx * (CELL / 2 - 6.5), cy + dy * (CELL / 2 - 6.5)];
       el('path', { class: 'facing', d: `M${tip[0]} ${tip[1]} L${base[0] + side[0]} ${base[1] + side[1]} L${base[0] - side[0]} ${base[1] - side[1]} Z` }, g);
     }
     const x0 = at.x * CELL, y0 = at.y * CELL, span = size * CELL;
+    // A badge in a corner of the square, clear of the label's line in the middle.
     const badge = (x, y, text, cls) => {
-      el('circle', { cx: x, cy: y, r: 6.5, class: `badge ${cls}` }, g);
+      el('circle', { cx: x, cy: y, r: 6, class: `badge ${cls}` }, g);
       el('text', { x, y: y + 3.2, 'text-anchor': 'middle', class: `badge-text ${cls}` }, g).textContent = text;
     };
-    if (p.ap !== undefined) badge(x0 + span - 7, y0 + span - 7, String(p.ap), 'ap');
+    if (p.ap !== undefined) badge(x0 + span - 6, y0 + span - 6, String(p.ap), 'ap');
     if (p.watch) {
       el('circle', { cx, cy, r: span / 2 - 1, class: `watch watch-${p.watch}` }, g);
-      badge(x0 + 7, y0 + 7, p.watch[0].toUpperCase(), 'watch-mark');
+      badge(x0 + 6, y0 + 6, p.watch[0].toUpperCase(), 'watch-mark');
     }
-    if (jammed) badge(x0 + 7, y0 + span - 7, 'J', 'jam');
+    if (jammed) badge(x0 + 6, y0 + span - 6, 'J', 'jam');
+    const label = el('text', { x: cx, y: cy + 3.5, 'text-anchor': 'middle', class: 'label' }, g);
+    label.textContent = short(p.id);
     if (focused === p.id) g.focus();
   }
   describeBoard(`${b.width} by ${b.height} squares`, said, b.marks.map((m) => [m.mark, m.at]));
@@ -630,7 +687,7 @@ function drawField() {
     if (words.includes(p.id)) classes.push('picked');
     const g = el('g', { class: classes.join(' '), 'data-piece': p.id }, svg);
     el('circle', { cx: x * INCH, cy: y * INCH, r }, g);
-    el('text', { x: x * INCH, y: y * INCH + 3.5, 'text-anchor': 'middle' }, g).textContent = short(p.id);
+    el('text', { x: x * INCH, y: y * INCH + 3.5, 'text-anchor': 'middle', class: 'label' }, g).textContent = short(p.id);
     const deg = fieldFacing(p);
     let faces = '';
     if (deg !== null) {
@@ -933,7 +990,8 @@ let answerDie = null;
 function askDie(need, line) {
   const plain = /^d\d+$/.test(need.die);
   $('dice-title').textContent = plain ? `Roll a ${need.die}` : `Roll 1 ${need.die} die`;
-  $('dice-why').textContent = line === 'setup' ? 'for the setup' : `for \`${line}\` (die ${need.given + 1})`;
+  const which = `die ${need.given + 1}`;
+  $('dice-why').textContent = line === 'setup' ? `for the setup (${which})` : `for \`${line}\` (${which})`;
   const faces = $('faces');
   faces.innerHTML = '';
   const seen = new Set();
@@ -1124,17 +1182,34 @@ async function main() {
   const kept = JSON.parse(localStorage.getItem(VARIANT) || 'null');
   if (kept) addVariant(kept.files, false);
   ticks = JSON.parse(localStorage.getItem(TICKS) || '{}');
+  // A command or a new game's setup the reload interrupted goes on from its next die.
+  const pending = pendingNow();
   const saved = localStorage.getItem(SAVE);
+  if (pending && pending.setup && packages.some((p) => p.package === pending.setup.package)) {
+    show('start');
+    const { package: name, ...setup } = pending.setup;
+    autoRest = !!pending.auto;
+    hooks.busy = true;
+    const going = begin(name, setup, pending).finally(() => { hooks.busy = false; });
+    document.body.dataset.ready = '1';
+    await going;
+    return;
+  }
   if (saved) {
     const r = resume(saved, 'the saved game');
     if (r.ok) {
       ticks = JSON.parse(localStorage.getItem(TICKS) || '{}');
       drawCards();
+      if (pending && pending.line) {
+        autoRest = !!pending.auto;
+        send(pending.line, { given: pending });
+      }
       document.body.dataset.ready = '1';
       return;
     }
     $('start-error').textContent = r.note;
   }
+  dropPending();
   show('start');
   document.body.dataset.ready = '1';
 }

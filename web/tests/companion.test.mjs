@@ -236,15 +236,21 @@ test('load, start, three turns by taps, undo, reload and resume, offline, export
   assert.equal(v.commands_played, 11);
 });
 
+// The games on squares whose whole missions wholeMission plays: the package and game to pick
+// (none: the first offered), the mission, the seed for automatic and for manual dice, and the
+// package the CLI resumes the page's save with.
+const SPACE_CRUSADE = { pkg: null, mission: 'reactor-strike', seeds: [3, 7], cli: 'space-crusade-solo' };
+const STARQUEST = { pkg: ['starquest-solitaire', 'starquest'], mission: 'mission-1', seeds: [5, 5], cli: 'starquest-solitaire' };
+
 /// A whole mission, by taps: Marines board and walk in, and every turn ends until the game is
 /// over. With `reloads`: after every Alien turn a card ticked (no other changing) and a reload
 /// showing every card, number, tick and piece as before (a reload mid-dice: the card-list test
 /// and the whole Space Hulk mission).
-async function wholeMission(kind, manual, name, reloads = false) {
+async function wholeMission(kind, manual, name, reloads = false, game = SPACE_CRUSADE) {
   const { context, page } = await browser(kind);
   await page.goto(base);
   await ready(page);
-  await newGame(page, { mission: 'reactor-strike', seed: manual ? 7 : 3, manual });
+  await newGame(page, { pkg: game.pkg, mission: game.mission, seed: game.seeds[manual ? 1 : 0], manual });
   const counter = { n: 0, shot: manual ? `${name}-dice` : null };
   await settle(page, counter);
   await page.waitForSelector('#play:not([hidden])');
@@ -280,7 +286,7 @@ async function wholeMission(kind, manual, name, reloads = false) {
   const dir = mkdtempSync(join(tmpdir(), 'servitor-whole-'));
   const file = join(dir, 'whole.json');
   writeFileSync(file, await page.evaluate(() => window.__servitor.comp.save()));
-  const out = cli(['space-crusade-solo', '--resume', file], 'status\n');
+  const out = cli([game.cli, '--resume', file], 'status\n');
   assert.ok(out.includes(final.trim()), `the CLI ends the same way:\n${out}\n---\n${final}`);
   assert.equal(await page.evaluate(() => window.__servitor.typed), 0, 'no command was typed');
   await context.close();
@@ -291,6 +297,13 @@ test('a whole Space Crusade mission by taps with automatic dice, on a desktop: a
   const t = Date.now();
   const r = await wholeMission(DESKTOP, false, 'desktop-auto', true);
   console.log(`# auto dice: ${r.turns} turns, ${r.reloads} reloads, in ${Date.now() - t} ms`);
+});
+
+test('a whole StarQuest mission by taps with automatic dice, on a phone: a reload after every Alien turn keeps every card, number, tick and piece', async () => {
+  const t = Date.now();
+  const r = await wholeMission(PHONE, false, 'phone-starquest', true, STARQUEST);
+  assert.ok(r.reloads > 0, 'some Alien turns were reloaded');
+  console.log(`# StarQuest, auto dice: ${r.turns} turns, ${r.reloads} reloads, in ${Date.now() - t} ms`);
 });
 
 test('a whole mission to the final score with manual dice, on a phone', async () => {
@@ -356,6 +369,7 @@ test('Space Hulk solo: the game asks, a button per choice, the answer kept in th
   assert.equal(await page.locator('#question').getAttribute('role'), 'dialog');
   assert.match(await page.locator('#question-auto').innerText(), /Let servitor choose/);
   await shot(page, 'phone-question');
+  await axeClean(page, 'a question of the game');
   // The legend's key says what is drawn: a count's key for the blips lurking even while none
   // lurk (never the hatching of a burning section).
   const keys = await page.evaluate(() => [...document.querySelectorAll('#board-legend li')].map((li) => `${li.dataset.var}: ${li.querySelector('.key').className}`));
@@ -551,12 +565,62 @@ test('the card list is part of the saved session: reloads after every enemy turn
     await tapCommand(page, 'enter', ['marine-1', CLAW[0]], counter);
     await cardsSurviveReloads(page, 1, counter);
     const mid = await cardList(page);
+    const turn = (await view(page)).turn;
     await press(page.locator('#command-words button[data-word="end"]'));
-    await page.waitForSelector('#dice:not([hidden])');
-    await press(page.locator('#faces button').first());
+    const tapped = await tapDice(page, 2);
     await page.reload();
     await ready(page);
     assert.deepEqual(await cardList(page), mid, 'mid-dice: the list as before the command');
+    // The dice already entered survive the reload: the command goes on from the next die.
+    await diceGoOn(page, 'for `end` (die 3)', tapped, (s) => s.entries.filter((e) => e.line === 'end').pop().dice);
+    assert.equal((await view(page)).turn, turn + 1, 'the Alien turn was played once');
+  } finally {
+    await context.close();
+  }
+});
+
+/// Taps `n` dice of the sheet open (or about to open): the lowest face, then the highest, in
+/// turn; the faces tapped (positions from 1, as the save keeps them).
+async function tapDice(page, n) {
+  const tapped = [];
+  for (let i = 0; i < n; i++) {
+    await page.waitForSelector('#dice:not([hidden])');
+    const faces = page.locator('#faces button');
+    const b = faces.nth(i % 2 ? (await faces.count()) - 1 : 0);
+    tapped.push(Number(await b.getAttribute('data-face')));
+    await press(b);
+  }
+  await page.waitForSelector('#dice:not([hidden])');
+  return tapped;
+}
+
+/// After a reload mid-dice: the dice sheet asks the next die (`why` says which), the rest are
+/// left to servitor ("servitor rolls from now on"), and the dice tapped before the reload are
+/// the first the save keeps (`kept` picks them from the save).
+async function diceGoOn(page, why, tapped, kept) {
+  await page.waitForSelector('#dice:not([hidden])');
+  assert.equal(await page.locator('#dice-why').innerText(), why, 'the dice sheet asks the next die');
+  await press(page.locator('#dice-auto-all'));
+  await rollAndAnswer(page, () => -1);
+  await page.waitForSelector('#play:not([hidden])');
+  const s = await save(page);
+  assert.deepEqual(kept(s).slice(0, tapped.length), tapped, `the dice tapped before the reload are kept: ${JSON.stringify(kept(s))}`);
+}
+
+test('dice already entered for a new game\'s setup survive a reload: the setup goes on from the next die', async () => {
+  const { context, page } = await browser(PHONE);
+  try {
+    await page.goto(base);
+    await ready(page);
+    // Solo Heresy's set-up rolls many dice (the battlefield's events, the enemy's cards...).
+    await newGame(page, { pkg: ['solo-heresy', 'heresy'], mission: 'raid', seed: 3, manual: true });
+    const tapped = await tapDice(page, 2);
+    await page.reload();
+    await ready(page);
+    await page.waitForSelector('#dice:not([hidden])');
+    await axeClean(page, 'the dice sheet');
+    await diceGoOn(page, 'for the setup (die 3)', tapped, (s) => s.start_dice);
+    assert.deepEqual((await save(page)).entries.map((e) => e.line), ['dice auto'], 'the rest rolled by servitor, from then on');
   } finally {
     await context.close();
   }
@@ -803,7 +867,7 @@ async function boardContrast(page) {
     const out = [];
     for (const g of document.querySelectorAll('#board .piece')) {
       const disc = getComputedStyle(g.querySelector('circle')).fill;
-      const label = getComputedStyle(g.querySelector('text')).fill;
+      const label = getComputedStyle(g.querySelector('text.label')).fill;
       out.push({ what: `label of ${g.dataset.piece}`, ratio: ratio(label, disc), need: 4.5 });
     }
     // Walls and doors as the theme draws them, whether or not this board has one open yet.
@@ -934,7 +998,8 @@ async function tapField(page, x, y) {
   else await page.mouse.click(at.x, at.y);
 }
 
-test('Solo Heresy on the page: the battlefield to scale, units deployed and moved by taps on it, the enemy turn, a reload', async () => {
+test('a whole Solo Heresy mission on the page by taps: the battlefield to scale, units deployed and moved by taps on it, a reload after every enemy turn, to the game\'s end', async () => {
+  const t0 = Date.now();
   const { context, page } = await browser(PHONE);
   try {
     await page.goto(base);
@@ -983,6 +1048,7 @@ test('Solo Heresy on the page: the battlefield to scale, units deployed and move
     assert.deepEqual(v.pieces.find((p) => p.id === mover.id).point, [mover.point[0], mover.point[1] - 5]);
     await page.locator('#board-scroll').evaluate((e) => { e.scrollLeft = 0; e.scrollTop = 0; e.scrollIntoView({ block: 'start' }); });
     await shot(page, 'phone-solo-heresy-battlefield');
+    await axeClean(page, 'the Solo Heresy battlefield');
     // The enemy's turn, then a reload: the same battlefield, the same cards.
     await press(page.locator('#command-words button[data-word="end"]'));
     await settle(page, counter);
@@ -1003,7 +1069,30 @@ test('Solo Heresy on the page: the battlefield to scale, units deployed and move
     await page.waitForSelector('#play:not([hidden])');
     assert.equal(JSON.stringify((await view(page)).pieces), before);
     assert.equal(await page.locator('#cards').innerText(), cards);
+    // On to the game's end by taps: each turn of the Legion ends (the squad holding its
+    // ground), and after every enemy turn a card ticked (no other changing) and a reload
+    // showing every card, number, tick and unit as before.
+    let turns = 1, reloads = 1;
+    for (; turns < 12 && !(await view(page)).over; turns++) {
+      await tickOne(page, turns);
+      await reloadSame(page, `after enemy turn ${turns}`);
+      reloads++;
+      await press(page.locator('#command-words button[data-word="end"]'));
+      await settle(page, counter);
+    }
+    v = await view(page);
+    assert.ok(v.over, `the game ends (after ${turns} enemy turns)`);
+    const final = await page.locator('#final-text').innerText();
+    assert.match(final, /The game is over: .*Scores: /);
+    await axeClean(page, 'the game over');
     assert.equal(await page.evaluate(() => window.__servitor.typed), 0, 'no command was typed');
+    // The page's save replays in the CLI to the same end.
+    const dir = mkdtempSync(join(tmpdir(), 'servitor-heresy-whole-'));
+    const file = join(dir, 'heresy.json');
+    writeFileSync(file, await page.evaluate(() => window.__servitor.comp.save()));
+    const out = cli(['solo-heresy', '--resume', file], 'status\n');
+    assert.ok(out.includes(final.trim()), `the CLI ends the same way:\n${out}\n---\n${final}`);
+    console.log(`# Solo Heresy by taps: ${turns} enemy turns, ${reloads} reloads, in ${Date.now() - t0} ms`);
   } finally {
     await context.close();
   }
@@ -1247,7 +1336,10 @@ test('a whole Space Hulk mission by taps with real dice: the heavy flamer burns 
         await page.waitForSelector('#play:not([hidden])');
         reloads++;
         assert.deepEqual(await cardList(page), before, `turn ${turns}: a reload mid-dice shows the cards as before the command`);
-        await press(page.locator('#command-words button[data-word="end"]'));
+        // The die given before the reload is kept: the command goes on from its second die
+        // (or its next question).
+        if (await page.locator('#dice:not([hidden])').count()) assert.match(await page.locator('#dice-why').innerText(), /^for `end` \(die 2\)$/);
+        else assert.equal(await page.locator('#question:not([hidden])').count(), 1, `turn ${turns}: the command goes on after the reload`);
       }
       await rollAndAnswer(page, (offered) => offered.indexOf('no'));
       if ((await view(page)).over) break;
