@@ -539,10 +539,10 @@ fn your_sergeant_is_named_with_the_models_command() {
     };
     let answers = "auto\n".repeat(4);
     let input = format!(
-        "deploy warden-vanguard-squad-1 20,42\ndeploy auto\nend\n{answers}\
+        "deploy warden-vanguard-squad-1 20,42\ndeploy auto\n\
          models warden-vanguard-squad-1{}{}\n\
          models warden-vanguard-squad-1{}{}\n\
-         models warden-vanguard-squad-1{}{} without warden-sergeant\nquit\n",
+         models warden-vanguard-squad-1{}{} without warden-sergeant\nend\n{answers}quit\n",
         row("41", ""),
         row("42.5", "warden-sergeant"),
         row("41", ""),
