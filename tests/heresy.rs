@@ -509,3 +509,56 @@ fn sees_lists_the_units_in_sight_on_a_battlefield() {
         assert!(stdout.contains(said), "`{said}`:\n{stdout}");
     }
 }
+
+/// A character inside a squad at the table (armies.rules `own-models`): the sample army
+/// Ashen Vanguard's squad is laid out with its sergeant in the middle; `models` puts the
+/// sergeant at the point written `warden-sergeant@X,Y`, refuses a name the squad has not, and
+/// `without warden-sergeant` takes the sergeant off (your casualties are yours to choose).
+#[test]
+fn your_sergeant_is_named_with_the_models_command() {
+    let args = [
+        "play",
+        "solo-heresy",
+        "--mission",
+        "raid",
+        "--seed",
+        "1",
+        "--set",
+        "player-army=ashen-vanguard",
+    ];
+    let row = |y: &str, first: &str| {
+        let mut out = String::new();
+        for (k, x) in ["16", "17.5", "19", "20.5", "22"].iter().enumerate() {
+            if k == 0 && !first.is_empty() {
+                out.push_str(&format!(" {first}@{x},{y}"));
+            } else {
+                out.push_str(&format!(" {x},{y}"));
+            }
+        }
+        out
+    };
+    let answers = "auto\n".repeat(4);
+    let input = format!(
+        "deploy warden-vanguard-squad-1 20,42\ndeploy auto\n\
+         models warden-vanguard-squad-1{}{}\n\
+         models warden-vanguard-squad-1{}{}\n\
+         models warden-vanguard-squad-1{}{} without warden-sergeant\nend\n{answers}quit\n",
+        row("41", ""),
+        row("42.5", "warden-sergeant"),
+        row("41", ""),
+        row("42.5", "champion"),
+        row("41", ""),
+        row("42.5", ""),
+    );
+    let (stdout, stderr, code) = servitor(&args, &input);
+    assert_eq!(code, 0, "{stderr}");
+    for said in [
+        "warden-vanguard-squad-1's 10 models stand in formation round (20.0, 42.0); warden-sergeant at (20.0, 42.0)",
+        "warden-vanguard-squad-1's 10 model(s) stand at (16.0, 41.0)",
+        "; warden-sergeant at (16.0, 42.5)",
+        "refused: champion@ names no model of warden-vanguard-squad-1 with a profile of its own",
+        "; warden-sergeant lost",
+    ] {
+        assert!(stdout.contains(said), "`{said}`:\n{stdout}");
+    }
+}

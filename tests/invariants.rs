@@ -1534,6 +1534,7 @@ fn a_face_down_piece_ending_next_to_the_other_side_is_reported() {
         ap: None,
         watch: None,
         models: Vec::new(),
+        model_records: Vec::new(),
     };
     let act = |action: Action| Event {
         kind: "action".into(),
@@ -1604,6 +1605,7 @@ fn a_walk_charged_other_than_its_price_is_reported() {
         ap: None,
         watch: None,
         models: Vec::new(),
+        model_records: Vec::new(),
     };
     let game = |turn_to: u8, step_to: &str, spent: i64| {
         let events = [
@@ -1679,6 +1681,7 @@ fn a_step_in_reach_of_a_watch_unanswered_is_reported() {
         ap: None,
         watch: watch.map(Into::into),
         models: Vec::new(),
+        model_records: Vec::new(),
     };
     let event = |piece: Option<&str>, text: &str, action: Option<Action>| Event {
         kind: if action.is_some() { "action" } else { "decision" }.into(),
@@ -1773,6 +1776,7 @@ fn a_walk_kept_out_of_sight_stepping_into_it_is_reported() {
         ap: None,
         watch: None,
         models: Vec::new(),
+        model_records: Vec::new(),
     };
     let add = |p: Piece| Event {
         kind: "action".into(),
@@ -1884,6 +1888,7 @@ fn a_blip_lost_while_an_entry_is_free_is_reported() {
         ap: None,
         watch: None,
         models: Vec::new(),
+        model_records: Vec::new(),
     };
     let begin = event(
         "",

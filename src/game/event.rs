@@ -422,6 +422,7 @@ mod tests {
             ap: None,
             watch: None,
             models: Vec::new(),
+            model_records: Vec::new(),
         }
     }
 

@@ -20,6 +20,12 @@
 //! closest model walks, `towards_lead`); casualties come off closest first
 //! (`remove_models`); a blast hits the models under it (`models_under`); `coherent` checks
 //! coherency and `set_models` takes a player's models by points.
+//!
+//! Models with a record of their own ([`Piece::model_records`], beside the offsets): a
+//! stats record's `own-models` names records of the same kind, each one of its models with
+//! its own profile (a character inside a squad). They take the first slots of the formation,
+//! are removed last (`remove_models`), keep their record through every `Models` action, and
+//! `set_models` says which point each stands at; what the profile does is the package's.
 
 use super::pieces::NewFields;
 use super::state::{Action, ON_BOARD};
@@ -422,6 +428,37 @@ impl Game {
         }
     }
 
+    /// The models of piece `i` with a record of their own, as its stats record declares them:
+    /// `own-models`, a list of ids of records of the same kind (each one model of the unit
+    /// with its own profile and weapons: a character inside a squad), at most `models` − 1 of
+    /// them (a unit keeps one model of its own record at least).
+    pub fn declared_own_models(&self, i: usize) -> Vec<String> {
+        let n = self.declared_models(i);
+        match self.stat(i, "own-models") {
+            Some(crate::value::Value::List(list)) if n > 1 => list
+                .iter()
+                .filter_map(|v| match v {
+                    crate::value::Value::Name(s) | crate::value::Value::Text(s) => Some(s.clone()),
+                    _ => None,
+                })
+                .take(n - 1)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Beside `models_at`, each model's own record: the id of the stats record that gives it
+    /// its own profile, or `""` for the piece's own (every one `""` when none has its own).
+    pub fn model_records(&self, i: usize) -> Result<Vec<String>, String> {
+        let n = self.models_at(i)?.len();
+        let r = &self.state.pieces[i].model_records;
+        Ok(if r.len() == n {
+            r.clone()
+        } else {
+            vec![String::new(); n]
+        })
+    }
+
     /// Every model of piece `i`: where it stands and its base (one, at its point, with the
     /// piece's `base`, for a piece of one model).
     pub fn models_at(&self, i: usize) -> Result<Vec<(Point, f64)>, String> {
@@ -524,13 +561,27 @@ impl Game {
         };
         let offsets = self.formation(at, n, base)?;
         let id = self.state.pieces[i].id.clone();
+        // The models with a record of their own take the first slots: the middle of the unit.
+        let own = self.declared_own_models(i);
+        let records = if own.is_empty() {
+            Vec::new()
+        } else {
+            let mut r = own.clone();
+            r.resize(n, String::new());
+            r
+        };
         self.act(
             "models",
-            format!("{id}'s {n} models stand in formation round {}", show(at)),
+            format!(
+                "{id}'s {n} models stand in formation round {}{}",
+                show(at),
+                named_models(&own, &offsets, at)
+            ),
             Some(&id),
             Action::Models {
                 id: id.clone(),
                 offsets,
+                records,
             },
         );
         Ok(())
@@ -538,9 +589,60 @@ impl Game {
 
     /// Piece `i`'s models stand at `points` (a unit's models set where the table has them): its
     /// point moves to the first of them, the others kept as offsets from it. Each must stand on
-    /// the table outside impassable terrain.
-    pub fn set_models(&mut self, i: usize, points: &[Point], why: &str) -> Result<(), String> {
+    /// the table outside impassable terrain. `records` says which model each point is (its own
+    /// record, `""` for the piece's): only models with a record of their own it still has, each
+    /// once, and those it leaves out are lost. With no `records`, the models with a record of
+    /// their own are kept, at the first points.
+    pub fn set_models(
+        &mut self,
+        i: usize,
+        points: &[Point],
+        records: Option<&[String]>,
+        why: &str,
+    ) -> Result<(), String> {
         self.point_of(i)?;
+        let now: Vec<String> = self.model_records(i)?.into_iter().filter(|r| !r.is_empty()).collect();
+        let records: Vec<String> = match records {
+            None => {
+                let mut r: Vec<String> = now.iter().take(points.len()).cloned().collect();
+                r.resize(points.len(), String::new());
+                r
+            }
+            Some(given) => {
+                if given.len() != points.len() {
+                    return Err(format!(
+                        "{} point(s) but {} model(s) named: one name (\"\" for none) a point",
+                        points.len(),
+                        given.len()
+                    ));
+                }
+                let mut left = now.clone();
+                for r in given.iter().filter(|r| !r.is_empty()) {
+                    match left.iter().position(|x| x == r) {
+                        Some(k) => {
+                            left.remove(k);
+                        }
+                        None => {
+                            return Err(format!(
+                                "{} has no model {r} of its own on the table{}",
+                                self.state.pieces[i].id,
+                                if now.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!(" (it has: {})", now.join(", "))
+                                }
+                            ));
+                        }
+                    }
+                }
+                given.to_vec()
+            }
+        };
+        let records = if records.iter().all(String::is_empty) {
+            Vec::new()
+        } else {
+            records
+        };
         if points.is_empty() || points.len() > crate::limits::MAX_UNIT_MODELS {
             return Err(format!(
                 "a unit has 1 to {} models (`MAX_UNIT_MODELS`)",
@@ -559,6 +661,21 @@ impl Game {
             .map(|p| rounded(Point::new(p.x - first.x, p.y - first.y)))
             .collect();
         let list = points.iter().map(|&p| show(p)).collect::<Vec<_>>().join(" ");
+        let lost: Vec<String> = {
+            let mut left = now.clone();
+            for r in records.iter().filter(|r| !r.is_empty()) {
+                if let Some(k) = left.iter().position(|x| x == r) {
+                    left.remove(k);
+                }
+            }
+            left
+        };
+        let named = named_models(&records, &offsets, first);
+        let lost = if lost.is_empty() {
+            String::new()
+        } else {
+            format!("; {} lost", lost.join(", "))
+        };
         self.act(
             "place",
             format!("{id} is set down at {}{}", show(first), because(why)),
@@ -570,11 +687,12 @@ impl Game {
         );
         self.act(
             "models",
-            format!("{id}'s {} model(s) stand at {list}", points.len()),
+            format!("{id}'s {} model(s) stand at {list}{named}{lost}", points.len()),
             Some(&id),
             Action::Models {
                 id: id.clone(),
                 offsets,
+                records,
             },
         );
         Ok(())
@@ -582,8 +700,9 @@ impl Game {
 
     /// Takes `n` of unit `i`'s models away as casualties, those closest to `from` first (base
     /// edge to the nearest of `from`'s points; equally close ones in the order kept; with no
-    /// `from`, the last kept first); a unit keeps at least one model (its life removes it).
-    /// The models taken, where they stood.
+    /// `from`, the last kept first); the models with a record of their own last of all (a
+    /// character is the last of its squad to fall); a unit keeps at least one model (its life
+    /// removes it). The models taken, where they stood.
     pub fn remove_models(&mut self, i: usize, n: usize, from: &[Point], why: &str) -> Result<Vec<Point>, String> {
         let models = self.models_at(i)?;
         if models.len() < 2 || n == 0 {
@@ -602,6 +721,9 @@ impl Game {
         } else {
             order.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
         }
+        let records = self.model_records(i)?;
+        // A stable sort: the models of the piece's own record first, in the order above.
+        order.sort_by_key(|&(k, _)| !records[k].is_empty());
         let gone: Vec<usize> = order[..n].iter().map(|&(k, _)| k).collect();
         let p = &self.state.pieces[i];
         let offsets: Vec<Point> = p
@@ -611,17 +733,37 @@ impl Game {
             .filter(|(k, _)| !gone.contains(k))
             .map(|(_, o)| *o)
             .collect();
+        let kept: Vec<String> = if p.model_records.is_empty() {
+            Vec::new()
+        } else {
+            records
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| !gone.contains(k))
+                .map(|(_, r)| r.clone())
+                .collect()
+        };
+        let fallen: Vec<&str> = gone
+            .iter()
+            .filter(|&&k| !records[k].is_empty())
+            .map(|&k| records[k].as_str())
+            .collect();
         let taken: Vec<Point> = gone.iter().map(|&k| models[k].0).collect();
         let id = p.id.clone();
         let list = taken.iter().map(|&q| show(q)).collect::<Vec<_>>().join(" ");
         self.act(
             "models",
             format!(
-                "{id} loses {n} model(s), {}: {list}{}",
+                "{id} loses {n} model(s), {}: {list}{}{}",
                 if from.is_empty() {
                     "the outermost first"
                 } else {
                     "the closest first"
+                },
+                if fallen.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({} among them)", fallen.join(", "))
                 },
                 because(why)
             ),
@@ -629,6 +771,7 @@ impl Game {
             Action::Models {
                 id: id.clone(),
                 offsets,
+                records: kept,
             },
         );
         Ok(taken)
@@ -663,6 +806,17 @@ impl Game {
         }
         Ok(joined.iter().all(|&j| j))
     }
+}
+
+/// `; NAME at (x, y)` for each model with a record of its own (`records` beside `offsets`
+/// from `at`), for a log line; `""` when none has one.
+fn named_models(records: &[String], offsets: &[Point], at: Point) -> String {
+    records
+        .iter()
+        .zip(offsets)
+        .filter(|(r, _)| !r.is_empty())
+        .map(|(r, o)| format!("; {r} at {}", show(Point::new(at.x + o.x, at.y + o.y))))
+        .collect()
 }
 
 /// The least t in 0..=1 at which the point a + t·(b − a) lies within `r` of `c`.

@@ -94,6 +94,7 @@ impl Game {
             ap: None,
             watch: None,
             models: Vec::new(),
+            model_records: Vec::new(),
         })
     }
 

@@ -57,6 +57,12 @@ pub struct Piece {
     /// model at `point`, its base the stats record's `base` (`game::field`, "Units of models").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub models: Vec<Point>,
+    /// Beside `models`, one entry a model: the id of the stats record that gives that model
+    /// its own profile (a character inside a squad), or `""` for the piece's own record.
+    /// Empty: every model is the piece's record (`game::field`, "Models with a record of
+    /// their own").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub model_records: Vec<String>,
 }
 
 impl Piece {
@@ -350,6 +356,9 @@ pub enum Action {
     Models {
         id: String,
         offsets: Vec<Point>,
+        /// Each model's own stats record (`Piece::model_records`); empty when none has one.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        records: Vec<String>,
     },
     /// A piece's move in inches: the route walked, ending where it stops.
     Walk {
@@ -590,12 +599,16 @@ pub fn apply(state: &mut GameState, action: &Action) -> bool {
             p.point = Some(*point);
             p.status = ON_BOARD.into();
         }
-        Action::Models { id, offsets } => {
+        Action::Models { id, offsets, records } => {
             let Some(i) = piece(state, id) else { return false };
-            if state.pieces[i].point.is_none() || offsets.iter().any(|o| !o.x.is_finite() || !o.y.is_finite()) {
+            if state.pieces[i].point.is_none()
+                || offsets.iter().any(|o| !o.x.is_finite() || !o.y.is_finite())
+                || (!records.is_empty() && records.len() != offsets.len())
+            {
                 return false;
             }
             state.pieces[i].models.clone_from(offsets);
+            state.pieces[i].model_records.clone_from(records);
         }
         Action::Walk { id, route } => {
             let Some(i) = piece(state, id) else { return false };

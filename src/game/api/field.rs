@@ -431,11 +431,16 @@ fn register_models(engine: &mut Engine, api: &Api) {
             if !g.state.pieces[i].on_board() || g.state.pieces[i].point.is_none() {
                 return Ok(Array::new());
             }
+            let records = g.model_records(i)?;
             Ok(g.models_at(i)?
                 .into_iter()
-                .map(|(p, b)| {
+                .zip(records)
+                .map(|((p, b), r)| {
                     let mut m = point_map(p);
                     m.insert("base".into(), Dynamic::from_float(b));
+                    if !r.is_empty() {
+                        m.insert("record".into(), r.into());
+                    }
                     Dynamic::from_map(m)
                 })
                 .collect::<Array>())
@@ -494,7 +499,27 @@ fn register_models(engine: &mut Engine, api: &Api) {
             a.with(|g, _| {
                 let i = g.on_board(id)?;
                 let points = points_of(g, &Dynamic::from_array(points))?;
-                g.set_models(i, &points, why)
+                g.set_models(i, &points, None, why)
+            })
+        },
+    );
+    let a = api.clone();
+    engine.register_fn(
+        "set_models",
+        move |ctx: NativeCallContext, _: GameRef, id: &str, points: Array, records: Array, why: &str| -> Res<()> {
+            a.activate(&ctx, id)?;
+            let records = records
+                .into_iter()
+                .map(|r| {
+                    r.into_immutable_string()
+                        .map(|s| s.to_string())
+                        .map_err(|t| format!("set_models: each model's record is a string (\"\" for none), not {t}"))
+                })
+                .collect::<Result<Vec<String>, String>>()?;
+            a.with(|g, _| {
+                let i = g.on_board(id)?;
+                let points = points_of(g, &Dynamic::from_array(points))?;
+                g.set_models(i, &points, Some(&records), why)
             })
         },
     );
