@@ -810,3 +810,44 @@ fn wounds_rolled_at_the_table_score_for_the_player_whose_unit_made_them() {
     assert!(!stdout.contains("refused: "), "{stdout}");
     assert!(stdout.contains("rust-rabble-1 (rust-rabble) is eliminated"), "{stdout}");
 }
+
+/// Found playing a Cooperative game under tmux: a shot none of the unit's weapons reached was
+/// taken ("warden-captain-1 fires at rust-mob-1, 16.2\" away" and nothing more, its shooting
+/// used up), a charge from beyond 12" was taken as a line of text, and a unit that had fired
+/// its rapid-fire weapons was refused a charge for reasons it did not have ("it ran, fell back,
+/// went to ground or is already fighting"). Each is now refused, saying the real reason.
+#[test]
+fn solo_heresy_refuses_shots_and_charges_the_rules_forbid_saying_why() {
+    let input = "deploy warden-captain-1 30,40\ndeploy warden-vanguard-squad-1 40,40\ndeploy warden-line-squad-1 20,40\n\
+                 deploy warden-fire-team-1 50,42\ndeploy warden-breachers-1 34,38\ndeploy warden-bulwark-1 60,42\nend\nauto\n\
+                 shoot warden-line-squad-1 rust-mob-1\ncharge warden-line-squad-1 rust-mob-1\n\
+                 shoot warden-captain-1 rust-mob-1\ncharge warden-breachers-1 rust-mob-1\nquit\n";
+    let (stdout, stderr, code) = play(
+        &[
+            "solo-heresy",
+            "--mission",
+            "raid",
+            "--seed",
+            "21",
+            "--set",
+            "game-type=cooperative",
+            "--set",
+            "players=ana,ben",
+            "--set",
+            "player-army=ashen-vanguard",
+        ],
+        input,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("warden-line-squad-1 fires at rust-mob-1"), "{stdout}");
+    let refusals: Vec<&str> = stdout.lines().filter(|l| l.starts_with("refused: ")).collect();
+    assert_eq!(
+        refusals,
+        [
+            "refused: warden-line-squad-1 may not charge this turn: it fired a rapid-fire or heavy weapon, or failed a charge (7th edition) — nothing changed",
+            "refused: rust-mob-1 is 14.2\" away: out of range of every weapon of warden-captain-1 (the longest reaches 12\") — nothing changed",
+            "refused: warden-breachers-1 cannot charge rust-mob-1: 14.2\" away, more than 12\" (7th edition) — nothing changed",
+        ],
+        "{stdout}"
+    );
+}
